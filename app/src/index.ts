@@ -1,0 +1,2 @@
+import { hello } from "@svc/schemas";
+export const x: string = hello;

@@ -1,0 +1,62 @@
+/**
+ * FileTree: one read-only view of a package, whatever it came from (a directory, a ZIP archive,
+ * later a Git commit). Lint and plan are functions of a FileTree, so identical files give an
+ * identical plan_hash wherever they are read.
+ *
+ * Paths are relative to the package root, '/'-separated, never start with '/', never contain
+ * '.' or '..' segments, and are listed in byte order. Anything under `.svc/` (local CLI state)
+ * is never listed.
+ */
+export interface FileTree {
+  /** Every file in the tree, sorted by byte order of the path. Directories are implied. */
+  paths(): readonly string[];
+  /** Size in bytes of a listed file, or undefined when it is not in the tree. */
+  size(path: string): number | undefined;
+  /** The bytes of a listed file; rejects with a TreeError `not_found` for anything else. */
+  read(path: string): Promise<Uint8Array>;
+}
+
+/** Why a tree could not be opened or read. */
+export const TreeErrorCode = {
+  not_found: "not_found",
+  not_a_directory: "not_a_directory",
+  unsafe_path: "unsafe_path",
+  symlink: "symlink",
+  duplicate_entry: "duplicate_entry",
+  encrypted_entry: "encrypted_entry",
+  too_many_files: "too_many_files",
+  archive_too_large: "archive_too_large",
+  unpacked_too_large: "unpacked_too_large",
+  invalid_archive: "invalid_archive",
+} as const;
+export type TreeErrorCode = (typeof TreeErrorCode)[keyof typeof TreeErrorCode];
+
+export class TreeError extends Error {
+  readonly code: TreeErrorCode;
+  /** The offending entry, when there is one. */
+  readonly entry: string | undefined;
+  constructor(code: TreeErrorCode, message: string, entry?: string) {
+    super(message);
+    this.name = "TreeError";
+    this.code = code;
+    this.entry = entry;
+  }
+}
+
+/** The server's archive ceilings (spec section 8). */
+export const SERVER_ARCHIVE_LIMITS = {
+  maxFiles: 5000,
+  maxZippedBytes: 64 * 1024 * 1024,
+  maxUnpackedBytes: 256 * 1024 * 1024,
+} as const;
+
+export interface ArchiveLimits {
+  maxFiles: number;
+  maxZippedBytes: number;
+  maxUnpackedBytes: number;
+}
+
+/** True for paths the tree never lists: the CLI's local state directory. */
+export function isIgnoredPath(path: string): boolean {
+  return path === ".svc" || path.startsWith(".svc/");
+}
