@@ -4,8 +4,8 @@
  * identical plan_hash wherever they are read.
  *
  * Paths are relative to the package root, '/'-separated, never start with '/', never contain
- * '.' or '..' segments, and are listed in byte order. Anything under `.svc/` (local CLI state)
- * is never listed.
+ * '.' or '..' segments, and are listed in byte order of their UTF-8 encoding. Anything under
+ * `.svc/` at the root (local CLI state) or under a `.git` segment at any depth is never listed.
  */
 export interface FileTree {
   /** Every file in the tree, sorted by byte order of the path. Directories are implied. */
@@ -56,7 +56,11 @@ export interface ArchiveLimits {
   maxUnpackedBytes: number;
 }
 
-/** True for paths the tree never lists: the CLI's local state directory. */
+/**
+ * True for paths no tree lists: the CLI's state directory `.svc/` at the root, and Git's
+ * metadata (`.git` at any depth, a directory or a submodule's pointer file). Every source applies
+ * the same rule, so a directory and a `zip -r` of it lint the same.
+ */
 export function isIgnoredPath(path: string): boolean {
-  return path === ".svc" || path.startsWith(".svc/");
+  return path === ".svc" || path.startsWith(".svc/") || path.split("/").includes(".git");
 }

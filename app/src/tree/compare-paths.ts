@@ -1,0 +1,20 @@
+/**
+ * Orders paths by the bytes of their UTF-8 encoding (the order of FileTree.paths()), without
+ * encoding them. UTF-8 byte order is code point order; JavaScript's `<` compares UTF-16 code
+ * units, which disagrees only where a surrogate (U+D800-DFFF) meets U+E000-FFFF, so those two
+ * ranges are swapped before comparing.
+ */
+export function comparePaths(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return codePointRank(x) - codePointRank(y);
+  }
+  return a.length - b.length;
+}
+
+function codePointRank(unit: number): number {
+  if (unit < 0xd800) return unit;
+  return unit >= 0xe000 ? unit - 0x800 : unit + 0x2000;
+}

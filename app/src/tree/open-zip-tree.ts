@@ -1,0 +1,196 @@
+import { stat } from "node:fs/promises";
+import { crc32 } from "node:zlib";
+import yauzl, { type Entry, type Options, type ZipFile } from "yauzl";
+import { bytesTree } from "./bytes-tree.ts";
+import {
+  type ArchiveLimits,
+  type FileTree,
+  isIgnoredPath,
+  SERVER_ARCHIVE_LIMITS,
+  TreeError,
+} from "./file-tree.ts";
+import { PathIndex } from "./path-index.ts";
+import { unsafePathReason } from "./unsafe-path-reason.ts";
+
+/** Unix file type bits, stored in the upper 16 bits of an entry's external attributes. */
+const S_IFMT = 0o170000;
+const S_IFLNK = 0o120000;
+/** General-purpose flag bit 0: the entry is encrypted. */
+const ENCRYPTED = 0x1;
+
+/**
+ * Opens a ZIP archive (bytes or a file path) as a FileTree without extracting anything to disk.
+ * The archive is treated as hostile: every entry is inflated once and its real bytes counted
+ * against `limits` (declared sizes are never trusted), and the tree is refused with a TreeError
+ * on an unsafe or duplicate name, a symbolic link, an encrypted entry, too many files, too many
+ * bytes, or a corrupt archive. The bytes stay in memory, so `read()` is instant.
+ *
+ * Directory entries are not files; entries under `.svc/`, `.git` or `__MACOSX/` (Finder's
+ * resource forks) are skipped.
+ */
+export async function openZipTree(
+  zip: Uint8Array | string,
+  limits: ArchiveLimits = SERVER_ARCHIVE_LIMITS,
+): Promise<FileTree> {
+  const zipfile = await openZipFile(zip, limits);
+  try {
+    return bytesTree(await readEntries(zipfile, limits));
+  } catch (error) {
+    throw error instanceof TreeError ? error : invalidArchive(error);
+  } finally {
+    zipfile.close();
+  }
+}
+
+async function openZipFile(zip: Uint8Array | string, limits: ArchiveLimits): Promise<ZipFile> {
+  // Names are decoded and checked here (yauzl would rewrite backslashes and throw plain errors),
+  // and sizes are counted here (yauzl would stop at the declared size with a vaguer reason).
+  const options: Options = {
+    lazyEntries: true,
+    autoClose: false,
+    decodeStrings: false,
+    validateEntrySizes: false,
+  };
+  let zipfile: ZipFile;
+  if (typeof zip === "string") {
+    assertZippedSize(await archiveSize(zip), limits);
+    zipfile = await yauzl.openPromise(zip, options).catch((error) => Promise.reject(invalidArchive(error)));
+  } else {
+    assertZippedSize(zip.byteLength, limits);
+    const buffer = Buffer.from(zip.buffer, zip.byteOffset, zip.byteLength);
+    zipfile = await yauzl
+      .fromBufferPromise(buffer, options)
+      .catch((error) => Promise.reject(invalidArchive(error)));
+  }
+  // The central directory's count bounds the work before any entry is read. Zip tools add an
+  // entry per folder, so up to one folder entry per file is allowed here; files are counted below.
+  if (zipfile.entryCount > 2 * limits.maxFiles) {
+    zipfile.close();
+    throw new TreeError(
+      "too_many_files",
+      `the archive lists ${zipfile.entryCount} entries; a package holds at most ${limits.maxFiles} files`,
+    );
+  }
+  return zipfile;
+}
+
+async function readEntries(zipfile: ZipFile, limits: ArchiveLimits): Promise<Map<string, Uint8Array>> {
+  const files = new Map<string, Uint8Array>();
+  const index = new PathIndex("archive entry");
+  let unpacked = 0;
+  for await (const entry of zipfile.eachEntry()) {
+    const name = yauzl.getFileNameLowLevel(
+      entry.generalPurposeBitFlag,
+      entry.fileNameRaw,
+      entry.extraFields,
+      true,
+    );
+    const isFolder = name.endsWith("/");
+    const path = isFolder ? name.slice(0, -1) : name;
+    const reason = unsafePathReason(path);
+    if (reason !== undefined) {
+      throw new TreeError(
+        "unsafe_path",
+        `archive entry "${name}" ${reason}; zip the package directory itself`,
+        name,
+      );
+    }
+    if (isFolder || isSkipped(path)) continue;
+    if (((entry.externalFileAttributes >>> 16) & S_IFMT) === S_IFLNK) {
+      throw new TreeError(
+        "symlink",
+        `archive entry "${name}" is a symbolic link; a package must be self-contained, so zip the file it points to`,
+        name,
+      );
+    }
+    if (entry.generalPurposeBitFlag & ENCRYPTED) {
+      throw new TreeError(
+        "encrypted_entry",
+        `archive entry "${name}" is encrypted; zip it without a password`,
+        name,
+      );
+    }
+    if (files.size === limits.maxFiles) {
+      throw new TreeError(
+        "too_many_files",
+        `archive entry "${name}" is file ${limits.maxFiles + 1}; a package holds at most ${limits.maxFiles} files`,
+        name,
+      );
+    }
+    index.add(path);
+    const bytes = await inflateEntry(zipfile, entry, name, limits, unpacked).catch((error: unknown) => {
+      throw error instanceof TreeError ? error : invalidArchive(error, name);
+    });
+    unpacked += bytes.byteLength;
+    files.set(path, bytes);
+  }
+  return files;
+}
+
+/** The entry's real bytes, refusing as soon as the package's running total passes the ceiling. */
+async function inflateEntry(
+  zipfile: ZipFile,
+  entry: Entry,
+  name: string,
+  limits: ArchiveLimits,
+  unpackedBefore: number,
+): Promise<Uint8Array> {
+  const stream = await zipfile.openReadStreamPromise(entry);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let crc = 0;
+  // Leaving this loop early (by throwing) destroys the stream, so a bomb is never inflated further.
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    size += chunk.byteLength;
+    if (unpackedBefore + size > limits.maxUnpackedBytes) {
+      throw new TreeError(
+        "unpacked_too_large",
+        `the archive unpacks to more than ${limits.maxUnpackedBytes} bytes (passed at entry "${name}"); ` +
+          "remove large files or split the package",
+        name,
+      );
+    }
+    crc = crc32(chunk, crc);
+    chunks.push(chunk);
+  }
+  if (size !== entry.uncompressedSize) {
+    throw invalidArchive(`it declares ${entry.uncompressedSize} bytes but holds ${size}`, name);
+  }
+  if (crc !== entry.crc32) throw invalidArchive("it fails its CRC-32 check", name);
+  return Buffer.concat(chunks, size);
+}
+
+function isSkipped(path: string): boolean {
+  return isIgnoredPath(path) || path === "__MACOSX" || path.startsWith("__MACOSX/");
+}
+
+function assertZippedSize(bytes: number, limits: ArchiveLimits): void {
+  if (bytes > limits.maxZippedBytes) {
+    throw new TreeError(
+      "archive_too_large",
+      `the archive is ${bytes} bytes; the ceiling is ${limits.maxZippedBytes} bytes zipped, ` +
+        "so remove large files or split the package",
+    );
+  }
+}
+
+async function archiveSize(file: string): Promise<number> {
+  const info = await stat(file).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT" || error.code === "ENOTDIR") {
+      throw new TreeError("not_found", `archive "${file}" does not exist`);
+    }
+    throw error;
+  });
+  if (!info.isFile()) throw new TreeError("invalid_archive", `"${file}" is not a file; pass a ZIP archive`);
+  return info.size;
+}
+
+function invalidArchive(reason: unknown, entry?: string): TreeError {
+  const text = reason instanceof Error ? reason.message : String(reason);
+  const where = entry === undefined ? "" : `entry "${entry}": `;
+  return new TreeError(
+    "invalid_archive",
+    `the archive is not a readable ZIP (${where}${text}); re-create it with a standard zip tool`,
+    entry,
+  );
+}

@@ -1,0 +1,77 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { type FileTree, isIgnoredPath, memoryTree, openZipTree, zipTree } from "../../src/tree/index.ts";
+
+async function contents(tree: FileTree): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const path of tree.paths()) out[path] = Buffer.from(await tree.read(path)).toString("base64");
+  return out;
+}
+
+/** Safe file sets: 1 to 3 segments, no "." or "..", no two paths equal after NFC, no file under a file. */
+const safeFiles = fc
+  .uniqueArray(
+    fc.tuple(
+      fc.array(fc.stringMatching(/^(?:[a-zA-Z0-9 ._~é漢\u{1F600}-]|e\u0301){1,6}$/u), {
+        minLength: 1,
+        maxLength: 3,
+      }),
+      fc.oneof(fc.uint8Array({ maxLength: 300 }), fc.string({ maxLength: 300 })),
+    ),
+    { selector: ([segments]) => segments.join("/").normalize("NFC"), maxLength: 20 },
+  )
+  .map((entries) => {
+    const safe = entries.filter(([segments]) => !segments.some((s) => s === "." || s === ".."));
+    const keys = safe.map(([segments]) => segments.join("/").normalize("NFC"));
+    const files: Record<string, string | Uint8Array> = {};
+    for (const [segments, content] of safe) {
+      const key = segments.join("/").normalize("NFC");
+      if (!keys.some((other) => other.startsWith(`${key}/`))) files[segments.join("/")] = content;
+    }
+    return files;
+  });
+
+describe("zipTree", () => {
+  it("writes byte-identical archives for the same files, whatever the insertion order", async () => {
+    const first = await zipTree(memoryTree({ "b.md": "b", "a/c.json": "{}" }));
+    const second = await zipTree(memoryTree({ "a/c.json": "{}", "b.md": "b" }));
+    expect(first.equals(second)).toBe(true);
+  });
+
+  it("round-trips through openZipTree with the same paths and bytes", async () => {
+    const tree = memoryTree({
+      "problem.json": '{"slug":"x"}',
+      "skills/s/SKILL.md": "---\n",
+      "empty.txt": "",
+    });
+    const reopened = await openZipTree(await zipTree(tree));
+    expect(reopened.paths()).toEqual(tree.paths());
+    expect(await contents(reopened)).toEqual(await contents(tree));
+  });
+
+  it("stamps every entry 1980-01-01 with mode 0644", async () => {
+    const zip = await zipTree(memoryTree({ "a.txt": "a" }));
+    // Local header: DOS time at offset 10, DOS date at 12; central header: external attributes.
+    expect(zip.readUInt16LE(10)).toBe(0);
+    expect(zip.readUInt16LE(12)).toBe((0 << 9) | (1 << 5) | 1);
+    const central = zip.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
+    expect(zip.readUInt32LE(central + 38) >>> 16).toBe(0o100644);
+  });
+
+  it("round-trips arbitrary safe file sets: memoryTree -> zipTree -> openZipTree", async () => {
+    await fc.assert(
+      fc.asyncProperty(safeFiles, async (files) => {
+        const tree = memoryTree(files);
+        const reopened = await openZipTree(await zipTree(tree));
+        expect(reopened.paths()).toEqual(tree.paths());
+        expect(reopened.paths()).toEqual(
+          Object.keys(files)
+            .filter((path) => !isIgnoredPath(path))
+            .sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))),
+        );
+        expect(await contents(reopened)).toEqual(await contents(tree));
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
