@@ -1,2 +1,10 @@
 #!/usr/bin/env node
-import("../src/index.ts").then((m) => console.log(m.x));
+// The `svc` command. TypeScript runs through Node's type stripping, so Node 22.18+ is needed:
+// inside the repository, npm scripts and npx put the project's own Node 24 first on the PATH.
+const [major, minor] = process.versions.node.split(".").map(Number);
+if (major < 22 || (major === 22 && minor < 18)) {
+  process.stderr.write(`svc needs Node 22.18 or newer (this is ${process.version}); run it through npx or npm.\n`);
+  process.exit(2);
+}
+const { runCli } = await import("../src/cli/main.ts");
+process.exitCode = await runCli(process.argv.slice(2));

@@ -1,5 +1,4 @@
-import { constants } from "node:fs";
-import { lstat, open, readdir, stat } from "node:fs/promises";
+import { closeSync, constants, lstatSync, openSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { comparePaths } from "./compare-paths.ts";
 import { type FileTree, isIgnoredPath, TreeError } from "./file-tree.ts";
@@ -13,14 +12,18 @@ import { unsafePathReason } from "./unsafe-path-reason.ts";
  * upload never follows links and a package must be self-contained. The directory itself may be
  * reached through a link. Bytes are read lazily on `read()`.
  *
+ * The file system is used synchronously: a package is a few thousand small files at most, and
+ * one thread-pool round trip per file made the walk and the reads several times slower than the
+ * work itself (bench/lint). Servers open archives with openZipTree, never directories.
+ *
  * Throws TreeError `not_found` when `dir` does not exist, `not_a_directory` when it is a file,
  * `unsafe_path` or `duplicate_entry` for names no archive could carry.
  */
 export async function openDirectoryTree(dir: string): Promise<FileTree> {
   const root = resolve(dir);
-  await assertDirectory(root, dir);
+  assertDirectory(root, dir);
   const sizes = new Map<string, number>();
-  await walk(root, "", sizes);
+  walk(root, "", sizes);
   const paths = Object.freeze([...sizes.keys()].sort(comparePaths));
   // Checked in sorted order so that the same directory always reports the same collision.
   const index = new PathIndex("file");
@@ -28,13 +31,13 @@ export async function openDirectoryTree(dir: string): Promise<FileTree> {
   return {
     paths: () => paths,
     size: (path) => sizes.get(path),
-    read: (path) => readListed(root, path, sizes),
+    read: async (path) => readListed(root, path, sizes),
   };
 }
 
-async function assertDirectory(root: string, dir: string): Promise<void> {
+function assertDirectory(root: string, dir: string): void {
   try {
-    if ((await stat(root)).isDirectory()) return;
+    if (statSync(root).isDirectory()) return;
   } catch (error) {
     if (hasCode(error, "ENOENT") || hasCode(error, "ENOTDIR")) {
       throw new TreeError("not_found", `package directory "${dir}" does not exist`);
@@ -48,13 +51,12 @@ async function assertDirectory(root: string, dir: string): Promise<void> {
 }
 
 /** Adds the regular files under `folder` (relative, "" for the root) to `sizes`, depth first. */
-async function walk(root: string, folder: string, sizes: Map<string, number>): Promise<void> {
-  const names = (await readdir(join(root, folder))).sort(comparePaths);
-  const stats = await Promise.all(names.map((name) => lstat(join(root, folder, name))));
-  for (const [i, name] of names.entries()) {
+function walk(root: string, folder: string, sizes: Map<string, number>): void {
+  const names = readdirSync(join(root, folder)).sort(comparePaths);
+  for (const name of names) {
     const path = folder === "" ? name : `${folder}/${name}`;
-    const info = stats[i]!;
     if (isIgnoredPath(path)) continue;
+    const info = lstatSync(join(root, path));
     if (info.isSymbolicLink()) {
       throw new TreeError(
         "symlink",
@@ -63,7 +65,7 @@ async function walk(root: string, folder: string, sizes: Map<string, number>): P
       );
     }
     if (info.isDirectory()) {
-      await walk(root, path, sizes);
+      walk(root, path, sizes);
     } else if (info.isFile()) {
       const reason = unsafePathReason(path);
       if (reason !== undefined)
@@ -73,15 +75,15 @@ async function walk(root: string, folder: string, sizes: Map<string, number>): P
   }
 }
 
-async function readListed(root: string, path: string, sizes: Map<string, number>): Promise<Uint8Array> {
+function readListed(root: string, path: string, sizes: Map<string, number>): Uint8Array {
   if (!sizes.has(path)) throw new TreeError("not_found", `"${path}" is not in the package`, path);
   try {
     // O_NOFOLLOW: a file swapped for a link after the walk is still not followed.
-    const handle = await open(join(root, path), constants.O_RDONLY | constants.O_NOFOLLOW);
+    const fd = openSync(join(root, path), constants.O_RDONLY | constants.O_NOFOLLOW);
     try {
-      return await handle.readFile();
+      return readFileSync(fd);
     } finally {
-      await handle.close();
+      closeSync(fd);
     }
   } catch (error) {
     if (hasCode(error, "ELOOP")) {

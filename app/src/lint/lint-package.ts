@@ -1,0 +1,148 @@
+import type { CampaignFile, Plan } from "@svc/schemas";
+import { buildPlan, type PlannedProblem } from "../plan/build-plan.ts";
+import { planHash } from "../plan/plan-hash.ts";
+import type { FileTree } from "../tree/file-tree.ts";
+import { checkBindings } from "./check-bindings.ts";
+import { type ContractEntry, checkContract } from "./check-contract.ts";
+import { checkFixtures } from "./check-fixtures.ts";
+import { checkProblemFiles } from "./check-problem-files.ts";
+import { checkProtocol, type ProtocolEntry } from "./check-protocols.ts";
+import { checkRevision } from "./check-revision.ts";
+import { checkSealing } from "./check-sealing.ts";
+import { checkSkills, type SkillEntry } from "./check-skills.ts";
+import { type FixtureFix, LintContext } from "./lint-context.ts";
+import type { LintNote, LintRecord } from "./lint-record.ts";
+import { readPackageLayout } from "./package-layout.ts";
+
+export interface LintOptions {
+  /** The clock sealing dates are checked against ("future at publication"). */
+  now?: Date;
+}
+
+export interface LintResult {
+  ok: boolean;
+  errors: LintRecord[];
+  notes: LintNote[];
+  /** The plan, computed from files only; null when there are errors. */
+  plan: Plan | null;
+  plan_hash: string | null;
+  /** Fixture hashes `svc lint --fix` would write. */
+  fixes: FixtureFix[];
+}
+
+/**
+ * Lints a package in the spec's order of passes (4.2): (1) problem.json and campaign.json,
+ * (2) skills, (3) review protocols, (4) verifier contracts, implementations and fixtures,
+ * (5) reference bindings and sealing, (6) the assembled revision; then plans it when clean.
+ * Pure in the sense that matters: the same files and clock give the same result.
+ */
+export async function lintPackage(tree: FileTree, options: LintOptions = {}): Promise<LintResult> {
+  const ctx = new LintContext(tree, options.now ?? new Date());
+  await ctx.prefetch();
+  const layout = readPackageLayout(ctx);
+  if (!layout) return finish(ctx, null);
+  const campaignPrefix = layout.campaignPrefix;
+
+  // Pass 1.
+  const { campaign, problems } = await checkProblemFiles(ctx, layout);
+
+  // Pass 2: a campaign's shared skills/, then each problem's own (which win on a name clash).
+  const sharedSkills = campaignPrefix === null ? new Map<string, SkillEntry>() : await checkSkills(ctx, "");
+  const skillsOf = new Map<string, Map<string, SkillEntry>>();
+  for (const { prefix } of problems) {
+    skillsOf.set(prefix, new Map([...sharedSkills, ...(await checkSkills(ctx, prefix))]));
+  }
+
+  // Pass 3: the campaign's protocol, then each problem's own.
+  const protocolAt = new Map<string, { file: string; entry: ProtocolEntry | undefined }>();
+  const addProtocol = async (prefix: string, skills: ReadonlyMap<string, SkillEntry>) => {
+    const file = `${prefix}review-protocol.json`;
+    if (ctx.has(file)) protocolAt.set(prefix, { file, entry: await checkProtocol(ctx, prefix, skills) });
+  };
+  if (campaignPrefix !== null) await addProtocol(campaignPrefix, sharedSkills);
+  for (const { prefix } of problems) {
+    if (prefix !== campaignPrefix) await addProtocol(prefix, skillsOf.get(prefix)!);
+  }
+  const effectiveProtocol = (prefix: string) =>
+    protocolAt.get(prefix) ?? (campaignPrefix === null ? undefined : protocolAt.get(campaignPrefix)) ?? null;
+
+  // Pass 4: contracts (each checked once), then fixtures as each problem sees them.
+  const contractAt = new Map<string, ContractEntry | undefined>();
+  const contractFor = async (prefix: string) => {
+    if (!contractAt.has(prefix))
+      contractAt.set(prefix, await checkContract(ctx, prefix, effectiveProtocol(prefix)));
+    return contractAt.get(prefix);
+  };
+  const mechanisms = [];
+  for (const entry of problems) {
+    const file = `${entry.prefix}problem.json`;
+    const ownFile = ctx.has(`${entry.prefix}verifier-contract.json`);
+    const published = entry.problem.verifier_contract ?? null;
+    if (published !== null && ownFile) {
+      ctx.error(
+        file,
+        "/verifier_contract",
+        "schema_violation",
+        "a problem pins either a published contract (verifier_contract) or its own verifier-contract.json, never both; remove one",
+      );
+      continue;
+    }
+    const contractPrefix =
+      published !== null
+        ? null
+        : ownFile
+          ? entry.prefix
+          : campaignPrefix !== null && ctx.has("verifier-contract.json")
+            ? campaignPrefix
+            : null;
+    const contract = contractPrefix === null ? undefined : await contractFor(contractPrefix);
+    if (contractPrefix !== null && !contract) continue; // its errors are reported
+    if (contract) await checkFixtures(ctx, contract, entry.prefix, campaignPrefix);
+    mechanisms.push({ entry, contract, published });
+  }
+
+  // Passes 5 and 6.
+  const planned: PlannedProblem[] = [];
+  for (const { entry, contract, published } of mechanisms) {
+    const before = ctx.errors.length;
+    const bindings = await checkBindings(ctx, entry.prefix, contract ?? null, published !== null);
+    await checkSealing(ctx, `${entry.prefix}problem.json`, entry.problem.sealing, bindings);
+    const skills = [...skillsOf.get(entry.prefix)!.values()];
+    checkRevision(ctx, entry.prefix, {
+      problem: entry.problem,
+      statementMd: entry.statementMd,
+      hasContract: contract !== undefined || published !== null,
+      bindings,
+      localSkillCount: skills.length,
+    });
+    if (ctx.errors.length === before)
+      planned.push({ ...entry, skills, contract: contract ?? null, bindings });
+  }
+
+  if (ctx.errors.length > 0) return finish(ctx, null);
+  const allSkills = [...sharedSkills.values(), ...[...skillsOf.values()].flatMap((m) => [...m.values()])];
+  const protocols = [...protocolAt.values()].flatMap((p) => (p.entry ? [p.entry] : []));
+  const contracts = [...contractAt.values()].filter((c): c is ContractEntry => c !== undefined);
+  return finish(
+    ctx,
+    buildPlan({
+      campaign: campaign as CampaignFile | null,
+      skills: allSkills,
+      protocols,
+      contracts,
+      problems: planned,
+    }),
+  );
+}
+
+function finish(ctx: LintContext, plan: Plan | null): LintResult {
+  const ok = ctx.errors.length === 0 && plan !== null;
+  return {
+    ok,
+    errors: ctx.errors,
+    notes: ctx.notes,
+    plan: ok ? plan : null,
+    plan_hash: ok ? planHash(plan) : null,
+    fixes: ctx.fixes,
+  };
+}

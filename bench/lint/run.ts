@@ -1,0 +1,85 @@
+/**
+ * bench/lint: lint of a generated 300-problem campaign (the CLI shard ceiling).
+ *
+ * Prints, in one run on one machine:
+ * - the floor: merely reading every file, parsing the JSON ones and sha256-hashing all of them;
+ * - in-process lint (open the directory tree, all six passes, the plan and plan_hash);
+ * - their ratio (the target is at most 3x);
+ * - the `svc lint --json` command end to end, as a user runs it (the target is under 1.5 s).
+ * Medians over several runs after a warm-up; run with `npm run bench:lint`.
+ */
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { lintPackage } from "../../app/src/lint/lint-package.ts";
+import { openDirectoryTree } from "../../app/src/tree/open-directory-tree.ts";
+import { generateCampaign } from "./generate-campaign.ts";
+
+const PROBLEMS = Number(process.env.BENCH_PROBLEMS ?? 300);
+const RUNS = Number(process.env.BENCH_RUNS ?? 9);
+const CLI_RUNS = Number(process.env.BENCH_CLI_RUNS ?? 5);
+
+function walk(dir: string, prefix = ""): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? walk(join(dir, entry.name), `${prefix}${entry.name}/`) : [`${prefix}${entry.name}`],
+  );
+}
+
+/** The floor: what any linter must at least do with these files. */
+function readParseHash(dir: string): number {
+  let bytes = 0;
+  for (const path of walk(dir)) {
+    const data = readFileSync(join(dir, path));
+    bytes += data.length;
+    if (path.endsWith(".json")) JSON.parse(data.toString("utf8"));
+    createHash("sha256").update(data).digest("hex");
+  }
+  return bytes;
+}
+
+async function time(fn: () => unknown, runs: number): Promise<number> {
+  await fn(); // warm-up
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    await fn();
+    samples.push(performance.now() - start);
+  }
+  samples.sort((a, b) => a - b);
+  return samples[Math.floor(samples.length / 2)]!;
+}
+
+const dir = mkdtempSync(join(tmpdir(), "svc-bench-lint-"));
+try {
+  generateCampaign(dir, PROBLEMS);
+  const files = walk(dir);
+  const totalBytes = files.reduce((n, f) => n + statSync(join(dir, f)).size, 0);
+
+  const check = await lintPackage(await openDirectoryTree(dir));
+  if (!check.ok)
+    throw new Error(`generated campaign does not lint clean: ${JSON.stringify(check.errors.slice(0, 3))}`);
+
+  const floorMs = await time(() => readParseHash(dir), RUNS);
+  const lintMs = await time(async () => lintPackage(await openDirectoryTree(dir)), RUNS);
+
+  const cli = join(import.meta.dirname, "../../app/bin/svc.js");
+  const cliMs = await time(() => {
+    const run = spawnSync(process.execPath, [cli, "lint", dir, "--json"], {
+      encoding: "utf8",
+      maxBuffer: 1 << 28,
+    });
+    if (run.status !== 0) throw new Error(`svc lint exited ${run.status}: ${run.stderr}`);
+  }, CLI_RUNS);
+
+  console.log(
+    `bench/lint: ${PROBLEMS} problems, ${files.length} files, ${(totalBytes / 1024).toFixed(0)} KiB (node ${process.version})`,
+  );
+  console.log(`  read+parse+sha256 floor   ${floorMs.toFixed(1)} ms`);
+  console.log(`  in-process lint + plan    ${lintMs.toFixed(1)} ms`);
+  console.log(`  ratio lint / floor        ${(lintMs / floorMs).toFixed(2)}x   (target <= 3x)`);
+  console.log(`  svc lint --json (CLI)     ${cliMs.toFixed(0)} ms   (target < 1500 ms)`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
