@@ -1,0 +1,169 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { CliIo } from "../../src/cli/cli-io.ts";
+import { runCli } from "../../src/cli/main.ts";
+
+const fixtures = new URL("../fixtures/lint/", import.meta.url).pathname;
+const bin = new URL("../../bin/svc.js", import.meta.url).pathname;
+const temps: string[] = [];
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "svc-cli-"));
+  temps.push(dir);
+  return dir;
+}
+
+async function svc(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const io: CliIo = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), color: false };
+  const code = await runCli(argv, io);
+  return { code, stdout, stderr };
+}
+
+afterEach(() => {
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("svc init", () => {
+  it("scaffolds a problem package that lints clean with a plan", async () => {
+    const dir = join(tempDir(), "p");
+    expect((await svc("init", dir)).code).toBe(0);
+    const lint = await svc("lint", dir, "--json");
+    expect(lint.code).toBe(0);
+    const result = JSON.parse(lint.stdout);
+    expect(Object.keys(result)).toEqual(["ok", "errors", "notes", "plan", "plan_hash"]);
+    expect(result.ok).toBe(true);
+    expect(result.errors).toEqual([]);
+    expect(result.plan.problems).toHaveLength(1);
+    expect(result.plan.problems[0].slug).toBe("p");
+    expect(Object.keys(result.plan.verifier_implementations)).toHaveLength(1);
+    expect(result.plan_hash).toMatch(/^sha256:[0-9a-f]{64}$/);
+  });
+
+  it("scaffolds a campaign whose problem inherits the shared contract", async () => {
+    const dir = join(tempDir(), "Some Campaign");
+    expect((await svc("init", dir, "--campaign")).code).toBe(0);
+    const result = JSON.parse((await svc("lint", dir, "--json")).stdout);
+    expect(result.ok).toBe(true);
+    expect(result.plan.campaign.slug).toBe("some-campaign-campaign");
+    expect(result.plan.problems[0].dir).toBe("problems/some-campaign");
+    expect(result.plan.problems[0].verifier_contract).toMatch(/^sha256:/);
+  });
+
+  it("refuses a directory that is not empty, with exit code 2", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "keep.txt"), "mine");
+    const run = await svc("init", dir);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("not empty");
+    expect(readFileSync(join(dir, "keep.txt"), "utf8")).toBe("mine");
+  });
+});
+
+describe("svc lint", () => {
+  it("exits 1 and prints a report grouped by file, each error with its code and fix", async () => {
+    const run = await svc("lint", join(fixtures, "unsupported-runtime-image-tag"));
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("verifier-contract.json\n");
+    expect(run.stdout).toMatch(/error \/stages\/0\/implementation \[unsupported_runtime\] .*pin|digest/);
+    expect(run.stdout).toContain("failed: 1 error");
+    expect(run.stdout).not.toContain("\u001b[");
+  });
+
+  it("names the rule number of a protocol rule violation", async () => {
+    const run = await svc("lint", join(fixtures, "rule-05-cycle"), "--json");
+    expect(run.code).toBe(1);
+    const result = JSON.parse(run.stdout);
+    expect(result.ok).toBe(false);
+    expect(result.plan).toBeNull();
+    expect(result.plan_hash).toBeNull();
+    expect(result.errors.map((e: { rule?: number }) => e.rule)).toContain(5);
+  });
+
+  it("--fix writes fixture hashes and sizes, then lints clean", async () => {
+    const dir = join(tempDir(), "p");
+    await svc("init", dir);
+    writeFileSync(join(dir, "fixtures/wrong-answer.txt"), "999\n");
+    const broken = JSON.parse((await svc("lint", dir, "--json")).stdout);
+    expect(broken.errors.map((e: { code: string }) => e.code)).toEqual(["hash_mismatch", "hash_mismatch"]);
+
+    const fixed = await svc("lint", dir, "--fix", "--json");
+    expect(fixed.code).toBe(0);
+    const contract = JSON.parse(readFileSync(join(dir, "verifier-contract.json"), "utf8"));
+    expect(contract.conformance_fixtures[1].inputs.artifacts[0].size_bytes).toBe(4);
+  });
+
+  it("--fix never rewrites a link binding's hash", async () => {
+    const dir = tempDir();
+    cpSync(join(fixtures, "valid-linked-binding"), dir, { recursive: true });
+    const linkPath = join(dir, "reference/instance.link.json");
+    const link = JSON.parse(readFileSync(linkPath, "utf8"));
+    link.content_hash = `sha256:${"0".repeat(64)}`;
+    const before = `${JSON.stringify(link)}\n`;
+    writeFileSync(linkPath, before);
+    const run = await svc("lint", dir, "--fix", "--json");
+    expect(run.code).toBe(0);
+    expect(readFileSync(linkPath, "utf8")).toBe(before);
+  });
+
+  it("exits 2 on a missing directory or a missing argument", async () => {
+    expect((await svc("lint", "/nonexistent/package")).code).toBe(2);
+    expect((await svc("lint")).code).toBe(2);
+    expect((await svc("no-such-command")).code).toBe(2);
+  });
+});
+
+describe("svc --help", () => {
+  it("lists every command of spec 4.2", async () => {
+    const run = await svc("--help");
+    expect(run.code).toBe(0);
+    for (const name of [
+      "lint",
+      "init",
+      "test",
+      "upload",
+      "draft",
+      "publish",
+      "verify",
+      "login",
+      "whoami",
+      "logout",
+      "verifier",
+    ]) {
+      expect(run.stdout).toMatch(new RegExp(`^  ${name}\\b`, "m"));
+    }
+  });
+
+  it.each([
+    ["draft", "."],
+    ["upload", "."],
+    ["test", "."],
+    ["verify", "prb_x"],
+    ["login"],
+    ["whoami"],
+    ["logout"],
+    ["verifier", "build", "."],
+  ])("says svc %s is not available yet and exits 2 instead of pretending", async (...argv) => {
+    const run = await svc(...argv);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("not available in this version");
+  });
+});
+
+describe("the svc binary", () => {
+  it("runs end to end as a user runs it", () => {
+    const dir = join(tempDir(), "p");
+    execFileSync(process.execPath, [bin, "init", dir]);
+    const run = spawnSync(process.execPath, [bin, "lint", dir, "--json"], { encoding: "utf8" });
+    expect(run.status).toBe(0);
+    expect(JSON.parse(run.stdout).ok).toBe(true);
+    const broken = spawnSync(process.execPath, [bin, "lint", join(fixtures, "missing-file-statement")], {
+      encoding: "utf8",
+    });
+    expect(broken.status).toBe(1);
+  });
+});
