@@ -3,7 +3,9 @@
 // inside the repository, npm scripts and npx put the project's own Node 24 first on the PATH.
 const [major, minor] = process.versions.node.split(".").map(Number);
 if (major < 22 || (major === 22 && minor < 18)) {
-  process.stderr.write(`svc needs Node 22.18 or newer (this is ${process.version}); run it through npx or npm.\n`);
+  process.stderr.write(
+    `svc needs Node 22.18 or newer (this is ${process.version}); run it through npx or npm.\n`,
+  );
   process.exit(2);
 }
 const { runCli } = await import("../src/cli/main.ts");

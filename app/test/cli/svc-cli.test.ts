@@ -19,7 +19,15 @@ function tempDir(): string {
 async function svc(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = "";
   let stderr = "";
-  const io: CliIo = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), color: false };
+  const io: CliIo = {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    color: false,
+  };
   const code = await runCli(argv, io);
   return { code, stdout, stderr };
 }
