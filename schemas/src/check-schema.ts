@@ -49,3 +49,13 @@ export function checkSchema<T = unknown>(name: SchemaName, value: unknown): Sche
   if (validate(copy)) return { valid: true, value: copy as T, issues: [] };
   return { valid: false, value: undefined, issues: formatIssues(validate.errors ?? []) };
 }
+
+/**
+ * Validates a value the caller built and owns, in place: no copy is made and schema defaults may
+ * be filled into it. Returns the issues, empty when valid. For hot paths such as checking every
+ * assembled ProblemRevision of a campaign; author input goes through checkSchema.
+ */
+export function validateOwned(name: SchemaName, value: unknown): SchemaIssue[] {
+  const validate = compileSchema(name);
+  return validate(value) ? [] : formatIssues(validate.errors ?? []);
+}

@@ -2,7 +2,7 @@
  * @svc/schemas: the JSON Schemas (draft 2020-12) of every svc package file and record, their
  * validators, the closed enums they share with code, and the types of validated values.
  */
-export { checkSchema, type SchemaCheck } from "./check-schema.ts";
+export { checkSchema, type SchemaCheck, validateOwned } from "./check-schema.ts";
 export {
   CheckerResult,
   ReconciliationAction,

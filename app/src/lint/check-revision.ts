@@ -1,4 +1,4 @@
-import { checkSchema, type ProblemFile } from "@svc/schemas";
+import { type ProblemFile, validateOwned } from "@svc/schemas";
 import type { Binding } from "./check-bindings.ts";
 import type { LintContext } from "./lint-context.ts";
 
@@ -58,9 +58,7 @@ export function checkRevision(
     created_by_user_id: PLACEHOLDER.user,
     created_at: PLACEHOLDER.time,
   };
-  const check = checkSchema("problem-revision", revision);
-  if (check.valid) return;
-  for (const issue of check.issues) {
+  for (const issue of validateOwned("problem-revision", revision)) {
     const [file, path] = locate(prefix, issue.path, input.bindings);
     ctx.error(file, path, "schema_violation", `the assembled revision is invalid: ${issue.message}`);
   }

@@ -52,11 +52,12 @@ function assertDirectory(root: string, dir: string): void {
 
 /** Adds the regular files under `folder` (relative, "" for the root) to `sizes`, depth first. */
 function walk(root: string, folder: string, sizes: Map<string, number>): void {
-  const names = readdirSync(join(root, folder)).sort(comparePaths);
-  for (const name of names) {
+  const entries = readdirSync(join(root, folder), { withFileTypes: true });
+  entries.sort((a, b) => comparePaths(a.name, b.name));
+  for (const info of entries) {
+    const name = info.name;
     const path = folder === "" ? name : `${folder}/${name}`;
     if (isIgnoredPath(path)) continue;
-    const info = lstatSync(join(root, path));
     if (info.isSymbolicLink()) {
       throw new TreeError(
         "symlink",
@@ -70,7 +71,7 @@ function walk(root: string, folder: string, sizes: Map<string, number>): void {
       const reason = unsafePathReason(path);
       if (reason !== undefined)
         throw new TreeError("unsafe_path", `file "${path}" ${reason}; rename it`, path);
-      sizes.set(path, info.size);
+      sizes.set(path, lstatSync(join(root, path)).size);
     }
   }
 }
