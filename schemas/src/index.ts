@@ -82,5 +82,6 @@ export type {
   SubmissionLimit,
   SubmissionRequirements,
   VerifierContractFile,
+  VerifierImplementationFile,
 } from "./types.ts";
 export { type CompileUserSchemaResult, compileUserSchema, type UserSchemaValidate } from "./user-schema.ts";

@@ -8,6 +8,7 @@ export const schemaNames = [
   "review-protocol-document",
   "review-protocol",
   "verifier-implementation",
+  "verifier-implementation-file",
   "problem-revision",
   "verification-run",
   "lint-record",

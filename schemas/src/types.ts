@@ -277,3 +277,8 @@ export interface Plan {
   verifier_implementations: Record<string, PlanVerifierImplementation>;
   problems: PlanProblem[];
 }
+
+/** verifier-implementation.json: implementations for sandbox stages that do not name one inline. */
+export interface VerifierImplementationFile {
+  implementations: Array<{ stage_key: string; implementation: string; limits?: StageLimits }>;
+}

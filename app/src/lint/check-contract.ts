@@ -1,4 +1,9 @@
-import type { ContractStage, VerifierContractFile } from "@svc/schemas";
+import type {
+  ContractStage,
+  StageLimits,
+  VerifierContractFile,
+  VerifierImplementationFile,
+} from "@svc/schemas";
 import { type ContentHash, hashJson } from "../hash/sha256.ts";
 import type { ProtocolEntry } from "./check-protocols.ts";
 import {
@@ -99,6 +104,7 @@ export async function checkContract(
   const roles = new Set(contract.submission_requirements.required_artifacts.map((a) => a.role));
   const implementations: ImplementationEntry[] = [];
   const protocols = new Map<string, ProtocolEntry>();
+  const separate = await readImplementationFile(ctx, prefix, contract);
 
   for (const [index, stage] of contract.stages.entries()) {
     const at = (...rest: Array<string | number>) => pointer("stages", index, ...rest);
@@ -134,16 +140,32 @@ export async function checkContract(
         "this Contract declares a sealed slot, so every sandbox stage must list the slots it mounts in reference_input_slots ([] mounts none)",
       );
     }
-    if (stage.implementation == null) {
+    const named = separate.get(stage.key);
+    if (stage.implementation != null && named) {
+      ctx.error(
+        named.file,
+        named.at("implementation"),
+        "schema_violation",
+        `stage "${stage.key}" already names its implementation inline in ${file}; remove one of the two`,
+      );
+      continue;
+    }
+    const source = named ?? {
+      file,
+      at: (field: string) => at(field),
+      implementation: stage.implementation,
+      limits: stage.limits,
+    };
+    if (source.implementation == null) {
       ctx.error(
         file,
         at("implementation"),
         "not_found",
-        'a sandbox stage needs an implementation: a builtin, "./checker.py" or an image pinned by digest',
+        'a sandbox stage needs an implementation: a builtin, "./checker.py" or an image pinned by digest (inline, or in verifier-implementation.json)',
       );
       continue;
     }
-    const implementation = await resolveImplementation(ctx, file, prefix, stage, at, { slotKeys, roles });
+    const implementation = await resolveImplementation(ctx, prefix, stage, source, at, { slotKeys, roles });
     if (implementation) implementations.push(implementation);
   }
   if (ctx.errors.length > before) return undefined;
@@ -208,17 +230,64 @@ function checkKindFields(
   }
 }
 
+/** Where a stage's implementation is written: inline in the contract or in verifier-implementation.json. */
+interface ImplementationSource {
+  file: string;
+  at: (field: string) => string;
+  implementation: string | null | undefined;
+  limits: StageLimits | null | undefined;
+}
+
+/**
+ * Reads `verifier-implementation.json` beside a contract (the compatibility file): implementations
+ * for sandbox stages that do not name one inline, by stage key.
+ */
+async function readImplementationFile(
+  ctx: LintContext,
+  prefix: string,
+  contract: VerifierContractFile,
+): Promise<Map<string, ImplementationSource>> {
+  const file = `${prefix}verifier-implementation.json`;
+  const byStage = new Map<string, ImplementationSource>();
+  if (!ctx.has(file)) return byStage;
+  const value = await ctx.schemaFile<VerifierImplementationFile>(file, "verifier-implementation-file");
+  if (!value) return byStage;
+  const sandbox = new Set(contract.stages.filter((s) => s.kind === "sandbox").map((s) => s.key));
+  for (const [index, item] of value.implementations.entries()) {
+    const at = (field: string) => pointer("implementations", index, field);
+    if (!sandbox.has(item.stage_key)) {
+      ctx.error(
+        file,
+        at("stage_key"),
+        "not_found",
+        `"${item.stage_key}" is not a sandbox stage of ${prefix}verifier-contract.json (sandbox stages: ${[...sandbox].join(", ") || "none"})`,
+      );
+    } else if (byStage.has(item.stage_key)) {
+      ctx.error(
+        file,
+        at("stage_key"),
+        "schema_violation",
+        `stage "${item.stage_key}" is named twice; keep one`,
+      );
+    } else {
+      byStage.set(item.stage_key, { file, at, implementation: item.implementation, limits: item.limits });
+    }
+  }
+  return byStage;
+}
+
 async function resolveImplementation(
   ctx: LintContext,
-  file: string,
   prefix: string,
   stage: ContractStage,
+  source: ImplementationSource,
   at: (...rest: Array<string | number>) => string,
   declared: { slotKeys: ReadonlySet<string>; roles: ReadonlySet<string> },
 ): Promise<ImplementationEntry | undefined> {
-  const where = at("implementation");
-  const parsed = parseImplementation(stage.implementation ?? "");
-  const limits = { ...DEFAULT_LIMITS, ...(stage.limits ?? {}), network: "none" as const };
+  const { file } = source;
+  const where = source.at("implementation");
+  const parsed = parseImplementation(source.implementation ?? "");
+  const limits = { ...DEFAULT_LIMITS, ...(source.limits ?? {}), network: "none" as const };
   switch (parsed.kind) {
     case "unsupported":
       ctx.error(file, where, "unsupported_runtime", parsed.reason);
@@ -246,7 +315,7 @@ async function resolveImplementation(
       } else if (stage.reference_input_slots != null && !stage.reference_input_slots.includes(referenceKey)) {
         ok = false;
         ctx.error(
-          file,
+          `${prefix}verifier-contract.json`,
           at("reference_input_slots"),
           "binding_error",
           `${parsed.imageRef} reads "${referenceKey}": include it in reference_input_slots`,

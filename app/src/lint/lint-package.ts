@@ -101,6 +101,21 @@ export async function lintPackage(tree: FileTree, options: LintOptions = {}): Pr
     mechanisms.push({ entry, contract, published });
   }
 
+  for (const prefix of new Set([
+    ...(campaignPrefix === null ? [] : [campaignPrefix]),
+    ...problems.map((p) => p.prefix),
+  ])) {
+    const file = `${prefix}verifier-implementation.json`;
+    if (ctx.has(file) && !ctx.has(`${prefix}verifier-contract.json`)) {
+      ctx.error(
+        file,
+        "",
+        "not_found",
+        "verifier-implementation.json names implementations for the verifier-contract.json beside it, and there is none; move it next to its contract",
+      );
+    }
+  }
+
   // Passes 5 and 6.
   const planned: PlannedProblem[] = [];
   for (const { entry, contract, published } of mechanisms) {

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { checkSchema } from "@svc/schemas";
 import { describe, expect, it } from "vitest";
 import { lintPackage } from "../../src/lint/lint-package.ts";
 import { openDirectoryTree } from "../../src/tree/open-directory-tree.ts";
@@ -54,7 +55,13 @@ describe("lint fixtures", () => {
     expect(result.errors.map(key).sort()).toEqual(expected.errors.map(key).sort());
     expect(result.notes.map(key).sort()).toEqual(expected.notes.map(key).sort());
     expect(result.ok).toBe(expected.errors.length === 0);
-    if (result.ok) expect(result.plan_hash).toMatch(/^sha256:[0-9a-f]{64}$/);
-    for (const error of result.errors) expect(error.message.length).toBeGreaterThan(20);
+    if (result.ok) {
+      expect(result.plan_hash).toMatch(/^sha256:[0-9a-f]{64}$/);
+      expect(checkSchema("plan", result.plan).issues).toEqual([]);
+    }
+    for (const error of result.errors) {
+      expect(error.message.length).toBeGreaterThan(20);
+      expect(checkSchema("lint-record", error).issues).toEqual([]);
+    }
   });
 });
