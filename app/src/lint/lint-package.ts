@@ -1,4 +1,4 @@
-import type { CampaignFile, Plan } from "@svc/schemas";
+import type { Plan } from "@svc/schemas";
 import { buildPlan, type PlannedProblem } from "../plan/build-plan.ts";
 import { planHash } from "../plan/plan-hash.ts";
 import type { FileTree } from "../tree/file-tree.ts";
@@ -141,7 +141,7 @@ export async function lintPackage(tree: FileTree, options: LintOptions = {}): Pr
   return finish(
     ctx,
     buildPlan({
-      campaign: campaign as CampaignFile | null,
+      campaign,
       skills: allSkills,
       protocols,
       contracts,
