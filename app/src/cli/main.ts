@@ -2,6 +2,7 @@ import { Command, CommanderError } from "commander";
 import { type CliIo, processIo, UsageError } from "./cli-io.ts";
 import { initCommand } from "./init-command.ts";
 import { lintCommand } from "./lint-command.ts";
+import { loginCommand, logoutCommand } from "./login-command.ts";
 import { LATER_COMMANDS, notAvailable } from "./not-available.ts";
 
 /** Runs `svc` with the given arguments (without node and script) and returns the exit code. */
@@ -30,6 +31,25 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
     .option("--campaign", "scaffold a campaign folder with one problem")
     .action(async (dir: string, options: { campaign?: boolean }) => {
       exitCode = await initCommand(dir, options, io);
+    });
+
+  program
+    .command("login")
+    .description(
+      "store a credential for the service: --token <token> from an operator (browser and --mcp sign-in come later)",
+    )
+    .option("--token <token>", "a token issued by `svc-server token issue`")
+    .option("--server <url>", "the service's base address (default SVC_BASE_URL, else http://127.0.0.1:8787)")
+    .option("--mcp", "sign in with a one-time code approved through authorize_cli (not available yet)")
+    .action(async (options: { token?: string; server?: string; mcp?: boolean }) => {
+      exitCode = await loginCommand(options, io);
+    });
+
+  program
+    .command("logout")
+    .description("forget the stored credential")
+    .action(async () => {
+      exitCode = await logoutCommand(io);
     });
 
   for (const [name, command] of Object.entries(LATER_COMMANDS)) {

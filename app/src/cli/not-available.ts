@@ -22,9 +22,7 @@ export const LATER_COMMANDS = {
     summary: "run a published contract's sandbox stages on local files (--artifact role=path)",
     arrives: "verification",
   },
-  login: { args: "", summary: "store a credential for the service (--token, --mcp)", arrives: "the service" },
   whoami: { args: "", summary: "show the signed-in user", arrives: "the service" },
-  logout: { args: "", summary: "forget the stored credential", arrives: "the service" },
 } as const;
 
 export function notAvailable(name: string, arrives: string, io: CliIo): number {

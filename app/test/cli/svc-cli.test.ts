@@ -153,7 +153,6 @@ describe("svc --help", () => {
     ["verify", "prb_x"],
     ["login"],
     ["whoami"],
-    ["logout"],
     ["verifier", "build", "."],
   ])("says svc %s is not available yet and exits 2 instead of pretending", async (...argv) => {
     const run = await svc(...argv);
