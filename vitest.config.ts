@@ -5,5 +5,7 @@ export default defineConfig({
     include: ["*/test/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 30_000,
     pool: "forks",
+    // One PostgreSQL for the run (DATABASE_URL, else an embedded one); each server test file gets its own database.
+    globalSetup: ["server/test/support/global-setup.ts"],
   },
 });

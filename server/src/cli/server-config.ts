@@ -1,0 +1,41 @@
+import { resolve } from "node:path";
+import { UsageError } from "@svc/app/cli/cli-io.ts";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** The service's settings, from the environment (decisions.md, "Service"). */
+export interface ServerConfig {
+  /** `HOST`, default 127.0.0.1. */
+  host: string;
+  /** `PORT`, default 8787; 0 picks a free port. */
+  port: number;
+  /** `DATABASE_URL`; without it the embedded PostgreSQL in `dataDir`. */
+  databaseUrl: string | undefined;
+  /**
+   * `SVC_DATA_DIR`, default `./.svc-data`, resolved against the directory the command was typed
+   * in: npm runs scripts in the workspace folder but records that directory in `INIT_CWD`, so
+   * `npm start` and `npx svc-server user add` typed in one folder share one database.
+   */
+  dataDir: string;
+  /** `SVC_BASE_URL`, the public base address; unset: the address the server listens on. */
+  baseUrl: string | undefined;
+  /** `LOG_LEVEL`, when set. */
+  logLevel: string | undefined;
+}
+
+/** Reads the settings; throws UsageError for a value that cannot be right. */
+export function serverConfig(env: Env = process.env): ServerConfig {
+  const host = env.HOST || "127.0.0.1";
+  const port = env.PORT ? Number(env.PORT) : 8787;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new UsageError(`PORT=${env.PORT} is not a port: use a whole number from 0 to 65535`);
+  }
+  return {
+    host,
+    port,
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: resolve(env.INIT_CWD || process.cwd(), env.SVC_DATA_DIR || ".svc-data"),
+    baseUrl: env.SVC_BASE_URL?.replace(/\/+$/, "") || undefined,
+    logLevel: env.LOG_LEVEL || undefined,
+  };
+}

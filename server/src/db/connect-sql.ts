@@ -1,0 +1,20 @@
+import type { Logger } from "pino";
+import postgres from "postgres";
+
+/**
+ * Anything that runs queries: the pool or a transaction. Database functions take one as their
+ * first argument, so a caller can run several of them in one transaction.
+ */
+export type Sql = postgres.ISql;
+
+/** The connection pool itself: it can begin transactions and be ended. */
+export type Pool = postgres.Sql;
+
+/** A pool on `url` whose server notices go to the log at debug level. */
+export function connectSql(url: string, log: Logger, options: { max?: number } = {}): Pool {
+  return postgres(url, {
+    max: options.max ?? 10,
+    onnotice: (notice) => log.debug({ notice: notice.message }, "postgres notice"),
+    connection: { application_name: "svc" },
+  });
+}

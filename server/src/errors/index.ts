@@ -1,0 +1,2 @@
+export { ErrorCode } from "./error-code.ts";
+export { type ErrorBody, type ErrorDetails, ServiceError } from "./service-error.ts";

@@ -1,0 +1,52 @@
+import Fastify from "fastify";
+import type { Logger } from "pino";
+import type { Sql } from "../db/connect-sql.ts";
+import { ServiceError } from "../errors/service-error.ts";
+import type { Clock } from "../time/clock.ts";
+import { errorHandler } from "./error-handler.ts";
+import { healthRoutes } from "./health-routes.ts";
+
+/** What the routes depend on; tests pass a real database, a silent logger and a fixed clock. */
+export interface AppOptions {
+  sql: Sql;
+  log: Logger;
+  clock: Clock;
+}
+
+/**
+ * The HTTP application, not yet listening: `serve` calls `listen`, tests call `inject`. Each
+ * group of routes is a fastify plugin registered here with the dependencies it needs, so later
+ * work adds /api, /mcp, /dl and the web pages beside /healthz.
+ */
+export function buildApp(options: AppOptions) {
+  const { sql, log } = options;
+  const app = Fastify({
+    loggerInstance: log,
+    // Stop keep-alive connections that are idle when the server closes; busy ones finish first.
+    forceCloseConnections: "idle",
+    return503OnClosing: true,
+  });
+  // Requests already running when close begins finish, but their keep-alive connections would
+  // hold the close open until they time out: answer them with `Connection: close`.
+  let closing = false;
+  app.addHook("preClose", async () => {
+    closing = true;
+  });
+  app.addHook("onSend", async (_request, reply, payload) => {
+    if (closing) reply.header("connection", "close");
+    return payload;
+  });
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((request, reply) =>
+    reply
+      .status(404)
+      .send(
+        new ServiceError("not_found", `no route ${request.method} ${request.url.split("?")[0]}`).toBody(),
+      ),
+  );
+  app.register(healthRoutes, { sql });
+  return app;
+}
+
+/** The application `buildApp` returns. */
+export type App = ReturnType<typeof buildApp>;

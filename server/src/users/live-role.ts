@@ -1,0 +1,36 @@
+import type { Sql } from "../db/connect-sql.ts";
+import { ServiceError } from "../errors/service-error.ts";
+import { Capability } from "./capability.ts";
+import { Role } from "./role.ts";
+
+/** A user's authority as the database says now. */
+export interface LiveRole {
+  user_id: string;
+  /** Every user is a contributor; `trusted_author` implies `author`. */
+  roles: Role[];
+  /** The capabilities granted and not revoked, in catalogue order. */
+  capabilities: Capability[];
+}
+
+/**
+ * Reads a user's roles and capabilities from their current record and grants, never from a
+ * token: an administrator or a capability revoked a moment ago is gone on the next action.
+ * not_found when the user does not exist.
+ */
+export async function liveRole(sql: Sql, userId: string): Promise<LiveRole> {
+  const [row] = await sql<{ is_admin: boolean; capabilities: Capability[] }[]>`
+    select u.is_admin,
+      array(select g.capability from user_capabilities g where g.user_id = u.id and g.revoked_at is null) as capabilities
+    from users u where u.id = ${userId}`;
+  if (!row) throw new ServiceError("not_found", `no user has the id ${userId}`, { user_id: userId });
+  const held = new Set(row.capabilities);
+  const roles = new Set<Role>([Role.contributor]);
+  if (held.has(Capability.author) || held.has(Capability.trusted_author)) roles.add(Role.author);
+  if (held.has(Capability.trusted_author)) roles.add(Role.trusted_author);
+  if (row.is_admin) roles.add(Role.administrator);
+  return {
+    user_id: userId,
+    roles: Object.values(Role).filter((r) => roles.has(r)),
+    capabilities: Object.values(Capability).filter((c) => held.has(c)),
+  };
+}
