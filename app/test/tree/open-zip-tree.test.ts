@@ -90,7 +90,7 @@ describe("openZipTree", () => {
     });
 
     it("an entry flagged as encrypted is encrypted_entry", async () => {
-      const zip = rawZip([{ name: "secret.json", data: "xxxxxxxxxxxx{}", flags: 0x1 }]);
+      const zip = rawZip([{ name: "secret.json", data: "sealed-bytes{}", flags: 0x1 }]);
       await expectRefusal(zip, "encrypted_entry", "secret.json");
     });
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { attachEmbeddedPostgres } from "../../src/db/embedded/attach-embedded-postgres.ts";
 import { processAlive } from "../../src/db/embedded/process-alive.ts";
 import { openDatabase } from "../../src/db/open-database.ts";
-import { silentLog } from "../support/test-database.ts";
+import { describeWithDatabase, silentLog } from "../support/test-database.ts";
 
 /**
  * The embedded PostgreSQL of one data directory, shared by the processes that name it. These
@@ -91,9 +91,9 @@ describe("the embedded PostgreSQL", () => {
   });
 });
 
-describe("openDatabase with a DATABASE_URL", () => {
+describeWithDatabase("openDatabase with a DATABASE_URL", () => {
   const url = inject("databaseUrl");
-  it.skipIf(!url)("uses that server and starts nothing", async () => {
+  it("uses that server and starts nothing", async () => {
     const dataDir = join(tmpdir(), "svc-never-created");
     const db = await openDatabase({ databaseUrl: url!, dataDir, log: silentLog });
     expect(await db.sql`select 1 as one`).toEqual([{ one: 1 }]);

@@ -19,10 +19,13 @@ export const silentLog = pino({ level: "silent" });
 
 const serverUrl = inject("databaseUrl");
 
-/**
- * `describe` when the run has a database, `describe.skip` when it has none (only outside CI:
- * there the global setup fails instead).
- */
+// The global setup already fails a CI run without a database; this makes a skip impossible
+// there even if that changes.
+if (!serverUrl && process.env.CI === "true") {
+  throw new Error("CI=true but the run has no test PostgreSQL: the database suites must run, not skip");
+}
+
+/** `describe` when the run has a database; `describe.skip` on a newcomer's machine without one (never in CI). */
 export const describeWithDatabase = serverUrl ? describe : describe.skip;
 
 /** Creates `svc_test_<random>` on the test server, migrated unless `migrated` is false. */
