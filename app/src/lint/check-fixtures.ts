@@ -51,7 +51,7 @@ export async function checkFixtures(
     }
     const content_hash = await ctx.hash(path);
     const size_bytes = ctx.tree.size(path) ?? 0;
-    ctx.fixes.push({ file, path: at, content_hash, size_bytes });
+    ctx.fix({ file, path: at, content_hash, size_bytes });
     if (input.content_hash === undefined || input.size_bytes === undefined) {
       ctx.error(
         file,

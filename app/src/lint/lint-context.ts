@@ -63,6 +63,14 @@ export class LintContext {
     );
   }
 
+  /** Records a fixture fix once, however many problems see the same (inherited) contract. */
+  fix(fix: FixtureFix): void {
+    const key = `F\0${fix.file}\0${fix.path}`;
+    if (this.#seen.has(key)) return;
+    this.#seen.add(key);
+    this.fixes.push(fix);
+  }
+
   note(file: string, path: string, code: NoteCode, message: string): void {
     const key = `N\0${file}\0${path}\0${code}\0${message}`;
     if (this.#seen.has(key)) return;
