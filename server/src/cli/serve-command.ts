@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { openServices } from "../context/open-services.ts";
 import { migrate } from "../db/migrate.ts";
 import { openDatabase } from "../db/open-database.ts";
 import { buildApp } from "../http/build-app.ts";
@@ -28,7 +29,16 @@ export async function serveCommand(config: ServerConfig, log: Logger): Promise<n
   try {
     const applied = await migrate(db.sql);
     if (applied.length > 0) log.info({ applied }, "applied migrations");
-    const app = buildApp({ sql: db.sql, log, clock: systemClock });
+    const services = await openServices({
+      sql: db.sql,
+      log,
+      clock: systemClock,
+      dataDir: config.dataDir,
+      blobDir: config.blobDir,
+      baseUrl: config.baseUrl,
+      signingSecret: config.signingSecret,
+    });
+    const app = buildApp(services);
     try {
       const address = await app.listen({ host: config.host, port: config.port });
       log.info({ url: address, base_url: config.baseUrl ?? address }, "svc is listening");

@@ -19,6 +19,10 @@ export interface ServerConfig {
   dataDir: string;
   /** `SVC_BASE_URL`, the public base address; unset: the address the server listens on. */
   baseUrl: string | undefined;
+  /** `SVC_BLOB_DIR`, where blobs live; default `<dataDir>/blobs`. */
+  blobDir: string | undefined;
+  /** `SVC_SIGNING_SECRET` (at least 32 bytes); unset: one made once and kept in the database. */
+  signingSecret: string | undefined;
   /** `LOG_LEVEL`, when set. */
   logLevel: string | undefined;
 }
@@ -36,6 +40,8 @@ export function serverConfig(env: Env = process.env): ServerConfig {
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: resolve(env.INIT_CWD || process.cwd(), env.SVC_DATA_DIR || ".svc-data"),
     baseUrl: env.SVC_BASE_URL?.replace(/\/+$/, "") || undefined,
+    blobDir: env.SVC_BLOB_DIR ? resolve(env.INIT_CWD || process.cwd(), env.SVC_BLOB_DIR) : undefined,
+    signingSecret: env.SVC_SIGNING_SECRET || undefined,
     logLevel: env.LOG_LEVEL || undefined,
   };
 }

@@ -1,25 +1,16 @@
 import Fastify from "fastify";
-import type { Logger } from "pino";
-import type { Sql } from "../db/connect-sql.ts";
+import type { Services } from "../context/services.ts";
 import { ServiceError } from "../errors/service-error.ts";
-import type { Clock } from "../time/clock.ts";
 import { errorHandler } from "./error-handler.ts";
 import { healthRoutes } from "./health-routes.ts";
-
-/** What the routes depend on; tests pass a real database, a silent logger and a fixed clock. */
-export interface AppOptions {
-  sql: Sql;
-  log: Logger;
-  clock: Clock;
-}
 
 /**
  * The HTTP application, not yet listening: `serve` calls `listen`, tests call `inject`. Each
  * group of routes is a fastify plugin registered here with the dependencies it needs, so later
  * work adds /api, /mcp, /dl and the web pages beside /healthz.
  */
-export function buildApp(options: AppOptions) {
-  const { sql, log } = options;
+export function buildApp(services: Services) {
+  const { sql, log } = services;
   const app = Fastify({
     loggerInstance: log,
     // Stop keep-alive connections that are idle when the server closes; busy ones finish first.

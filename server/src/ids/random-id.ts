@@ -5,6 +5,15 @@ export const IdPrefix = {
   user: "usr",
   organization: "org",
   token: "tok",
+  campaign: "cmp",
+  problem: "prb",
+  problemRevision: "prv",
+  skill: "skl",
+  skillVersion: "skv",
+  reviewProtocol: "rpt",
+  verifierContract: "vct",
+  verifierImplementation: "vfi",
+  authoringUpload: "aup",
 } as const;
 export type IdPrefix = (typeof IdPrefix)[keyof typeof IdPrefix];
 

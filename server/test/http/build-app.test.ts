@@ -3,10 +3,11 @@ import { expect, it } from "vitest";
 import { connectSql } from "../../src/db/connect-sql.ts";
 import { buildApp } from "../../src/http/build-app.ts";
 import { silentLog } from "../support/test-database.ts";
+import { testServices } from "../support/test-services.ts";
 
 it("lets an in-flight request finish when it closes, and takes no new ones", async () => {
   const sql = connectSql("postgres://nobody@127.0.0.1:1/none", silentLog);
-  const app = buildApp({ sql, log: silentLog, clock: () => new Date() });
+  const app = buildApp(testServices(sql));
   let entered!: () => void;
   const inside = new Promise<void>((resolve) => {
     entered = resolve;

@@ -9,6 +9,7 @@ import {
   silentLog,
   useTestDatabase,
 } from "../support/test-database.ts";
+import { testServices } from "../support/test-services.ts";
 
 const clock = () => new Date("2026-01-01T00:00:00Z");
 
@@ -16,7 +17,7 @@ describeWithDatabase("GET /healthz", () => {
   const db = useTestDatabase();
 
   it("answers {ok: true} when the database is reachable and migrated", async () => {
-    const app = buildApp({ sql: db.sql, log: silentLog, clock });
+    const app = buildApp(testServices(db.sql, { clock }));
     const response = await app.inject({ method: "GET", url: "/healthz" });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ ok: true });
@@ -25,12 +26,12 @@ describeWithDatabase("GET /healthz", () => {
 
   it("answers 503 while the database lacks a migration", async () => {
     const bare = await createTestDatabase({ migrated: false });
-    const app = buildApp({ sql: bare.sql, log: silentLog, clock });
+    const app = buildApp(testServices(bare.sql, { clock }));
     try {
       const response = await app.inject({ method: "GET", url: "/healthz" });
       expect(response.statusCode).toBe(503);
       expect(response.json()).toMatchObject({ ok: false, error: { code: "unavailable" } });
-      expect(response.json().error.message).toMatch(/001_users: run svc-server migrate/);
+      expect(response.json().error.message).toMatch(/001_users, 002_records: run svc-server migrate/);
     } finally {
       await app.close();
       await bare.drop();
@@ -40,7 +41,7 @@ describeWithDatabase("GET /healthz", () => {
 
 it("answers 503 when the database cannot be reached", async () => {
   const sql = connectSql(`postgres://nobody@127.0.0.1:${await freePort()}/none`, silentLog);
-  const app = buildApp({ sql, log: silentLog, clock });
+  const app = buildApp(testServices(sql, { clock }));
   try {
     const response = await app.inject({ method: "GET", url: "/healthz" });
     expect(response.statusCode).toBe(503);
@@ -56,7 +57,7 @@ it("answers 503 when the database cannot be reached", async () => {
 
 it("reports unknown routes, service errors and failures in the catalogue's wire form", async () => {
   const sql = connectSql("postgres://nobody@127.0.0.1:1/none", silentLog);
-  const app = buildApp({ sql, log: silentLog, clock });
+  const app = buildApp(testServices(sql, { clock }));
   app.get("/conflict", async () => {
     throw new ServiceError("conflict", "handle is taken: choose another one", { field: "handle" });
   });

@@ -1,0 +1,4 @@
+import type { Tool } from "../tools/tool.ts";
+
+/** whoami. */
+export const accountTools: Tool[] = [];

@@ -1,0 +1,29 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openLocalBlobStore } from "../../src/blobs/open-local-blob-store.ts";
+import type { Services } from "../../src/context/services.ts";
+import type { Pool } from "../../src/db/connect-sql.ts";
+import type { Clock } from "../../src/time/clock.ts";
+import { silentLog } from "./test-database.ts";
+
+/** A fixed signing secret for tests (32 bytes). */
+export const TEST_SIGNING_SECRET = "test-signing-secret-of-32-bytes!";
+
+/**
+ * Services over `sql` for a test: a fresh temporary blob directory, the test signing secret, a
+ * silent logger and the wall clock unless `clock` is given.
+ */
+export function testServices(
+  sql: Pool,
+  options: { clock?: Clock; baseUrl?: string; blobDir?: string } = {},
+): Services {
+  return {
+    sql,
+    log: silentLog,
+    clock: options.clock ?? (() => new Date()),
+    blobs: openLocalBlobStore(options.blobDir ?? mkdtempSync(join(tmpdir(), "svc-blobs-"))),
+    signingSecret: TEST_SIGNING_SECRET,
+    baseUrl: options.baseUrl,
+  };
+}
