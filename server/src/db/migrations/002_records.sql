@@ -52,6 +52,14 @@ create trigger campaigns_archive_once before update on campaigns
 create trigger campaigns_no_delete before delete on campaigns
   for each row execute function svc_no_delete();
 
+-- The text search_problems matches: title (weight A), summary (B) and current statement (C).
+create function svc_problem_search_document(title text, summary text, statement text) returns tsvector
+  language sql immutable parallel safe as $$
+    select setweight(to_tsvector('english', coalesce(title, '')), 'A')
+      || setweight(to_tsvector('english', coalesce(summary, '')), 'B')
+      || setweight(to_tsvector('english', coalesce(statement, '')), 'C')
+  $$;
+
 create table problems (
   id text primary key constraint problems_id_format check (id ~ '^prb_[0-9a-z]{10,32}$'),
   slug text not null unique
@@ -64,6 +72,9 @@ create table problems (
   priority_weight double precision not null default 0.5
     constraint problems_priority_weight check (priority_weight between 0 and 1),
   status text not null default 'open' constraint problems_status check (status in ('open', 'archived')),
+  -- A standalone Problem's visibility. For a Campaign's Problem, the most it may be seen: it is
+  -- created 'listed' (no exception) and its effective visibility is the lesser of this and the
+  -- Campaign's, so children follow their Campaign unless an exception restricts one of them.
   visibility text not null default 'private'
     constraint problems_visibility check (visibility in ('private', 'unlisted', 'listed')),
   -- The current revision: the highest-numbered one; kept here so reads need no aggregate.
