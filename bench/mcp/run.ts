@@ -1,0 +1,124 @@
+/**
+ * bench/mcp: agent reads over MCP against a plain fastify JSON route serving the same rows.
+ *
+ * Prints, in one run on one machine, over N generated listed problems (default 100,000):
+ * - get_problem calls per second through the MCP endpoint (a real SDK client, bearer auth,
+ *   visibility checks, the full envelope with signed URLs) and through a plain fastify route
+ *   that selects the same problem and revision and returns them as JSON; their ratio;
+ * - search_problems latency p50 and p95 over MCP and through the plain route running one
+ *   full-text query; their ratio.
+ * Run with `npm run bench:mcp` (DATABASE_URL, else the embedded PostgreSQL).
+ */
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import Fastify from "fastify";
+import { pino } from "pino";
+import { openServices } from "../../server/src/context/open-services.ts";
+import { buildApp } from "../../server/src/http/build-app.ts";
+import { addUser } from "../../server/src/users/add-user.ts";
+import { issueToken } from "../../server/src/users/issue-token.ts";
+import { benchDatabase } from "../support/bench-database.ts";
+import { ms, percentile, sample, throughput } from "../support/measure.ts";
+import { seedProblems } from "./seed-problems.ts";
+
+const PROBLEMS = Number(process.env.BENCH_PROBLEMS ?? 100_000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
+const SEARCHES = Number(process.env.BENCH_SEARCHES ?? 200);
+const QUERIES = [
+  "graph colouring",
+  "shortest path",
+  "satisfiability clause",
+  "prime factor",
+  "convex hull",
+  "knapsack",
+  "protein folding",
+  "markov random walk",
+  "cache latency",
+  "matrix eigenvalue",
+];
+
+const log = pino({ level: "silent" });
+const db = await benchDatabase();
+try {
+  const seedStart = performance.now();
+  await seedProblems(db.sql, PROBLEMS);
+  const seedSeconds = (performance.now() - seedStart) / 1000;
+
+  await addUser(db.sql, { handle: "bench-reader" });
+  const { token } = await issueToken(db.sql, "bench-reader", ["read"]);
+  const services = await openServices({ sql: db.sql, log, clock: () => new Date(), dataDir: db.dataDir });
+  const app = buildApp(services);
+  const serviceUrl = await app.listen({ host: "127.0.0.1", port: 0 });
+
+  // The baseline: the same rows from the same database, with no MCP, auth or envelope.
+  const plain = Fastify();
+  plain.get<{ Params: { slug: string } }>("/problems/:slug", async (request) => {
+    const [row] = await db.sql`
+      select p.*, row_to_json(r) as revision from problems p
+      join problem_revisions r on r.id = p.current_revision_id
+      where p.slug = ${request.params.slug}`;
+    return row;
+  });
+  plain.get<{ Querystring: { q: string } }>("/search", async (request) => {
+    const problems = await db.sql`
+      select id, slug, title, summary, structure, priority_weight, active_attempts from problems
+      where search_document @@ websearch_to_tsquery('english', ${request.query.q})
+        and visibility = 'listed' and status = 'open'
+      order by ts_rank(search_document, websearch_to_tsquery('english', ${request.query.q})) desc, slug
+      limit 50`;
+    return { problems };
+  });
+  const plainUrl = await plain.listen({ host: "127.0.0.1", port: 0 });
+
+  const client = new Client({ name: "bench-mcp", version: "1.0.0" });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${serviceUrl}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  const slug = (i: number) => `bench-${(i * 7919) % PROBLEMS}`;
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const result = await client.callTool({ name, arguments: args });
+    if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);
+    return result;
+  };
+
+  const mcpGet = await throughput((i) => call("get_problem", { problem: slug(i) }), {
+    seconds: SECONDS,
+    concurrency: CONCURRENCY,
+  });
+  const plainGet = await throughput(async (i) => (await fetch(`${plainUrl}/problems/${slug(i)}`)).json(), {
+    seconds: SECONDS,
+    concurrency: CONCURRENCY,
+  });
+  const query = (i: number) => QUERIES[i % QUERIES.length]!;
+  const mcpSearch = await sample((i) => call("search_problems", { query: query(i) }), SEARCHES);
+  const plainSearch = await sample(
+    async (i) => (await fetch(`${plainUrl}/search?q=${encodeURIComponent(query(i))}`)).json(),
+    SEARCHES,
+  );
+
+  await client.close();
+  await app.close();
+  await plain.close();
+
+  console.log(
+    `bench/mcp: ${PROBLEMS} listed problems (seeded in ${seedSeconds.toFixed(1)} s), ${db.description}, node ${process.version}`,
+  );
+  console.log(
+    `  get_problem over MCP        ${mcpGet.toFixed(0)} calls/s (${CONCURRENCY} concurrent callers)`,
+  );
+  console.log(`  plain fastify JSON route    ${plainGet.toFixed(0)} calls/s`);
+  console.log(`  ratio (plain / MCP)         ${(plainGet / mcpGet).toFixed(2)}x`);
+  const [mp50, mp95, pp50, pp95] = [
+    percentile(mcpSearch, 50),
+    percentile(mcpSearch, 95),
+    percentile(plainSearch, 50),
+    percentile(plainSearch, 95),
+  ];
+  console.log(`  search_problems over MCP    p50 ${ms(mp50)}  p95 ${ms(mp95)}  (${SEARCHES} searches)`);
+  console.log(`  plain full-text route       p50 ${ms(pp50)}  p95 ${ms(pp95)}`);
+  console.log(`  ratio (MCP / plain, p50)    ${(mp50 / pp50).toFixed(2)}x`);
+} finally {
+  await db.close();
+}

@@ -1,0 +1,43 @@
+/** Latency samples of `runs` sequential calls after `warmup` unmeasured ones, in milliseconds. */
+export async function sample(
+  fn: (i: number) => Promise<unknown>,
+  runs: number,
+  warmup = 20,
+): Promise<number[]> {
+  for (let i = 0; i < warmup; i++) await fn(i);
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    await fn(i);
+    samples.push(performance.now() - start);
+  }
+  return samples.sort((a, b) => a - b);
+}
+
+/** The `p`th percentile (0..100) of sorted samples. */
+export function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/**
+ * Calls per second with `concurrency` callers looping over `fn` for `seconds`, after a short
+ * warm-up: the throughput a client pool would see.
+ */
+export async function throughput(
+  fn: (i: number) => Promise<unknown>,
+  options: { seconds: number; concurrency: number },
+): Promise<number> {
+  for (let i = 0; i < 20; i++) await fn(i);
+  let calls = 0;
+  const end = performance.now() + options.seconds * 1000;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: options.concurrency }, async () => {
+      while (performance.now() < end) await fn(calls++);
+    }),
+  );
+  return calls / ((performance.now() - start) / 1000);
+}
+
+/** `12.3 ms`. */
+export const ms = (value: number) => `${value.toFixed(1)} ms`;
