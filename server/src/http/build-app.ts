@@ -1,8 +1,10 @@
 import Fastify from "fastify";
 import type { Services } from "../context/services.ts";
 import { ServiceError } from "../errors/service-error.ts";
+import { mcpRoutes } from "../mcp/mcp-routes.ts";
 import { errorHandler } from "./error-handler.ts";
 import { healthRoutes } from "./health-routes.ts";
+import { oauthMetadataRoutes } from "./oauth-metadata-routes.ts";
 
 /**
  * The HTTP application, not yet listening: `serve` calls `listen`, tests call `inject`. Each
@@ -36,6 +38,8 @@ export function buildApp(services: Services) {
       ),
   );
   app.register(healthRoutes, { sql });
+  app.register(mcpRoutes, { services });
+  app.register(oauthMetadataRoutes, { services });
   return app;
 }
 

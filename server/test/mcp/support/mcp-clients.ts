@@ -1,0 +1,99 @@
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { Client as Sdk1Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport as Sdk1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+/** A tool as tools/list reports it, the fields the tests read. */
+export interface ListedTool {
+  name: string;
+  inputSchema: Record<string, unknown>;
+  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean };
+}
+
+/** A tools/call result, the fields the tests read. */
+export interface ToolCallResult {
+  content: Array<{ type: string; text?: string }>;
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+/** One resources/read content entry. */
+export interface ReadContent {
+  uri: string;
+  mimeType?: string;
+  text?: string;
+  blob?: string;
+  _meta?: Record<string, unknown>;
+}
+
+/** The same few calls over either SDK line, so one test body runs against every client. */
+export interface TestClient {
+  listTools(): Promise<ListedTool[]>;
+  callTool(name: string, args?: Record<string, unknown>): Promise<ToolCallResult>;
+  readResource(uri: string): Promise<ReadContent[]>;
+  listResources(): Promise<Array<{ uri: string; name: string }>>;
+  listResourceTemplates(): Promise<Array<{ name: string; uriTemplate: string }>>;
+  close(): Promise<void>;
+}
+
+/** The client lines agents use: the current SDK on each protocol era, and the older 1.x SDK. */
+export const clientLines = [
+  { name: "v2 client on 2026-07-28", connect: (url: string, token: string) => connectV2(url, token, "auto") },
+  {
+    name: "v2 client on 2025-11-25",
+    connect: (url: string, token: string) => connectV2(url, token, "legacy"),
+  },
+  { name: "1.x SDK client", connect: connectSdk1 },
+] as const;
+
+async function connectV2(url: string, token: string, mode: "auto" | "legacy"): Promise<TestClient> {
+  const client = new Client({ name: "svc-test", version: "1.0.0" }, { versionNegotiation: { mode } });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  const expected = mode === "auto" ? "modern" : "legacy";
+  if (client.getProtocolEra() !== expected) throw new Error(`expected the ${expected} era`);
+  return {
+    listTools: async () => (await client.listTools(undefined, { cacheMode: "bypass" })).tools as ListedTool[],
+    callTool: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as ToolCallResult,
+    readResource: async (uri) =>
+      (await client.readResource({ uri }, { cacheMode: "bypass" })).contents as ReadContent[],
+    listResources: async () => (await client.listResources(undefined, { cacheMode: "bypass" })).resources,
+    listResourceTemplates: async () =>
+      (await client.listResourceTemplates(undefined, { cacheMode: "bypass" })).resourceTemplates,
+    close: () => client.close(),
+  };
+}
+
+async function connectSdk1(url: string, token: string): Promise<TestClient> {
+  const client = new Sdk1Client({ name: "svc-test", version: "1.0.0" });
+  await client.connect(
+    new Sdk1Transport(new URL(`${url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  return {
+    listTools: async () => (await client.listTools()).tools as ListedTool[],
+    callTool: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as ToolCallResult,
+    readResource: async (uri) => (await client.readResource({ uri })).contents as ReadContent[],
+    listResources: async () => (await client.listResources()).resources,
+    listResourceTemplates: async () => (await client.listResourceTemplates()).resourceTemplates,
+    close: () => client.close(),
+  };
+}
+
+/**
+ * The JSON envelope of a tool result. Spec 4.1: one text content holding one JSON object; the
+ * same object is the structured content.
+ */
+export function envelopeOf(result: ToolCallResult): Record<string, unknown> {
+  if (result.content.length !== 1 || result.content[0]?.type !== "text") {
+    throw new Error(`expected one text content, got ${JSON.stringify(result.content)}`);
+  }
+  const envelope = JSON.parse(result.content[0].text!) as Record<string, unknown>;
+  if (JSON.stringify(envelope) !== JSON.stringify(result.structuredContent)) {
+    throw new Error("the structured content differs from the text envelope");
+  }
+  return envelope;
+}
