@@ -11,10 +11,34 @@ export const ErrorCode = {
   unauthorized: { status: 401, meaning: "a valid bearer token is needed" },
   /** The credential is valid but its scope, its capabilities or the user's live role do not allow this. */
   forbidden: { status: 403, meaning: "the caller may not do this" },
+  /** A sealed reference input read by someone who does not manage its Problem (spec 5.7). */
+  sealed: { status: 403, meaning: "the input is sealed; only the problem's managers read it before release" },
+  /** A signed download whose target is withdrawn or whose bytes are no longer stored (spec 7). */
+  gone: { status: 410, meaning: "the download's target is withdrawn or no longer stored" },
   /** The named record does not exist or is not visible to the caller; the service never guesses. */
   not_found: { status: 404, meaning: "no such record" },
   /** The request collides with existing state (a taken handle, a duplicate grant). */
   conflict: { status: 409, meaning: "the request conflicts with existing state" },
+  /** publish_authoring_upload: the plan_hash differs from the one validation stored (spec 7). */
+  stale_plan_hash: { status: 409, meaning: "the package changed since validation; validate again" },
+  /** publish_authoring_upload: an affected Campaign or Problem changed since validation (spec 7). */
+  stale_server_state: {
+    status: 409,
+    meaning: "live owner, revision or status differs from what validation saw; validate again",
+  },
+  /** A size over a server ceiling: an authoring upload over 64 MiB, a body over its signed limit. */
+  too_large: { status: 413, meaning: "the content is larger than the ceiling the message names" },
+  /** A signed URL that is malformed, not signed by this service, or expired. */
+  signed_url_invalid: { status: 403, meaning: "the signed URL is invalid or expired; request a new one" },
+  /** The bytes sent to a signed upload URL differ from the size or hash declared for it. */
+  upload_mismatch: { status: 422, meaning: "the uploaded bytes differ from the declared size or hash" },
+  /** An authoring upload is not in the state the action needs (not received yet, not validated). */
+  upload_not_ready: { status: 409, meaning: "the upload has not reached the state this action needs" },
+  /** Publishing an upload whose validation found errors or reconciliation conflicts. */
+  upload_invalid: {
+    status: 422,
+    meaning: "the upload failed validation; fix the errors and conflicts named",
+  },
   /** The service cannot answer yet: the database is unreachable or not migrated. */
   unavailable: { status: 503, meaning: "the service is not ready" },
   /** The service's own machinery failed; the request may be retried. */

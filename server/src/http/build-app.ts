@@ -5,6 +5,7 @@ import { mcpRoutes } from "../mcp/mcp-routes.ts";
 import { errorHandler } from "./error-handler.ts";
 import { healthRoutes } from "./health-routes.ts";
 import { oauthMetadataRoutes } from "./oauth-metadata-routes.ts";
+import { uploadRoutes } from "./upload-routes.ts";
 
 /**
  * The HTTP application, not yet listening: `serve` calls `listen`, tests call `inject`. Each
@@ -40,6 +41,7 @@ export function buildApp(services: Services) {
   app.register(healthRoutes, { sql });
   app.register(mcpRoutes, { services });
   app.register(oauthMetadataRoutes, { services });
+  app.register(uploadRoutes, { services });
   return app;
 }
 

@@ -1,0 +1,50 @@
+import type { Sql } from "../db/connect-sql.ts";
+import { ServiceError } from "../errors/service-error.ts";
+import type { PublishResult } from "./publish-result.ts";
+import type { LiveSnapshot } from "./read-live-state.ts";
+import type { UploadState } from "./upload-state.ts";
+import type { ValidationResult } from "./validation-result.ts";
+
+/** What validation stores: its result and the live snapshot publication re-checks. */
+export interface StoredValidation extends ValidationResult {
+  snapshot: LiveSnapshot | null;
+}
+
+/** One row of `authoring_uploads` as the authoring functions read it. */
+export interface AuthoringUpload {
+  id: string;
+  user_id: string;
+  state: UploadState;
+  size_bytes: number;
+  content_hash: string;
+  expires_at: Date;
+  uploaded_at: Date | null;
+  validation: StoredValidation | null;
+  plan_hash: string | null;
+  publish_result: PublishResult | null;
+}
+
+/**
+ * The caller's own upload, optionally locked for the rest of the transaction. Another user's id is
+ * not_found, exactly like an unknown one: an upload id reveals nothing about its owner's work.
+ */
+export async function findOwnUpload(
+  sql: Sql,
+  userId: string,
+  uploadId: string,
+  options: { lock?: boolean } = {},
+): Promise<AuthoringUpload> {
+  const lock = options.lock ? sql`for update` : sql``;
+  const [row] = await sql<AuthoringUpload[]>`
+    select id, user_id, state, size_bytes::integer as size_bytes, content_hash, expires_at, uploaded_at,
+      validation, plan_hash, publish_result
+    from authoring_uploads where id = ${uploadId} and user_id = ${userId} ${lock}`;
+  if (!row) {
+    throw new ServiceError(
+      "not_found",
+      `no upload of yours has the id ${uploadId}: pass the upload_id request_authoring_upload returned`,
+      { upload_id: uploadId },
+    );
+  }
+  return row;
+}

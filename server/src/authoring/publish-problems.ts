@@ -1,0 +1,180 @@
+import type { PlanProblem } from "@svc/schemas";
+import { IdPrefix, randomId } from "../ids/random-id.ts";
+import type { CampaignPlacement } from "./publish-campaign.ts";
+import type { PublishContext } from "./publish-context.ts";
+import type { PublishedProblem, Visibility } from "./publish-result.ts";
+import type { LiveProblemRow } from "./read-live-state.ts";
+import type { ProblemReconciliation } from "./reconcile.ts";
+import { type RevisionContent, revisionOf } from "./revision-of.ts";
+import { taskComponents, taskFingerprint } from "./task-fingerprint.ts";
+
+const RANK: Readonly<Record<Visibility, number>> = { private: 0, unlisted: 1, listed: 2 };
+
+/**
+ * Step 6: each Problem as reconciled. create: owned by the publisher, revision 1, private when
+ * standalone and 'listed' inside a Campaign (so it follows its Campaign, see migration 002);
+ * revise: the next revision, current from now on, changelog_md from revision_note; update: title,
+ * summary and priority weight only; noop: nothing. Visibility and owner of existing work never
+ * change. Search text, task components and fingerprint follow the current revision.
+ */
+export async function publishProblems(
+  ctx: PublishContext,
+  entries: readonly ProblemReconciliation[],
+  live: ReadonlyMap<string, LiveProblemRow>,
+  campaigns: ReadonlyMap<string, CampaignPlacement>,
+  ids: { skills: ReadonlyMap<string, string>; contracts: ReadonlyMap<string, string> },
+): Promise<PublishedProblem[]> {
+  const published: PublishedProblem[] = [];
+  for (const problem of ctx.plan.problems) {
+    const entry = entries.find((e) => e.slug === problem.slug);
+    if (!entry) throw new Error(`the reconciliation lacks problem ${problem.slug}`);
+    const campaign = problem.campaign_slug ? (campaigns.get(problem.campaign_slug) ?? null) : null;
+    const existing = live.get(problem.slug);
+    let placed: { problem_id: string; revision_id: string; revision_number: number; visibility: Visibility };
+    switch (entry.action) {
+      case "create":
+        placed = await createProblem(ctx, problem, campaign, revisionOf(problem, ids.skills, ids.contracts));
+        break;
+      case "revise":
+        placed = await reviseProblem(ctx, problem, existing!, revisionOf(problem, ids.skills, ids.contracts));
+        break;
+      case "update":
+        await updateProblem(ctx, problem, existing!, entry.reason ?? null);
+        placed = current(existing!);
+        break;
+      case "noop":
+        placed = current(existing!);
+        break;
+      case "conflict":
+        throw new Error(`problem ${problem.slug} is in conflict; validation should have refused it`);
+      default: {
+        const never: never = entry.action;
+        throw new Error(`Unhandled problem action: ${never}`);
+      }
+    }
+    const visibility =
+      campaign && RANK[campaign.visibility] < RANK[placed.visibility]
+        ? campaign.visibility
+        : placed.visibility;
+    const open = existing?.status !== "archived" && (campaign === null || campaign.status === "active");
+    published.push({
+      slug: problem.slug,
+      action: entry.action,
+      problem_id: placed.problem_id,
+      problem_revision_id: placed.revision_id,
+      revision_number: placed.revision_number,
+      visibility,
+      listed_in_explore: open && visibility === "listed",
+    });
+  }
+  return published;
+}
+
+function current(row: LiveProblemRow) {
+  return {
+    problem_id: row.problem_id,
+    revision_id: row.current_revision_id,
+    revision_number: row.current_revision_number,
+    visibility: row.visibility,
+  };
+}
+
+async function createProblem(
+  ctx: PublishContext,
+  problem: PlanProblem,
+  campaign: CampaignPlacement | null,
+  revision: RevisionContent,
+) {
+  const { tx } = ctx;
+  const id = randomId(IdPrefix.problem);
+  const revisionId = randomId(IdPrefix.problemRevision);
+  const visibility: Visibility = campaign ? "listed" : "private";
+  const components = taskComponents(problem);
+  // The current-revision key is deferred: the problem names its first revision before it exists.
+  await tx`
+    insert into problems (id, slug, owner_user_id, campaign_id, structure, title, summary, priority_weight, visibility,
+      current_revision_id, current_revision_number, task_components, task_fingerprint, search_document)
+    values (${id}, ${problem.slug}, ${ctx.userId}, ${campaign?.campaign_id ?? null}, ${problem.structure},
+      ${problem.title}, ${problem.summary}, ${problem.priority_weight}, ${visibility}, ${revisionId}, 1,
+      ${tx.json(components as never)}, ${taskFingerprint(components)},
+      svc_problem_search_document(${problem.title}, ${problem.summary}, ${problem.statement_md}))`;
+  await insertRevision(ctx, id, revisionId, 1, revision, null);
+  ctx.audit.push({
+    action: "create",
+    subject_kind: "problem",
+    subject_id: id,
+    detail: { slug: problem.slug, problem_revision_id: revisionId, revision_number: 1 },
+  });
+  return { problem_id: id, revision_id: revisionId, revision_number: 1, visibility };
+}
+
+async function reviseProblem(
+  ctx: PublishContext,
+  problem: PlanProblem,
+  row: LiveProblemRow,
+  revision: RevisionContent,
+) {
+  const { tx } = ctx;
+  const revisionId = randomId(IdPrefix.problemRevision);
+  const number = row.current_revision_number + 1;
+  const components = taskComponents(problem);
+  await insertRevision(ctx, row.problem_id, revisionId, number, revision, problem.revision_note);
+  await tx`
+    update problems set title = ${problem.title}, summary = ${problem.summary}, priority_weight = ${problem.priority_weight},
+      current_revision_id = ${revisionId}, current_revision_number = ${number},
+      task_components = ${tx.json(components as never)}, task_fingerprint = ${taskFingerprint(components)},
+      search_document = svc_problem_search_document(${problem.title}, ${problem.summary}, ${problem.statement_md}),
+      updated_at = ${ctx.now}
+    where id = ${row.problem_id}`;
+  ctx.audit.push({
+    action: "revise",
+    subject_kind: "problem",
+    subject_id: row.problem_id,
+    detail: { slug: problem.slug, problem_revision_id: revisionId, revision_number: number },
+  });
+  return {
+    problem_id: row.problem_id,
+    revision_id: revisionId,
+    revision_number: number,
+    visibility: row.visibility,
+  };
+}
+
+async function updateProblem(
+  ctx: PublishContext,
+  problem: PlanProblem,
+  row: LiveProblemRow,
+  reason: string | null,
+) {
+  const { tx } = ctx;
+  await tx`
+    update problems set title = ${problem.title}, summary = ${problem.summary}, priority_weight = ${problem.priority_weight},
+      search_document = svc_problem_search_document(${problem.title}, ${problem.summary},
+        (select statement_md from problem_revisions where id = problems.current_revision_id)),
+      updated_at = ${ctx.now}
+    where id = ${row.problem_id}`;
+  ctx.audit.push({
+    action: "update",
+    subject_kind: "problem",
+    subject_id: row.problem_id,
+    detail: { slug: problem.slug, reason },
+  });
+}
+
+async function insertRevision(
+  ctx: PublishContext,
+  problemId: string,
+  revisionId: string,
+  number: number,
+  revision: RevisionContent,
+  changelog: string | null,
+): Promise<void> {
+  const { tx } = ctx;
+  await tx`
+    insert into problem_revisions (id, problem_id, revision_number, statement_md, context_md, benchmark,
+      verifier_contract_id, verifier_input_bindings, sealing, skill_refs, changelog_md, created_by_user_id, created_at, upload_id)
+    values (${revisionId}, ${problemId}, ${number}, ${revision.statement_md}, null,
+      ${revision.benchmark ? tx.json(revision.benchmark as never) : null}, ${revision.verifier_contract_id},
+      ${tx.json(revision.verifier_input_bindings as never)}, ${revision.sealing ? tx.json(revision.sealing as never) : null},
+      ${tx.json(revision.skill_refs as never)}, ${changelog}, ${ctx.userId}, ${ctx.now}, ${ctx.uploadId})`;
+}

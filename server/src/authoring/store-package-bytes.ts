@@ -1,0 +1,41 @@
+import { sha256 } from "@svc/app";
+import type { FileTree } from "@svc/app/tree/file-tree.ts";
+import type { Plan } from "@svc/schemas";
+import type { BlobStore } from "../blobs/blob-store.ts";
+
+/**
+ * Puts into the blob store every file a publication's records point at by hash: skill files,
+ * script checker programs and stored (not linked) reference inputs. The plan names them by content
+ * hash only, so the package's files are matched by hash; only files whose size some wanted hash has
+ * are hashed. Blobs are content-addressed and puts idempotent, so this runs before the publishing
+ * transaction: a failed publication leaves at most unreferenced blobs, never a record without bytes.
+ */
+export async function storePackageBytes(blobs: BlobStore, tree: FileTree, plan: Plan): Promise<void> {
+  const wanted = new Map<string, number>();
+  for (const skill of Object.values(plan.skills)) {
+    for (const file of skill.files) wanted.set(file.content_hash, file.size_bytes);
+  }
+  for (const implementation of Object.values(plan.verifier_implementations)) {
+    if (implementation.program)
+      wanted.set(implementation.program.content_hash, implementation.program.size_bytes);
+  }
+  for (const problem of plan.problems) {
+    for (const input of problem.reference_inputs) {
+      if (input.url === null) wanted.set(input.content_hash, input.size_bytes);
+    }
+  }
+  const sizes = new Set(wanted.values());
+  for (const path of tree.paths()) {
+    if (wanted.size === 0) break;
+    if (!sizes.has(tree.size(path)!)) continue;
+    const bytes = await tree.read(path);
+    const hash = sha256(bytes);
+    if (!wanted.has(hash)) continue;
+    await blobs.put(bytes, { expectedHash: hash });
+    wanted.delete(hash);
+  }
+  if (wanted.size > 0) {
+    // Validation planned these hashes from these very files, so a miss is the service's own fault.
+    throw new Error(`the package lacks files the plan names: ${[...wanted.keys()].join(", ")}`);
+  }
+}

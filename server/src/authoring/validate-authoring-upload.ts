@@ -1,0 +1,155 @@
+import { lintPackage } from "@svc/app";
+import { TreeError } from "@svc/app/tree/file-tree.ts";
+import type { Services } from "../context/services.ts";
+import { ServiceError } from "../errors/service-error.ts";
+import { Capability } from "../users/capability.ts";
+import { liveRole } from "../users/live-role.ts";
+import type { Principal } from "../users/principal.ts";
+import { requireScope } from "../users/require-scope.ts";
+import { Role } from "../users/role.ts";
+import { Scope } from "../users/scope.ts";
+import { type AuthoringUpload, findOwnUpload, type StoredValidation } from "./authoring-upload.ts";
+import { checkNamedCampaigns } from "./check-named-campaigns.ts";
+import { checkPublishedReferences } from "./check-published-references.ts";
+import { imageStatuses, isCustomImage } from "./image-statuses.ts";
+import { contractFile } from "./package-files.ts";
+import { readLiveState } from "./read-live-state.ts";
+import { readUploadTree } from "./read-upload-tree.ts";
+import { reconcile } from "./reconcile.ts";
+import { UploadState } from "./upload-state.ts";
+import type { ValidationError, ValidationResult } from "./validation-result.ts";
+
+export interface ValidatedUpload extends ValidationResult {
+  upload_id: string;
+  state: UploadState;
+}
+
+/**
+ * validate_authoring_upload (spec 4.1): unpacks the caller's uploaded archive under the server's
+ * ceilings, lints it, checks the published ids it pins, snapshots the live records the plan names
+ * and reconciles against them. Stores the result and the snapshot with the upload (`validated`
+ * when there is no error and no conflict, `invalid` otherwise) and returns the result. A hostile
+ * archive is an error in the result, never a failure of the call. Revalidating recomputes against
+ * the state of the moment; the author's bytes are only read.
+ */
+export async function validateAuthoringUpload(
+  services: Services,
+  principal: Principal,
+  input: { upload_id: string },
+): Promise<ValidatedUpload> {
+  requireScope(principal, Scope.contribute);
+  const userId = principal.user.id;
+  const upload = await findOwnUpload(services.sql, userId, input.upload_id);
+  assertValidatable(upload);
+
+  const result = await validate(services, userId, upload);
+  const valid = result.validation.valid;
+  const state = valid ? UploadState.validated : UploadState.invalid;
+  const [row] = await services.sql<{ state: UploadState }[]>`
+    update authoring_uploads
+    set state = ${state}, validated_at = ${services.clock()}, validation = ${services.sql.json(toJson(result.validation))},
+      plan_hash = ${result.validation.plan_hash}
+    where id = ${upload.id} and state <> ${UploadState.published}
+    returning state`;
+  if (!row) throw alreadyPublished(upload.id);
+  const { snapshot: _snapshot, ...shown } = result.validation;
+  return { upload_id: upload.id, state: row.state, ...shown };
+}
+
+function assertValidatable(upload: AuthoringUpload): void {
+  if (upload.state === UploadState.requested) {
+    throw new ServiceError(
+      "upload_not_ready",
+      `upload ${upload.id} has not received its archive: PUT the archive to the upload_url first`,
+      { upload_id: upload.id, state: upload.state },
+    );
+  }
+  if (upload.state === UploadState.published) throw alreadyPublished(upload.id);
+}
+
+function alreadyPublished(uploadId: string): ServiceError {
+  return new ServiceError(
+    "conflict",
+    `upload ${uploadId} is already published and never changes: request a new upload to validate a newer package`,
+    { upload_id: uploadId, state: UploadState.published },
+  );
+}
+
+async function validate(
+  services: Services,
+  userId: string,
+  upload: AuthoringUpload,
+): Promise<{ validation: StoredValidation }> {
+  const empty = {
+    notes: [],
+    plan: null,
+    plan_hash: null,
+    conformance: [],
+    images: [],
+    reconciliation: null,
+    snapshot: null,
+  };
+  let tree: Awaited<ReturnType<typeof readUploadTree>>;
+  try {
+    tree = await readUploadTree(services.blobs, upload.content_hash);
+  } catch (error) {
+    if (!(error instanceof TreeError)) throw error;
+    const refusal: ValidationError = {
+      file: error.entry ?? "",
+      path: "",
+      code: error.code,
+      message: error.message,
+    };
+    return { validation: { valid: false, errors: [refusal], ...empty } };
+  }
+  const lint = await lintPackage(tree, { now: services.clock() });
+  if (!lint.plan || !lint.plan_hash) {
+    return { validation: { valid: false, ...empty, errors: lint.errors, notes: lint.notes } };
+  }
+  const plan = lint.plan;
+  const has = (path: string) => tree.size(path) !== undefined;
+  const role = await liveRole(services.sql, userId);
+  const errors: ValidationError[] = [...(await checkPublishedReferences(services.sql, plan, has))];
+
+  const images = imageStatuses(plan);
+  if (!role.capabilities.includes(Capability.custom_verifier)) {
+    for (const implementation of Object.values(plan.verifier_implementations)) {
+      if (!isCustomImage(implementation.runtime.image_ref)) continue;
+      const stage = implementation.stages[0]!;
+      errors.push({
+        file: contractFile(plan, stage.verifier_contract, has),
+        path: "",
+        code: "unsupported_runtime",
+        message: `stage ${stage.stage_key} names the custom image ${implementation.runtime.image_ref}, which needs the custom_verifier capability an operator grants; use a builtin or a ./checker.py instead`,
+      });
+    }
+  }
+
+  const caller = { user_id: userId, is_admin: role.roles.includes(Role.administrator) };
+  const live = await readLiveState(services.sql, plan);
+  const reconciliation = checkNamedCampaigns(
+    plan,
+    reconcile(plan, live.live, caller),
+    live.campaigns,
+    caller,
+  );
+  const conflict = reconciliation.counts.conflict > 0 || reconciliation.campaign?.action === "conflict";
+  return {
+    validation: {
+      valid: errors.length === 0 && !conflict,
+      errors,
+      notes: lint.notes,
+      plan,
+      plan_hash: lint.plan_hash,
+      conformance: [],
+      images,
+      reconciliation,
+      snapshot: live.snapshot,
+    },
+  };
+}
+
+/** The validation as plain JSON for the jsonb column (the plan and records are plain already). */
+function toJson(validation: StoredValidation): Parameters<Services["sql"]["json"]>[0] {
+  return JSON.parse(JSON.stringify(validation));
+}
