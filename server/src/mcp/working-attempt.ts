@@ -29,7 +29,8 @@ export interface SplitResourceUri {
  */
 export function splitResourceUri(uri: string): SplitResourceUri {
   const query = uri.indexOf("?");
-  if (query < 0 || uri.includes("#", query)) return { uri, workingAttemptId: undefined };
+  // A fragment ends the URI, so with one there is no trailing query parameter.
+  if (query < 0 || uri.includes("#")) return { uri, workingAttemptId: undefined };
   const separator = Math.max(uri.lastIndexOf("&"), query);
   const last = uri.slice(separator + 1);
   const prefix = `${WORKING_ATTEMPT_PARAMETER}=`;
