@@ -12,7 +12,7 @@ import { resourceTemplates as registeredTemplates, tools as registeredTools } fr
 import { authenticate } from "../users/authenticate.ts";
 import { allowedHostnames } from "./allowed-hostnames.ts";
 import { createServerFactory } from "./create-server-factory.ts";
-import { callerAuthInfo, callerOf } from "./mcp-caller.ts";
+import { callerAuthInfo, callerOf, type McpCaller } from "./mcp-caller.ts";
 
 /** The path of the MCP endpoint (spec 4.1). */
 export const MCP_PATH = "/mcp";
@@ -49,22 +49,31 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
   app.addHook("onRequest", hostHeaderValidation(hostnames));
   app.addHook("onRequest", originValidation(hostnames));
 
+  // Authenticate before the body is read: a caller without a live token costs one lookup.
+  const callers = new WeakMap<FastifyRequest, McpCaller>();
+  app.addHook("onRequest", async (request, reply) => {
+    const header = request.headers.authorization;
+    const principal = await authenticate(services.sql, header);
+    if (!principal) return unauthorized(services, request, reply, header !== undefined);
+    callers.set(request, {
+      services,
+      principal,
+      baseUrl: publicBaseUrl(services, request),
+      requestId: request.id,
+    });
+  });
+
   app.route({
     method: ["POST", "GET", "DELETE"],
     url: MCP_PATH,
     handler: async (request, reply) => {
-      const header = request.headers.authorization;
-      const principal = await authenticate(services.sql, header);
-      if (!principal) return unauthorized(services, request, reply, header !== undefined);
-      const caller = {
-        services,
-        principal,
-        baseUrl: publicBaseUrl(services, request),
-        requestId: request.id,
-      };
-      const token = header!.replace(/^bearer\s+/i, "").trim();
-      // The SDK writes the response itself, streams included.
+      const caller = callers.get(request)!;
+      const token = request.headers.authorization!.replace(/^bearer\s+/i, "").trim();
+      // The SDK writes the response itself, streams included, so fastify neither sends nor logs it.
       reply.hijack();
+      reply.raw.once("close", () =>
+        request.log.info({ res: reply, responseTime: reply.elapsedTime }, "request completed"),
+      );
       await serve(
         Object.assign(request.raw, { auth: callerAuthInfo(caller, token) }),
         reply.raw,

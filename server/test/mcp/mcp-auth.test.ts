@@ -51,6 +51,15 @@ describeWithDatabase("authentication on /mcp", () => {
     });
   });
 
+  it("authenticates before reading the body", async () => {
+    const response = await fetch(`${app.url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{not json",
+    });
+    expect(response.status).toBe(401);
+  });
+
   it("answers an unknown or revoked token 401 with error=invalid_token", async () => {
     await addUser(db.sql, { handle: "revoked" });
     const revoked = await issueToken(db.sql, "revoked", ["read"]);

@@ -3,7 +3,7 @@ import { resourceTemplates, tools } from "../../src/tools/tools.ts";
 import { addUser, issueToken } from "../../src/users/index.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
 import { testServices } from "../support/test-services.ts";
-import { MODERN_REVISION, modernRpc } from "./support/json-rpc.ts";
+import { legacyRpc, MODERN_REVISION, modernRpc } from "./support/json-rpc.ts";
 import { clientLines, envelopeOf, type TestClient } from "./support/mcp-clients.ts";
 import { type RunningApp, startApp } from "./support/start-app.ts";
 
@@ -127,6 +127,12 @@ describeWithDatabase("the /mcp endpoint", () => {
       const { body } = await modernRpc(app.url, token, method);
       expect(body.result, method).toMatchObject({ resultType: "complete", ttlMs: 0, cacheScope: "private" });
     }
+  });
+
+  it("answers a 2025-era call without a handshake: no request depends on an earlier one", async () => {
+    const { status, body } = await legacyRpc(app.url, token, "tools/call", { name: "whoami", arguments: {} });
+    expect(status).toBe(200);
+    expect(body.result).toMatchObject({ structuredContent: { user: { handle: "ada" } } });
   });
 
   it("answers GET and DELETE with 405: the endpoint keeps no sessions", async () => {
