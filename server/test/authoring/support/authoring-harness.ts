@@ -84,7 +84,7 @@ export async function putUpload(
   bytes: Uint8Array,
   contentType = "application/zip",
 ) {
-  const url = new URL(uploadUrl);
+  const url = new URL(uploadUrl, "http://svc.test");
   return await app.inject({
     method: "PUT",
     url: `${url.pathname}${url.search}`,
