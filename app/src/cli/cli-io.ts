@@ -4,6 +4,8 @@ export interface CliIo {
   stderr(text: string): void;
   /** Colour only on a terminal. */
   color: boolean;
+  /** Progress bars only when stderr is a terminal. */
+  progress?: boolean;
 }
 
 export function processIo(): CliIo {
@@ -11,6 +13,7 @@ export function processIo(): CliIo {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
+    progress: Boolean(process.stderr.isTTY),
   };
 }
 

@@ -1,13 +1,25 @@
 import { Command, CommanderError } from "commander";
+import { type CliDeps, defaultDeps } from "./cli-deps.ts";
 import { type CliIo, processIo, UsageError } from "./cli-io.ts";
+import { type DraftOptions, draftCommand } from "./draft-command.ts";
 import { initCommand } from "./init-command.ts";
 import { lintCommand } from "./lint-command.ts";
 import { loginCommand, logoutCommand } from "./login-command.ts";
 import { LATER_COMMANDS, notAvailable } from "./not-available.ts";
+import { uploadCommand } from "./upload-command.ts";
+import { whoamiCommand } from "./whoami-command.ts";
 
-/** Runs `svc` with the given arguments (without node and script) and returns the exit code. */
-export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+/**
+ * Runs `svc` with the given arguments (without node and script) and returns the exit code.
+ * `deps` replaces the environment, the clock, sleeping and the service client (tests).
+ */
+export async function runCli(
+  argv: readonly string[],
+  io: CliIo = processIo(),
+  deps: Partial<CliDeps> = {},
+): Promise<number> {
   let exitCode = 0;
+  const cli = defaultDeps(deps);
   const program = new Command("svc")
     .description("Author, lint and publish verifiable problems for the svc service.")
     .exitOverride()
@@ -50,6 +62,45 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
     .description("forget the stored credential")
     .action(async () => {
       exitCode = await logoutCommand(io);
+    });
+
+  const serverOption = "the service's base address (default SVC_BASE_URL, else the one svc login stored)";
+  program
+    .command("upload")
+    .description("lint, upload and validate a package as one archive; publishes nothing")
+    .argument("<dir>", "package directory")
+    .option("--json", "print the validation envelope with upload_id and content_hash")
+    .option("--server <url>", serverOption)
+    .action(async (dir: string, options: { json?: boolean; server?: string }) => {
+      exitCode = await uploadCommand(dir, options, io, cli);
+    });
+
+  for (const [name, summary] of [
+    ["draft", "lint, shard, upload, validate and publish a package as private work"],
+    ["publish", "identical to draft"],
+  ] as const) {
+    program
+      .command(name)
+      .description(summary)
+      .argument("<dir>", "package directory")
+      .option("--json", "print the summary as JSON")
+      .option("--fresh", "ignore <dir>/.svc/publish-state.json and start over")
+      .option("--verify", "replay every shard, published ones included")
+      .option("--shard-problems <n>", "at most n problems per shard (lowers the ceiling of 300)")
+      .option("--shard-bytes <n>", "at most n bytes zipped per shard (lowers the ceiling of 24 MiB)")
+      .option("--server <url>", serverOption)
+      .action(async (dir: string, options: DraftOptions) => {
+        exitCode = await draftCommand(dir, options, io, cli);
+      });
+  }
+
+  program
+    .command("whoami")
+    .description("show who the credential signs in as: handle, id, work role, scopes")
+    .option("--json", "print the whoami envelope")
+    .option("--server <url>", serverOption)
+    .action(async (options: { json?: boolean; server?: string }) => {
+      exitCode = await whoamiCommand(options, io, cli);
     });
 
   for (const [name, command] of Object.entries(LATER_COMMANDS)) {

@@ -1,0 +1,97 @@
+import { join } from "node:path";
+import { readValidation } from "../client/authoring-results.ts";
+import { packArchive, putArchive, requestUpload } from "../client/authoring-steps.ts";
+import { writeJsonAtomic } from "../client/publish-state.ts";
+import { ServiceCallError } from "../client/service-call-error.ts";
+import { withRetries } from "../client/with-retries.ts";
+import { SERVER_ARCHIVE_LIMITS } from "../tree/file-tree.ts";
+import type { CliDeps } from "./cli-deps.ts";
+import type { CliIo } from "./cli-io.ts";
+import { connectService } from "./connect-service.ts";
+import { formatValidation } from "./format-validation.ts";
+import { openLintedPackage } from "./open-linted-package.ts";
+import { retryNotice } from "./retry-notice.ts";
+
+/** What `<dir>/.svc/upload.json` records about the last upload. */
+export interface UploadRecord {
+  upload_id: string;
+  plan_hash: string | null;
+  content_hash: string;
+  uploaded_at: string;
+  valid: boolean;
+}
+
+/**
+ * `svc upload <dir> [--json]`: lint, pack the whole package as one archive, then request, PUT and
+ * validate it (each step retried on transient failures). Publishes nothing. Prints the validation
+ * and records it in `<dir>/.svc/upload.json`. Exit 0 valid, 1 lint errors, invalid or refused, 2 usage.
+ */
+export async function uploadCommand(
+  dir: string,
+  options: { json?: boolean; server?: string },
+  io: CliIo,
+  deps: CliDeps,
+): Promise<number> {
+  const linted = await openLintedPackage(dir, io, options);
+  if (!linted) return 1;
+  const { tree } = linted;
+  const files = tree.paths().length;
+  const unpacked = tree.paths().reduce((sum, p) => sum + (tree.size(p) ?? 0), 0);
+  const archive = await packArchive(tree);
+  const over =
+    files > SERVER_ARCHIVE_LIMITS.maxFiles
+      ? `${files} files (the service takes ${SERVER_ARCHIVE_LIMITS.maxFiles})`
+      : archive.size_bytes > SERVER_ARCHIVE_LIMITS.maxZippedBytes
+        ? `${archive.size_bytes} bytes zipped (the service takes ${SERVER_ARCHIVE_LIMITS.maxZippedBytes})`
+        : unpacked > SERVER_ARCHIVE_LIMITS.maxUnpackedBytes
+          ? `${unpacked} bytes unpacked (the service takes ${SERVER_ARCHIVE_LIMITS.maxUnpackedBytes})`
+          : null;
+  if (over) {
+    io.stderr(`svc upload: the package is ${over} in one archive; svc draft cuts it into shards\n`);
+    return 1;
+  }
+
+  const { client } = await connectService(options, deps);
+  const retry = { sleep: deps.sleep, random: deps.random };
+  let step = "request_authoring_upload";
+  try {
+    const upload = await withRetries(() => requestUpload(client, archive), {
+      ...retry,
+      onRetry: (info) => io.stderr(retryNotice(step, info)),
+    });
+    step = "upload PUT";
+    await withRetries((attempt) => putArchive(client, upload, archive, attempt), {
+      ...retry,
+      onRetry: (info) => io.stderr(retryNotice(step, info)),
+    });
+    step = "validate_authoring_upload";
+    const envelope = await withRetries(
+      () => client.callTool("validate_authoring_upload", { upload_id: upload.upload_id }),
+      { ...retry, onRetry: (info) => io.stderr(retryNotice(step, info)) },
+    );
+    const validation = readValidation(envelope);
+    const record: UploadRecord = {
+      upload_id: upload.upload_id,
+      plan_hash: validation.plan_hash,
+      content_hash: archive.content_hash,
+      uploaded_at: deps.now().toISOString(),
+      valid: validation.valid,
+    };
+    await writeJsonAtomic(join(dir, ".svc", "upload.json"), record);
+    if (options.json) {
+      io.stdout(
+        `${JSON.stringify({ ...envelope, upload_id: upload.upload_id, content_hash: archive.content_hash }, null, 2)}\n`,
+      );
+    } else {
+      io.stdout(`upload ${upload.upload_id} (${archive.size_bytes} bytes, ${archive.content_hash})\n`);
+      io.stdout(formatValidation(validation, { color: io.color }));
+    }
+    return validation.valid ? 0 : 1;
+  } catch (error) {
+    if (!(error instanceof ServiceCallError)) throw error;
+    io.stderr(`svc upload: ${step} failed [${error.code}]: ${error.message}\n`);
+    return 1;
+  } finally {
+    await client.close();
+  }
+}

@@ -1,0 +1,51 @@
+import { ServiceCallError } from "../client/service-call-error.ts";
+import { withRetries } from "../client/with-retries.ts";
+import type { CliDeps } from "./cli-deps.ts";
+import type { CliIo } from "./cli-io.ts";
+import { connectService } from "./connect-service.ts";
+import { retryNotice } from "./retry-notice.ts";
+
+/**
+ * `svc whoami [--json]`: who the credential signs in as, through the `whoami` tool (spec 4.1:
+ * `{user, memberships, work_role}`). Prints handle, id, work role and scopes, or the envelope.
+ */
+export async function whoamiCommand(
+  options: { json?: boolean; server?: string },
+  io: CliIo,
+  deps: CliDeps,
+): Promise<number> {
+  const { client, server } = await connectService(options, deps);
+  try {
+    const envelope = await withRetries(() => client.callTool("whoami"), {
+      sleep: deps.sleep,
+      random: deps.random,
+      onRetry: (info) => io.stderr(retryNotice("whoami", info)),
+    });
+    if (options.json) {
+      io.stdout(`${JSON.stringify(envelope, null, 2)}\n`);
+      return 0;
+    }
+    const user = (envelope.user ?? {}) as Record<string, unknown>;
+    const scopes =
+      envelope.scopes ?? user.scopes ?? (envelope.token as Record<string, unknown> | undefined)?.scopes;
+    const lines = [
+      `handle     ${String(user.handle ?? "?")}`,
+      `id         ${String(user.id ?? user.user_id ?? "?")}`,
+      `work_role  ${String(envelope.work_role ?? user.work_role ?? "?")}`,
+      `scopes     ${Array.isArray(scopes) ? scopes.join(" ") : String(scopes ?? "?")}`,
+      `server     ${server}`,
+    ];
+    io.stdout(`${lines.join("\n")}\n`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof ServiceCallError)) throw error;
+    const hint =
+      error.code === "unauthorized"
+        ? "; the token is unknown or revoked: run svc login --token <token> --server <url>"
+        : "";
+    io.stderr(`svc whoami: [${error.code}] ${error.message}${hint}\n`);
+    return 1;
+  } finally {
+    await client.close();
+  }
+}
