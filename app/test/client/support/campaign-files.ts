@@ -3,11 +3,12 @@ import { scaffoldPackage } from "../../../src/cli/scaffold-package.ts";
 /**
  * A campaign package that lints clean with `count` problems, as in-memory files. Directory names
  * run in the opposite order to slugs (`d-<count-i>` holds `p-<i>`), so anything that orders by
- * directory instead of slug shows. `statement` varies a problem's statement.
+ * directory instead of slug shows. `prefix` replaces the `p` of slugs; `statement` varies a
+ * problem's statement.
  */
 export function campaignFiles(
   count: number,
-  options: { campaign?: string; statement?: (slug: string) => string } = {},
+  options: { campaign?: string; prefix?: string; statement?: (slug: string) => string } = {},
 ): Record<string, string> {
   const base = scaffoldPackage({ slug: "x", campaign: true });
   const files: Record<string, string> = {};
@@ -23,7 +24,7 @@ export function campaignFiles(
   }
   const width = String(count).length;
   for (let i = 0; i < count; i++) {
-    const slug = `p-${String(i).padStart(width, "0")}`;
+    const slug = `${options.prefix ?? "p"}-${String(i).padStart(width, "0")}`;
     const dir = `problems/d-${String(count - i).padStart(width, "0")}`;
     const problem = JSON.parse(base["problems/x/problem.json"]!);
     files[`${dir}/problem.json`] = JSON.stringify({ ...problem, slug, title: `Problem ${slug}` }, null, 2);
