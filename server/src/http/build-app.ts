@@ -2,6 +2,9 @@ import Fastify from "fastify";
 import type { Services } from "../context/services.ts";
 import { ServiceError } from "../errors/service-error.ts";
 import { mcpRoutes } from "../mcp/mcp-routes.ts";
+import { apiRoutes } from "./api-routes.ts";
+import { docsRoutes } from "./docs-routes.ts";
+import { downloadRoutes } from "./download-routes.ts";
 import { errorHandler } from "./error-handler.ts";
 import { healthRoutes } from "./health-routes.ts";
 import { oauthMetadataRoutes } from "./oauth-metadata-routes.ts";
@@ -39,6 +42,9 @@ export function buildApp(services: Services) {
       ),
   );
   app.register(healthRoutes, { sql });
+  app.register(apiRoutes, { services });
+  app.register(downloadRoutes, { services });
+  app.register(docsRoutes);
   app.register(mcpRoutes, { services });
   app.register(oauthMetadataRoutes, { services });
   app.register(uploadRoutes, { services });

@@ -1,0 +1,17 @@
+import type { Visibility } from "../work/visibility.ts";
+
+/** A Campaign row as read paths select it (`select * from campaigns`). */
+export interface CampaignRow {
+  id: string;
+  slug: string;
+  owner_user_id: string;
+  title: string;
+  summary: string;
+  description_md: string;
+  authored_status: "draft" | "active";
+  status: "active" | "archived";
+  visibility: Visibility;
+  archived_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}

@@ -1,0 +1,12 @@
+import type { Sql } from "../db/connect-sql.ts";
+import type { CampaignRow } from "./campaign-row.ts";
+
+const CAMPAIGN_ID = /^cmp_[0-9a-z]{10,32}$/;
+
+/** The Campaign a caller names by `cmp_` id or by slug, whatever its visibility, or null. */
+export async function findCampaign(sql: Sql, reference: string): Promise<CampaignRow | null> {
+  const byId = CAMPAIGN_ID.test(reference);
+  const [row] = await sql<CampaignRow[]>`
+    select * from campaigns where ${byId ? sql`id = ${reference}` : sql`slug = ${reference}`}`;
+  return row ?? null;
+}

@@ -1,0 +1,48 @@
+import type { Sql } from "../db/connect-sql.ts";
+import { cursorFingerprint, decodeCursor, encodeCursor } from "../problems/page-cursor.ts";
+import { pageProblems } from "../problems/page-problems.ts";
+import { type Problem, toProblem } from "../problems/problem.ts";
+import type { Viewer } from "../work/viewer.ts";
+import { EFFECTIVE_VISIBILITY_SQL } from "../work/visibility-sql.ts";
+import { type Campaign, toCampaign } from "./campaign.ts";
+import { readCampaign } from "./read-campaign.ts";
+
+export interface GetCampaignResult {
+  campaign: Campaign;
+  open_problems: Problem[];
+  /** Pass back as `cursor` for the next page; null on the last page. */
+  open_problems_cursor: string | null;
+}
+
+/**
+ * get_campaign (spec 4.1): the Campaign the viewer names and a page of its open Problems in
+ * priority order (highest `priority_weight` first, then slug). Naming the Campaign shows the
+ * Problems that share its visibility; a Problem an exception restricts below the Campaign (for
+ * example unlisted inside a listed Campaign) is shown only to its owner.
+ */
+export async function getCampaign(
+  sql: Sql,
+  viewer: Viewer,
+  options: { campaign: string; limit: number; cursor?: string },
+): Promise<GetCampaignResult> {
+  const campaign = await readCampaign(sql, viewer, options.campaign);
+  const fingerprint = cursorFingerprint({ campaign: campaign.id, open_problems: "priority" });
+  const keys = [
+    { expression: sql`-p.priority_weight`, type: "float8" as const },
+    { expression: sql`p.slug collate "C"`, type: "text" as const },
+  ];
+  const after =
+    options.cursor === undefined ? undefined : decodeCursor(options.cursor, fingerprint, keys.length).k;
+  const page = await pageProblems(sql, {
+    where: sql`p.campaign_id = ${campaign.id} and p.status = 'open' and p.current_revision_id is not null
+      and (${sql.unsafe(EFFECTIVE_VISIBILITY_SQL)} = c.visibility or p.owner_user_id = ${viewer.userId})`,
+    keys,
+    limit: options.limit,
+    after,
+  });
+  return {
+    campaign: toCampaign(campaign),
+    open_problems: page.rows.map(toProblem),
+    open_problems_cursor: page.next === null ? null : encodeCursor({ k: page.next, f: fingerprint }),
+  };
+}

@@ -1,0 +1,16 @@
+import type { Sql } from "../db/connect-sql.ts";
+import type { Viewer } from "../work/viewer.ts";
+import { type Campaign, toCampaign } from "./campaign.ts";
+import type { CampaignRow } from "./campaign-row.ts";
+
+/**
+ * list_campaigns: active Campaigns that are listed, and the viewer's own whatever their
+ * visibility, newest first. Archived Campaigns stay readable by name but are not offered.
+ */
+export async function listCampaigns(sql: Sql, viewer: Viewer): Promise<{ campaigns: Campaign[] }> {
+  const rows = await sql<CampaignRow[]>`
+    select * from campaigns
+    where status = 'active' and (visibility = 'listed' or owner_user_id = ${viewer.userId})
+    order by created_at desc, id`;
+  return { campaigns: rows.map(toCampaign) };
+}

@@ -1,0 +1,62 @@
+import { z } from "zod";
+
+/**
+ * Input fields the discovery tools and `GET /api/problems` share, so a limit or an order is
+ * checked by one rule whichever door the request comes through.
+ */
+
+/** Accepted on every read tool (spec 4.1) and ignored until Attempts exist. */
+export const workingAttemptId = z
+  .string()
+  .optional()
+  .describe("The id of your own Attempt this read is for, if you are working on one (att_...).");
+
+/** A page size: 1 to 200, default 50 (spec 8, Discovery). */
+export const pageLimit = z
+  .number()
+  .int()
+  .min(1)
+  .max(200)
+  .default(50)
+  .describe("Page size, 1 to 200 (default 50).");
+
+/** An opaque cursor from a previous page. */
+export const pageCursor = z
+  .string()
+  .min(1)
+  .max(4096)
+  .optional()
+  .describe("The cursor a previous page returned; omit for the first page.");
+
+/** A Problem's structure. */
+export const structureField = z.enum(["SOLVE", "BENCHMARK", "DISCOVERY"]);
+
+/** The search_problems input; `GET /api/problems` maps its query parameters onto it. */
+export const searchProblemsInput = z.strictObject({
+  query: z
+    .string()
+    .max(1000)
+    .optional()
+    .describe('Words to find in title, summary and statement; web-search syntax ("a phrase", -exclude, or).'),
+  campaign: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe("Only Problems of this Campaign (slug or cmp_ id)."),
+  structure: structureField.optional().describe("Only Problems of this structure."),
+  status: z.enum(["open", "archived"]).default("open").describe("open (default) or archived."),
+  standalone: z
+    .boolean()
+    .optional()
+    .describe("true: only Problems outside any Campaign; false: only Campaign Problems."),
+  order: z
+    .enum(["priority", "random", "least_attempted"])
+    .default("priority")
+    .describe(
+      "priority (default; with a query, best match first), random (stable across pages), least_attempted.",
+    ),
+  limit: pageLimit,
+  cursor: pageCursor,
+  working_attempt_id: workingAttemptId,
+});

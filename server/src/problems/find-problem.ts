@@ -1,0 +1,17 @@
+import type { Sql } from "../db/connect-sql.ts";
+import { type ProblemRow, problemColumnsSql } from "./problem-row.ts";
+
+const PROBLEM_ID = /^prb_[0-9a-z]{10,32}$/;
+
+/**
+ * The Problem a caller names by `prb_` id or by slug, whatever its visibility, or null. Callers
+ * apply the visibility rules; this is the one place that decides how a reference is read.
+ */
+export async function findProblem(sql: Sql, reference: string): Promise<ProblemRow | null> {
+  const byId = PROBLEM_ID.test(reference);
+  const [row] = await sql<ProblemRow[]>`
+    select ${problemColumnsSql(sql)}
+    from problems p left join campaigns c on c.id = p.campaign_id
+    where ${byId ? sql`p.id = ${reference}` : sql`p.slug = ${reference}`}`;
+  return row ?? null;
+}

@@ -1,0 +1,28 @@
+import type { Sql } from "../db/connect-sql.ts";
+import { ServiceError } from "../errors/service-error.ts";
+import type { ProblemRevisionRow } from "./problem-revision.ts";
+import type { ProblemRow } from "./problem-row.ts";
+
+/**
+ * The revision `number` of a Problem the caller may already read, or its current one. not_found
+ * when the number does not exist, or when the Problem has no revision yet.
+ */
+export async function findRevision(
+  sql: Sql,
+  problem: ProblemRow,
+  number?: number,
+): Promise<ProblemRevisionRow> {
+  const wanted = number ?? problem.current_revision_number;
+  const [row] = await sql<ProblemRevisionRow[]>`
+    select * from problem_revisions where problem_id = ${problem.id} and revision_number = ${wanted}`;
+  if (!row) {
+    throw new ServiceError(
+      "not_found",
+      number === undefined
+        ? `problem ${problem.slug} has no revision yet`
+        : `problem ${problem.slug} has no revision ${number}: its current revision is ${problem.current_revision_number}`,
+      { problem: problem.id, revision: wanted },
+    );
+  }
+  return row;
+}

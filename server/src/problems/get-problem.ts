@@ -1,0 +1,79 @@
+import { type SkillResourceEntry, skillResourceEntries } from "../skills/skill-resource-entries.ts";
+import type { ToolContext } from "../tools/tool.ts";
+import type { Viewer } from "../work/viewer.ts";
+import { findRevision } from "./find-revision.ts";
+import { type Problem, toProblem } from "./problem.ts";
+import { type ProblemRevision, toProblemRevision } from "./problem-revision.ts";
+import type { ProblemRow } from "./problem-row.ts";
+import { readProblem } from "./read-problem.ts";
+import { type ReferenceResourceEntry, referenceResourceEntries } from "./reference-resource-entries.ts";
+import { sealedSlots } from "./sealed-slots.ts";
+import { signedDownloads } from "./signed-download.ts";
+
+/** The get_problem envelope (spec 4.1). */
+export interface ProblemEnvelope {
+  problem: Problem;
+  revision: ProblemRevision;
+  skill_resources: SkillResourceEntry[];
+  reference_resources: ReferenceResourceEntry[];
+  /** The caller's Attempts on this Problem; null until Attempts exist. */
+  attempt_summary: null;
+  /** The caller's quota on sealed work; null until Submissions exist. */
+  submission_allowance: null;
+  /** Present when the caller has no active Attempt on an open Problem: what to call next. */
+  hint?: string;
+}
+
+/**
+ * get_problem: the Problem the viewer names (id or slug), one revision (the current one unless
+ * `revision` names another), and the delivery entries for its skills and reference inputs with
+ * signed 15-minute download links. `problem` and `revision` are the canonical objects; every URI
+ * and link lives in the two resource lists.
+ */
+export async function getProblem(
+  context: ToolContext,
+  viewer: Viewer,
+  input: { problem: string; revision?: number },
+): Promise<ProblemEnvelope> {
+  const { sql, clock } = context.services;
+  const row = await readProblem(sql, viewer, input.problem);
+  return problemEnvelope(context, row, input.revision, clock());
+}
+
+/** The envelope of a Problem already read with the caller's visibility. */
+export async function problemEnvelope(
+  context: ToolContext,
+  row: ProblemRow,
+  revisionNumber: number | undefined,
+  now: Date,
+): Promise<ProblemEnvelope> {
+  const { sql, blobs } = context.services;
+  const revision = toProblemRevision(await findRevision(sql, row, revisionNumber));
+  const sign = signedDownloads(context);
+  const envelope: ProblemEnvelope = {
+    problem: toProblem(row),
+    revision,
+    skill_resources: await skillResourceEntries(sql, blobs, revision.skill_refs, sign),
+    reference_resources: await referenceResourceEntries(
+      blobs,
+      revision,
+      await sealedSlots(sql, revision.verifier_contract_id),
+      now,
+      sign,
+    ),
+    attempt_summary: null,
+    submission_allowance: null,
+  };
+  const hint = startAttemptHint(row);
+  if (hint) envelope.hint = hint;
+  return envelope;
+}
+
+/**
+ * The hint spec 4.1 asks for when the caller has no active Attempt. Attempts do not exist yet,
+ * so every open Problem gets it; an archived one takes no new Attempts and gets none.
+ */
+export function startAttemptHint(row: ProblemRow): string | undefined {
+  if (row.status !== "open") return undefined;
+  return `You have no active Attempt on ${row.slug}: call start_attempt with {"problem": "${row.id}"} to begin; it returns these resources with URIs that carry your Attempt id.`;
+}

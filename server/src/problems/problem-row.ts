@@ -1,0 +1,38 @@
+import type postgres from "postgres";
+import type { Sql } from "../db/connect-sql.ts";
+import type { Visibility } from "../work/visibility.ts";
+import { EFFECTIVE_VISIBILITY_SQL } from "../work/visibility-sql.ts";
+
+/** A Problem as read paths select it: its row, its Campaign's slug and both visibilities. */
+export interface ProblemRow {
+  id: string;
+  slug: string;
+  owner_user_id: string;
+  campaign_id: string | null;
+  campaign_slug: string | null;
+  structure: "SOLVE" | "BENCHMARK" | "DISCOVERY";
+  title: string;
+  summary: string;
+  priority_weight: number;
+  status: "open" | "archived";
+  /** The Problem's own visibility (an exception when it belongs to a Campaign). */
+  own_visibility: Visibility;
+  campaign_visibility: Visibility | null;
+  /** What callers see: the lesser of the two. */
+  visibility: Visibility;
+  current_revision_id: string | null;
+  current_revision_number: number;
+  active_attempts: number;
+  archived_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The select list for {@link ProblemRow}, over `problems p left join campaigns c`. */
+export function problemColumnsSql(sql: Sql): postgres.Fragment {
+  return sql.unsafe(`p.id, p.slug, p.owner_user_id, p.campaign_id, c.slug as campaign_slug, p.structure,
+    p.title, p.summary, p.priority_weight, p.status, p.visibility as own_visibility,
+    c.visibility as campaign_visibility, ${EFFECTIVE_VISIBILITY_SQL} as visibility,
+    p.current_revision_id, p.current_revision_number, p.active_attempts, p.archived_at, p.created_at,
+    p.updated_at`);
+}

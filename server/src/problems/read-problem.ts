@@ -1,0 +1,20 @@
+import type { Sql } from "../db/connect-sql.ts";
+import { ServiceError } from "../errors/service-error.ts";
+import type { Viewer } from "../work/viewer.ts";
+import { canReadWork } from "../work/work-access.ts";
+import { findProblem } from "./find-problem.ts";
+import type { ProblemRow } from "./problem-row.ts";
+
+/**
+ * The Problem the viewer names, when they may read it. Unknown and invisible are the same
+ * not_found, so a private Problem's existence never leaks.
+ */
+export async function readProblem(sql: Sql, viewer: Viewer | null, reference: string): Promise<ProblemRow> {
+  const row = await findProblem(sql, reference);
+  if (!row || !canReadWork(viewer, row)) {
+    throw new ServiceError("not_found", `no problem has the id or slug "${reference}"`, {
+      problem: reference,
+    });
+  }
+  return row;
+}

@@ -1,0 +1,134 @@
+import { randomBytes } from "node:crypto";
+import type postgres from "postgres";
+import { readCampaign } from "../campaigns/read-campaign.ts";
+import type { Sql } from "../db/connect-sql.ts";
+import { ServiceError } from "../errors/service-error.ts";
+import type { Viewer } from "../work/viewer.ts";
+import { discoverableProblemSql } from "../work/visibility-sql.ts";
+import { joinFragments } from "./join-fragments.ts";
+import { cursorFingerprint, decodeCursor, encodeCursor } from "./page-cursor.ts";
+import { pageProblems, type SortKey } from "./page-problems.ts";
+import { type Problem, toProblem } from "./problem.ts";
+import { ProblemOrder } from "./problem-order.ts";
+import type { ProblemRow } from "./problem-row.ts";
+
+/** What search_problems and `GET /api/problems` accept, already validated. */
+export interface SearchProblemsOptions {
+  /** Words to find in title, summary and statement (web search syntax: "quoted", -excluded, or). */
+  query?: string;
+  /** A Campaign slug or id. */
+  campaign?: string;
+  structure?: ProblemRow["structure"];
+  status: ProblemRow["status"];
+  /** true: only Problems outside any Campaign; false: only Campaign Problems. */
+  standalone?: boolean;
+  order: ProblemOrder;
+  limit: number;
+  cursor?: string;
+}
+
+/** One search hit: the canonical Problem and the Attempts started on it and not ended. */
+export type ProblemWithAttempts = Problem & { active_attempts: number };
+
+export interface SearchProblemsResult {
+  problems: ProblemWithAttempts[];
+  /** Pass back for the next page; null on the last page. */
+  cursor: string | null;
+  order: ProblemOrder;
+}
+
+/**
+ * search_problems (spec 4.1): listed Problems and the viewer's own, matched with PostgreSQL
+ * full-text search (`websearch_to_tsquery('english', query)` against the weighted title, summary
+ * and statement document) and paged by keyset. With a query, `priority` order ranks by
+ * `ts_rank` first. Unlisted and other owners' private work never appears, administrators included.
+ */
+export async function searchProblems(
+  sql: Sql,
+  viewer: Viewer,
+  options: SearchProblemsOptions,
+): Promise<SearchProblemsResult> {
+  const query = options.query?.trim() || undefined;
+  let campaignId: string | undefined;
+  if (options.campaign !== undefined) {
+    if (options.standalone === true) {
+      throw new ServiceError(
+        "invalid_input",
+        "campaign and standalone=true exclude each other: drop one of them",
+        { field: "standalone" },
+      );
+    }
+    campaignId = (await readCampaign(sql, viewer, options.campaign)).id;
+  }
+  const fingerprint = cursorFingerprint({
+    query: query ?? null,
+    campaign: campaignId ?? null,
+    structure: options.structure ?? null,
+    status: options.status,
+    standalone: options.standalone ?? null,
+    order: options.order,
+  });
+  const tsquery = query === undefined ? undefined : sql`websearch_to_tsquery('english', ${query})`;
+  const keys = sortKeys(sql, options.order, tsquery, undefined);
+  const position =
+    options.cursor === undefined ? undefined : decodeCursor(options.cursor, fingerprint, keys.length);
+  const seed =
+    options.order === ProblemOrder.random ? (position?.s ?? randomBytes(8).toString("hex")) : undefined;
+  const seededKeys = sortKeys(sql, options.order, tsquery, seed);
+
+  const filters: postgres.Fragment[] = [
+    discoverableProblemSql(sql, viewer),
+    sql`p.current_revision_id is not null`,
+    sql`p.status = ${options.status}`,
+  ];
+  if (tsquery) filters.push(sql`p.search_document @@ ${tsquery}`);
+  if (campaignId !== undefined) filters.push(sql`p.campaign_id = ${campaignId}`);
+  if (options.structure !== undefined) filters.push(sql`p.structure = ${options.structure}`);
+  if (options.standalone === true) filters.push(sql`p.campaign_id is null`);
+  if (options.standalone === false) filters.push(sql`p.campaign_id is not null`);
+
+  const page = await pageProblems(sql, {
+    where: joinFragments(sql, filters, " and "),
+    keys: seededKeys,
+    limit: options.limit,
+    after: position?.k,
+  });
+  return {
+    problems: page.rows.map((row) => ({ ...toProblem(row), active_attempts: row.active_attempts })),
+    cursor:
+      page.next === null
+        ? null
+        : encodeCursor({ k: page.next, ...(seed ? { s: seed } : {}), f: fingerprint }),
+    order: options.order,
+  };
+}
+
+/** The keyset for an order, all ascending: descending numbers are negated; the slug breaks ties. */
+function sortKeys(
+  sql: Sql,
+  order: ProblemOrder,
+  tsquery: postgres.Fragment | undefined,
+  seed: string | undefined,
+): SortKey[] {
+  const priority: SortKey = { expression: sql`-p.priority_weight`, type: "float8" };
+  const slug: SortKey = { expression: sql`p.slug collate "C"`, type: "text" };
+  switch (order) {
+    case ProblemOrder.priority:
+      return tsquery
+        ? [
+            { expression: sql`-ts_rank(p.search_document, ${tsquery})::float8`, type: "float8" },
+            priority,
+            slug,
+          ]
+        : [priority, slug];
+    case ProblemOrder.least_attempted:
+      return [{ expression: sql`p.active_attempts`, type: "int4" }, priority, slug];
+    case ProblemOrder.random:
+      // md5 of seed and id: a permutation fixed by the seed, uniform enough to shuffle a page.
+      return [{ expression: sql`md5(${seed ?? ""} || p.id) collate "C"`, type: "text" }, slug];
+    default: {
+      const never: never = order;
+      throw new Error(`unhandled order ${never}`);
+    }
+  }
+}

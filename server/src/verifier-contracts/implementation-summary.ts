@@ -1,0 +1,65 @@
+import type { Sql } from "../db/connect-sql.ts";
+
+/** One VerifierImplementation as get_verifier_contract summarizes it. */
+export interface ImplementationSummary {
+  id: string;
+  stage_key: string;
+  version_number: number;
+  runtime: { kind: "container"; image_ref: string; image_digest: string };
+  content_hash: string;
+  program: { filename: string; content_hash: string; size_bytes: number } | null;
+  conformance: {
+    status: "pending" | "passed" | "failed";
+    checked_at: string | null;
+    fixtures_total: number;
+    fixtures_passed: number;
+  };
+  created_at: string;
+  yanked_at: string | null;
+  /** The stage's current implementation: its highest non-yanked version whose conformance passed. */
+  current: boolean;
+}
+
+interface ImplementationRow {
+  id: string;
+  stage_key: string;
+  version_number: number;
+  runtime: ImplementationSummary["runtime"];
+  content_hash: string;
+  program: ImplementationSummary["program"];
+  conformance: ImplementationSummary["conformance"] & Record<string, unknown>;
+  created_at: Date;
+  yanked_at: Date | null;
+}
+
+/** Every implementation of a Contract, by stage then version; `current` marks each stage's one (spec 2.2). */
+export async function implementationSummaries(
+  sql: Sql,
+  contractId: string,
+): Promise<ImplementationSummary[]> {
+  const rows = await sql<ImplementationRow[]>`
+    select id, stage_key, version_number, runtime, content_hash, program, conformance, created_at, yanked_at
+    from verifier_implementations where verifier_contract_id = ${contractId}
+    order by stage_key, version_number`;
+  const current = new Map<string, string>();
+  for (const row of rows) {
+    if (row.yanked_at === null && row.conformance.status === "passed") current.set(row.stage_key, row.id);
+  }
+  return rows.map((row) => ({
+    id: row.id,
+    stage_key: row.stage_key,
+    version_number: row.version_number,
+    runtime: row.runtime,
+    content_hash: row.content_hash,
+    program: row.program,
+    conformance: {
+      status: row.conformance.status,
+      checked_at: row.conformance.checked_at,
+      fixtures_total: row.conformance.fixtures_total,
+      fixtures_passed: row.conformance.fixtures_passed,
+    },
+    created_at: row.created_at.toISOString(),
+    yanked_at: row.yanked_at?.toISOString() ?? null,
+    current: current.get(row.stage_key) === row.id,
+  }));
+}

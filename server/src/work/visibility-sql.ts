@@ -1,0 +1,33 @@
+import type postgres from "postgres";
+import type { Sql } from "../db/connect-sql.ts";
+import type { Viewer } from "./viewer.ts";
+
+/**
+ * The SQL twins of the rules in work-access.ts, for queries that filter many rows. They expect
+ * the Problem as `p` and its Campaign (left joined, so null for a standalone Problem) as `c`.
+ */
+
+/** The effective visibility of `p`: the lesser of its own and its Campaign's (visibility.ts). */
+export const EFFECTIVE_VISIBILITY_SQL = `(case
+  when c.id is null then p.visibility
+  when p.visibility = 'private' or c.visibility = 'private' then 'private'
+  when p.visibility = 'unlisted' or c.visibility = 'unlisted' then 'unlisted'
+  else 'listed' end)`;
+
+/** The effective visibility of `p` as a fragment. */
+export function effectiveVisibilitySql(sql: Sql): postgres.Fragment {
+  return sql.unsafe(EFFECTIVE_VISIBILITY_SQL);
+}
+
+/** True for Problems the viewer may read by name (canReadWork); `viewer` null is anonymous. */
+export function readableProblemSql(sql: Sql, viewer: Viewer | null): postgres.Fragment {
+  if (viewer?.isAdministrator) return sql`true`;
+  if (viewer === null) return sql`${effectiveVisibilitySql(sql)} <> 'private'`;
+  return sql`(p.owner_user_id = ${viewer.userId} or ${effectiveVisibilitySql(sql)} <> 'private')`;
+}
+
+/** True for Problems that may be surfaced to the viewer (canDiscoverWork). */
+export function discoverableProblemSql(sql: Sql, viewer: Viewer | null): postgres.Fragment {
+  if (viewer === null) return sql`${effectiveVisibilitySql(sql)} = 'listed'`;
+  return sql`(p.owner_user_id = ${viewer.userId} or ${effectiveVisibilitySql(sql)} = 'listed')`;
+}

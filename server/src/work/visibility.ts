@@ -1,0 +1,33 @@
+/**
+ * Who may see a piece of work (a Campaign or a Problem), from least to most visible:
+ *
+ * - `private`: only its owner and administrators (checked live); anyone else gets not_found;
+ * - `unlisted`: readable by any signed-in user who names it (id or slug), never surfaced;
+ * - `listed`: also appears in search, campaign listings, picks and resource listings.
+ *
+ * New work starts private. A Campaign's Problem carries its own visibility as an exception that
+ * can only restrict: its effective visibility is the lesser of its own and its Campaign's.
+ */
+export const Visibility = {
+  private: "private",
+  unlisted: "unlisted",
+  listed: "listed",
+} as const;
+export type Visibility = (typeof Visibility)[keyof typeof Visibility];
+
+const RANK: Readonly<Record<Visibility, number>> = { private: 0, unlisted: 1, listed: 2 };
+
+/** Whether a string names a visibility. */
+export function isVisibility(value: unknown): value is Visibility {
+  return typeof value === "string" && Object.hasOwn(Visibility, value);
+}
+
+/** The lesser (more restrictive) of two visibilities. */
+export function lesserVisibility(a: Visibility, b: Visibility): Visibility {
+  return RANK[a] <= RANK[b] ? a : b;
+}
+
+/** A Problem's effective visibility: its own, restricted by its Campaign's when it has one. */
+export function effectiveVisibility(own: Visibility, campaign: Visibility | null): Visibility {
+  return campaign === null ? own : lesserVisibility(own, campaign);
+}

@@ -1,0 +1,42 @@
+import type { Services } from "../../src/context/services.ts";
+import { ServiceError } from "../../src/errors/service-error.ts";
+import { discoveryTools } from "../../src/problems/discovery-tools.ts";
+import { requireScope } from "../../src/users/require-scope.ts";
+import { workTools } from "../../src/work/work-tools.ts";
+import type { SeededUser } from "../support/seed-records.ts";
+
+/** The base address tests pass as the public origin. */
+export const TEST_BASE_URL = "http://svc.test";
+
+/**
+ * Calls one of this domain's tools as the MCP endpoint would: the token's scope first, then the
+ * input schema, then `run`. Returns the result envelope or rejects with the ServiceError.
+ */
+export async function callTool(
+  services: Services,
+  caller: SeededUser,
+  name: string,
+  args: Record<string, unknown> = {},
+  baseUrl = TEST_BASE_URL,
+): Promise<Record<string, unknown>> {
+  const tool = [...discoveryTools, ...workTools].find((t) => t.name === name);
+  if (!tool) throw new Error(`no tool ${name}`);
+  requireScope(caller.principal, tool.scope);
+  const parsed = tool.input.safeParse(args);
+  if (!parsed.success) {
+    throw new ServiceError("invalid_input", parsed.error.issues[0]!.message, {
+      field: parsed.error.issues[0]!.path.join("."),
+    });
+  }
+  return tool.run({ services, principal: caller.principal, baseUrl }, parsed.data);
+}
+
+/** `callTool` with the result typed as the test expects it. */
+export async function callToolAs<T>(
+  services: Services,
+  caller: SeededUser,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<T> {
+  return (await callTool(services, caller, name, args)) as T;
+}
