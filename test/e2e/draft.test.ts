@@ -63,6 +63,7 @@ describeWithDatabase("svc draft against the service", () => {
     expect(run.stdout).toMatch(/^handle +ada$/m);
     expect(run.stdout).toMatch(/^work_role +author$/m);
     expect(run.stdout).toMatch(/^scopes +read contribute/m);
+    expect(run.stdout).toMatch(/^capabilities +author$/m);
   });
 
   it("creates, skips, replays, revises and updates a problem package", async () => {

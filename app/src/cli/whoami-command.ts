@@ -7,7 +7,8 @@ import { retryNotice } from "./retry-notice.ts";
 
 /**
  * `svc whoami [--json]`: who the credential signs in as, through the `whoami` tool (spec 4.1:
- * `{user, memberships, work_role}`). Prints handle, id, work role and scopes, or the envelope.
+ * `{user, memberships, work_role}`; this service adds the token's scopes and capabilities).
+ * Prints handle, id, work role, scopes and capabilities, or the envelope with `--json`.
  */
 export async function whoamiCommand(
   options: { json?: boolean; server?: string },
@@ -28,13 +29,17 @@ export async function whoamiCommand(
     const user = (envelope.user ?? {}) as Record<string, unknown>;
     const scopes =
       envelope.scopes ?? user.scopes ?? (envelope.token as Record<string, unknown> | undefined)?.scopes;
-    const lines = [
-      `handle     ${String(user.handle ?? "?")}`,
-      `id         ${String(user.id ?? user.user_id ?? "?")}`,
-      `work_role  ${String(envelope.work_role ?? user.work_role ?? "?")}`,
-      `scopes     ${Array.isArray(scopes) ? scopes.join(" ") : String(scopes ?? "?")}`,
-      `server     ${server}`,
+    const rows: Array<[string, string]> = [
+      ["handle", String(user.handle ?? "?")],
+      ["id", String(user.id ?? user.user_id ?? "?")],
+      ["work_role", String(envelope.work_role ?? user.work_role ?? "?")],
+      ["scopes", Array.isArray(scopes) ? scopes.join(" ") : String(scopes ?? "?")],
     ];
+    if (Array.isArray(envelope.capabilities)) {
+      rows.push(["capabilities", envelope.capabilities.join(" ") || "none"]);
+    }
+    rows.push(["server", server]);
+    const lines = rows.map(([label, value]) => `${label.padEnd(13)}${value}`);
     io.stdout(`${lines.join("\n")}\n`);
     return 0;
   } catch (error) {

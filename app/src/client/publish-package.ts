@@ -129,9 +129,6 @@ export async function publishPackage(options: PublishPackageOptions): Promise<Dr
   for (const shard of planned.shards) {
     const archive = await packArchive(options.tree, shard.paths);
     const before = carried.get(archive.content_hash);
-    const base: ShardState = {
-      ...blankShard(shard, archive.content_hash, archive.size_bytes, now()),
-    };
     if (before && !options.verify && before.status === "published") {
       skipped.add(shard.index);
       shards.push({ ...before, index: shard.index, slugs: shard.slugs, attempts: 0 });
@@ -143,7 +140,7 @@ export async function publishPackage(options: PublishPackageOptions): Promise<Dr
     ) {
       shards.push({ ...before, index: shard.index, slugs: shard.slugs, attempts: 0, error: null });
     } else {
-      shards.push(base);
+      shards.push(blankShard(shard, archive.content_hash, archive.size_bytes, now()));
     }
   }
   const state: PublishState = {
