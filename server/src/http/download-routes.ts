@@ -3,7 +3,7 @@ import type { Services } from "../context/services.ts";
 import { ServiceError } from "../errors/service-error.ts";
 import { parseDownloadTarget } from "../problems/download-target.ts";
 import { loadReference, sealedError } from "../problems/resolve-reference.ts";
-import { readableSkillVersionSql } from "../work/mechanism-visibility-sql.ts";
+import { canReadSkillVersion } from "../skills/read-skill-version.ts";
 import { type Viewer, viewerOf } from "../work/viewer.ts";
 import { canReadWork } from "../work/work-access.ts";
 import { optionalPrincipal } from "./request-principal.ts";
@@ -80,9 +80,9 @@ function privateWork(viewer: Viewer | null): ServiceError {
 
 /**
  * The media type of a blob served as a skill file, after checking who may read it: when some
- * SkillVersion holds the bytes and none of them is readable anonymously, only a viewer who may
+ * SkillVersions hold the bytes and none of them is readable anonymously, only a viewer who may
  * read one of them gets the bytes. Bytes no SkillVersion holds (a toolkit bundle) are served on
- * the signature alone.
+ * the signature alone. Each candidate is checked by id, which keeps every query a point lookup.
  */
 async function skillFileMediaType(
   services: Services,
@@ -90,16 +90,18 @@ async function skillFileMediaType(
   contentHash: string,
 ): Promise<string> {
   const { sql } = services;
-  const holds = sql`sv.files @> jsonb_build_array(jsonb_build_object('content_hash', ${contentHash}::text))`;
-  const [row] = await sql<{ media_type: string | null; public: boolean; readable: boolean }[]>`
-    select
-      (select f->>'media_type' from skill_versions sv, jsonb_array_elements(sv.files) f
-        where ${holds} and f->>'content_hash' = ${contentHash} limit 1) as media_type,
-      exists (select 1 from skill_versions sv join skills s on s.id = sv.skill_id
-        where ${holds} and ${readableSkillVersionSql(sql, null)}) as public,
-      exists (select 1 from skill_versions sv join skills s on s.id = sv.skill_id
-        where ${holds} and ${readableSkillVersionSql(sql, viewer)}) as readable`;
-  if (row!.media_type === null) return "application/octet-stream";
-  if (!row!.public && !row!.readable) throw privateWork(viewer);
-  return row!.media_type;
+  const holders = await sql<{ id: string; media_type: string }[]>`
+    select sv.id, f->>'media_type' as media_type
+    from skill_versions sv, jsonb_array_elements(sv.files) f
+    where sv.files @> jsonb_build_array(jsonb_build_object('content_hash', ${contentHash}::text))
+      and f->>'content_hash' = ${contentHash}
+    order by sv.created_at, sv.id
+    limit 20`;
+  if (holders.length === 0) return "application/octet-stream";
+  for (const candidate of viewer === null ? [null] : [null, viewer]) {
+    for (const holder of holders) {
+      if (await canReadSkillVersion(sql, candidate, holder.id)) return holder.media_type;
+    }
+  }
+  throw privateWork(viewer);
 }

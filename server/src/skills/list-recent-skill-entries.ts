@@ -16,15 +16,20 @@ export async function listRecentSkillEntries(
   sql: Sql,
   viewer: Viewer,
 ): Promise<Array<{ uri: string; name: string; mimeType: string }>> {
+  // Start from listed revisions' pins (a hash join), not from every version with a subquery each.
   const rows = await sql<{ id: string; name: string; version_number: number }[]>`
+    with pinned as (
+      select distinct ref->>'skill_version_id' as id
+      from problem_revisions r
+        join problems p on p.id = r.problem_id
+        left join campaigns c on c.id = p.campaign_id,
+        jsonb_array_elements(r.skill_refs) ref
+      where ${discoverableProblemSql(sql, null)}
+    )
     select sv.id, sv.name, sv.version_number
     from skill_versions sv join skills s on s.id = sv.skill_id
-    where sv.yanked_at is null and (s.publisher_user_id = ${viewer.userId} or exists (
-      select 1 from problem_revisions r
-        join problems p on p.id = r.problem_id
-        left join campaigns c on c.id = p.campaign_id
-      where r.skill_refs @> jsonb_build_array(jsonb_build_object('skill_version_id', sv.id))
-        and ${discoverableProblemSql(sql, null)}))
+    where sv.yanked_at is null
+      and (s.publisher_user_id = ${viewer.userId} or sv.id in (select id from pinned))
     order by sv.created_at desc, sv.id
     limit ${RECENT_LIMIT}`;
   return rows.map((row) => ({

@@ -32,19 +32,48 @@ export function readableProtocolSql(sql: Sql, viewer: Viewer | null): postgres.F
       and ${readableContractSql(sql, viewer)}))`;
 }
 
-/** True when the viewer may read the SkillVersion `sv` of the Skill `s`. */
-export function readableSkillVersionSql(sql: Sql, viewer: Viewer | null): postgres.Fragment {
-  if (viewer?.isAdministrator) return sql`true`;
-  const published = viewer === null ? sql`false` : sql`s.publisher_user_id = ${viewer.userId}`;
-  return sql`(${published} or exists (
+/** True when a revision the viewer may read pins the SkillVersion `skillVersionId`. */
+export function pinnedByReadableRevisionSql(
+  sql: Sql,
+  viewer: Viewer | null,
+  skillVersionId: string,
+): postgres.Fragment {
+  return sql`exists (
     select 1 from problem_revisions r
       join problems p on p.id = r.problem_id
       left join campaigns c on c.id = p.campaign_id
-    where r.skill_refs @> jsonb_build_array(jsonb_build_object('skill_version_id', sv.id))
-      and ${readableProblemSql(sql, viewer)}
-  ) or exists (
-    select 1 from review_protocols rp
-    where rp.document->'nodes' @> jsonb_build_array(jsonb_build_object(
-        'skills', jsonb_build_array(jsonb_build_object('skill_version_id', sv.id))))
-      and ${readableProtocolSql(sql, viewer)}))`;
+    where r.skill_refs @> jsonb_build_array(jsonb_build_object('skill_version_id', ${skillVersionId}::text))
+      and ${readableProblemSql(sql, viewer)})`;
+}
+
+/** True when the ReviewProtocol `rp` supplies the SkillVersion `skillVersionId` to a review node. */
+export function protocolUsesSkillSql(sql: Sql, skillVersionId: string): postgres.Fragment {
+  return sql`rp.document->'nodes' @> jsonb_build_array(jsonb_build_object(
+    'skills', jsonb_build_array(jsonb_build_object('skill_version_id', ${skillVersionId}::text))))`;
+}
+
+/**
+ * The ids of every ReviewProtocol the viewer may read (not for administrators, who read all): the
+ * protocols named by stages of Contracts that revisions the viewer may read pin, or that the
+ * viewer published, and the viewer's own protocols. Built forward from the revisions with joins,
+ * for use as a CTE when many protocols are tested at once; readableProtocolSql says the same for one.
+ */
+export function readableProtocolIdsSql(sql: Sql, viewer: Viewer | null): postgres.Fragment {
+  const own =
+    viewer === null
+      ? sql``
+      : sql`
+    union
+    select st->>'review_protocol_id' from verifier_contracts vc, jsonb_array_elements(vc.document->'stages') st
+    where vc.publisher_user_id = ${viewer.userId}
+    union
+    select rp.id from review_protocols rp where rp.publisher_user_id = ${viewer.userId}`;
+  return sql`
+    select st->>'review_protocol_id' as id
+    from problem_revisions r
+      join problems p on p.id = r.problem_id
+      left join campaigns c on c.id = p.campaign_id
+      join verifier_contracts vc on vc.id = r.verifier_contract_id,
+      jsonb_array_elements(vc.document->'stages') st
+    where ${readableProblemSql(sql, viewer)} ${own}`;
 }
