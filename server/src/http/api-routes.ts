@@ -43,8 +43,12 @@ export const apiRoutes: FastifyPluginAsync<{ services: Services }> = async (app,
     const context = await caller(request);
     const input = searchInputFromQuery(request.query as Record<string, string | string[]>);
     const viewer = await viewerOf(services.sql, context.principal);
-    const { problems, cursor, order } = await searchProblems(services.sql, viewer, input);
-    return { problems, cursor, order };
+    try {
+      const { problems, cursor, order } = await searchProblems(services.sql, viewer, input);
+      return { problems, cursor, order };
+    } catch (error) {
+      throw withParameter(error);
+    }
   });
 
   app.get<{ Params: { problem: string }; Querystring: Record<string, string | string[]> }>(
@@ -135,6 +139,19 @@ function optionalPositiveInteger(
     throw invalidParameter(parameter, "must be a revision number (an integer from 1)");
   }
   return Number(value);
+}
+
+/** An invalid_input the search raised about a field, restated with the query parameter's name. */
+function withParameter(error: unknown): unknown {
+  if (!(error instanceof ServiceError) || error.code !== "invalid_input") return error;
+  const field = error.details.field;
+  const parameter = Object.entries(SEARCH_PARAMETERS).find(([, f]) => f === field)?.[0];
+  if (parameter === undefined) return error;
+  return new ServiceError("invalid_input", `query parameter "${parameter}": ${error.message}`, {
+    ...error.details,
+    field: parameter,
+    parameter,
+  });
 }
 
 function invalidParameter(parameter: string, message: string): ServiceError {
