@@ -8,6 +8,7 @@ import { z } from "zod";
 /** Accepted on every read tool (spec 4.1) and ignored until Attempts exist. */
 export const workingAttemptId = z
   .string()
+  .regex(/^att_[0-9a-z]{10,32}$/, "must be an Attempt id: att_ and 10 to 32 characters of 0-9 and a-z")
   .optional()
   .describe("The id of your own Attempt this read is for, if you are working on one (att_...).");
 
