@@ -52,7 +52,9 @@ describeWithDatabase("work management", () => {
     );
   const searchSlugs = async (caller: SeededUser, query: string) =>
     (
-      (await callTool(services, caller, "search_problems", { query })).problems as Array<{ slug: string }>
+      (await callTool(services, caller, "search_problems", { query, limit: 200 })).problems as Array<{
+        slug: string;
+      }>
     ).map((p) => p.slug);
   /** A fresh standalone problem owned by `owner`, private unless told otherwise. */
   const problemOf = async (owner: SeededUser, visibility: "private" | "unlisted" | "listed" = "private") => {
@@ -159,6 +161,32 @@ describeWithDatabase("work management", () => {
   });
 
   describe("authorization", () => {
+    it.each([
+      // visibility, caller, reads by name, finds in search, manages
+      ["private", "owner", true, true, true],
+      ["private", "stranger", false, false, "not_found"],
+      ["private", "admin", true, false, true],
+      ["unlisted", "owner", true, true, true],
+      ["unlisted", "stranger", true, false, "forbidden"],
+      ["unlisted", "admin", true, false, true],
+      ["listed", "owner", true, true, true],
+      ["listed", "stranger", true, true, "forbidden"],
+      ["listed", "admin", true, true, true],
+    ] as const)(
+      "%s work, %s: reads %s, finds %s, manages %s",
+      async (visibility, who, reads, finds, manages) => {
+        const caller = { owner: trusted, stranger, admin }[who];
+        const ref = await problemOf(trusted, visibility);
+        const read = callTool(services, caller, "get_problem", ref);
+        if (reads) expect((await read).problem).toMatchObject({ slug: ref.problem, visibility });
+        else await expect(read).rejects.toMatchObject({ code: "not_found" });
+        expect((await searchSlugs(caller, "lighthouse")).includes(ref.problem)).toBe(finds);
+        const managed = manage(caller, ref);
+        if (manages === true) expect((await managed).work.slug).toBe(ref.problem);
+        else await expect(managed).rejects.toMatchObject({ code: manages });
+      },
+    );
+
     it("needs a contribute token for the edits", async () => {
       const ref = await problemOf(trusted);
       const readOnly = await seedToken(db.sql, trusted, ["read"]);
