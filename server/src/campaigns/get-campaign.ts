@@ -3,7 +3,7 @@ import { cursorFingerprint, decodeCursor, encodeCursor } from "../problems/page-
 import { pageProblems } from "../problems/page-problems.ts";
 import { type Problem, toProblem } from "../problems/problem.ts";
 import type { Viewer } from "../work/viewer.ts";
-import { EFFECTIVE_VISIBILITY_SQL } from "../work/visibility-sql.ts";
+import { effectiveVisibilitySql } from "../work/visibility-sql.ts";
 import { type Campaign, toCampaign } from "./campaign.ts";
 import { readCampaign } from "./read-campaign.ts";
 
@@ -35,7 +35,7 @@ export async function getCampaign(
     options.cursor === undefined ? undefined : decodeCursor(options.cursor, fingerprint, keys.length).k;
   const page = await pageProblems(sql, {
     where: sql`p.campaign_id = ${campaign.id} and p.status = 'open' and p.current_revision_id is not null
-      and (${sql.unsafe(EFFECTIVE_VISIBILITY_SQL)} = c.visibility or p.owner_user_id = ${viewer.userId})`,
+      and (${effectiveVisibilitySql(sql)} = c.visibility or p.owner_user_id = ${viewer.userId})`,
     keys,
     limit: options.limit,
     after,

@@ -85,7 +85,7 @@ export const apiRoutes: FastifyPluginAsync<{ services: Services }> = async (app,
  * The search input from query parameters: `q` is the query, `limit` an integer, `standalone`
  * `true` or `false`. An unknown, repeated or invalid parameter is invalid_input naming it.
  */
-export function searchInputFromQuery(query: Record<string, string | string[]>) {
+function searchInputFromQuery(query: Record<string, string | string[]>) {
   const fields: Record<string, unknown> = {};
   for (const [parameter, value] of Object.entries(query)) {
     const field = SEARCH_PARAMETERS[parameter];

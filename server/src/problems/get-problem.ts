@@ -73,7 +73,7 @@ export async function problemEnvelope(
  * The hint spec 4.1 asks for when the caller has no active Attempt. Attempts do not exist yet,
  * so every open Problem gets it; an archived one takes no new Attempts and gets none.
  */
-export function startAttemptHint(row: ProblemRow): string | undefined {
+function startAttemptHint(row: ProblemRow): string | undefined {
   if (row.status !== "open") return undefined;
   return `You have no active Attempt on ${row.slug}: call start_attempt with {"problem": "${row.id}"} to begin; it returns these resources with URIs that carry your Attempt id.`;
 }

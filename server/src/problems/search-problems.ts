@@ -69,12 +69,13 @@ export async function searchProblems(
     order: options.order,
   });
   const tsquery = query === undefined ? undefined : sql`websearch_to_tsquery('english', ${query})`;
-  const keys = sortKeys(sql, options.order, tsquery, undefined);
+  // The number of keys does not depend on the seed, which the cursor itself may carry.
+  const keyCount = sortKeys(sql, options.order, tsquery, "").length;
   const position =
-    options.cursor === undefined ? undefined : decodeCursor(options.cursor, fingerprint, keys.length);
+    options.cursor === undefined ? undefined : decodeCursor(options.cursor, fingerprint, keyCount);
   const seed =
     options.order === ProblemOrder.random ? (position?.s ?? randomBytes(8).toString("hex")) : undefined;
-  const seededKeys = sortKeys(sql, options.order, tsquery, seed);
+  const keys = sortKeys(sql, options.order, tsquery, seed);
 
   const filters: postgres.Fragment[] = [
     discoverableProblemSql(sql, viewer),
@@ -89,7 +90,7 @@ export async function searchProblems(
 
   const page = await pageProblems(sql, {
     where: joinFragments(sql, filters, " and "),
-    keys: seededKeys,
+    keys,
     limit: options.limit,
     after: position?.k,
   });

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { mediaTypeOf } from "@svc/app";
 
 /** Where the canonical authoring skill package lives: `docs/authoring-skill/` of this repository. */
-export const AUTHORING_SKILL_DIR = new URL("../../../docs/authoring-skill/", import.meta.url);
+const AUTHORING_SKILL_DIR = new URL("../../../docs/authoring-skill/", import.meta.url);
 
 /** One file of the authoring skill package. */
 export interface AuthoringSkillFile {

@@ -17,17 +17,7 @@ export type Visibility = (typeof Visibility)[keyof typeof Visibility];
 
 const RANK: Readonly<Record<Visibility, number>> = { private: 0, unlisted: 1, listed: 2 };
 
-/** Whether a string names a visibility. */
-export function isVisibility(value: unknown): value is Visibility {
-  return typeof value === "string" && Object.hasOwn(Visibility, value);
-}
-
 /** The lesser (more restrictive) of two visibilities. */
 export function lesserVisibility(a: Visibility, b: Visibility): Visibility {
   return RANK[a] <= RANK[b] ? a : b;
-}
-
-/** A Problem's effective visibility: its own, restricted by its Campaign's when it has one. */
-export function effectiveVisibility(own: Visibility, campaign: Visibility | null): Visibility {
-  return campaign === null ? own : lesserVisibility(own, campaign);
 }
