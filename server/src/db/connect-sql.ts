@@ -15,6 +15,9 @@ export function connectSql(url: string, log: Logger, options: { max?: number } =
   return postgres(url, {
     max: options.max ?? 10,
     onnotice: (notice) => log.debug({ notice: notice.message }, "postgres notice"),
-    connection: { application_name: "svc" },
+    // JIT compilation costs 200-350 ms on lookups whose cost the planner overestimates (the
+    // visibility checks' jsonb containment), far more than it ever saves on this service's
+    // short queries.
+    connection: { application_name: "svc", jit: "off" },
   });
 }

@@ -42,7 +42,7 @@ export const apiRoutes: FastifyPluginAsync<{ services: Services }> = async (app,
   app.get("/api/problems", async (request) => {
     const context = await caller(request);
     const input = searchInputFromQuery(request.query as Record<string, string | string[]>);
-    const viewer = await viewerOf(services.sql, context.principal);
+    const viewer = viewerOf(context.principal);
     try {
       const { problems, cursor, order } = await searchProblems(services.sql, viewer, input);
       return { problems, cursor, order };
@@ -56,7 +56,7 @@ export const apiRoutes: FastifyPluginAsync<{ services: Services }> = async (app,
     async (request) => {
       const context = await caller(request);
       const revision = optionalPositiveInteger(request.query, "revision");
-      const viewer = await viewerOf(services.sql, context.principal);
+      const viewer = viewerOf(context.principal);
       return getProblem(context, viewer, { problem: request.params.problem, revision });
     },
   );
@@ -65,7 +65,7 @@ export const apiRoutes: FastifyPluginAsync<{ services: Services }> = async (app,
     "/api/problem-revisions/:revision/reference/:key",
     async (request, reply: FastifyReply) => {
       const context = await caller(request);
-      const viewer = await viewerOf(services.sql, context.principal);
+      const viewer = viewerOf(context.principal);
       const { binding } = await resolveReference(
         services.sql,
         viewer,

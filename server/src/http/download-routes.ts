@@ -34,7 +34,7 @@ export const downloadRoutes: FastifyPluginAsync<{ services: Services }> = async 
       throw refused();
     }
     const principal = await optionalPrincipal(services, request);
-    const viewer = principal ? await viewerOf(services.sql, principal) : null;
+    const viewer = principal ? viewerOf(principal) : null;
 
     if (target.kind === "blob") {
       const mediaType = await skillFileMediaType(services, viewer, target.contentHash);

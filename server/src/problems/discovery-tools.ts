@@ -28,7 +28,7 @@ const listCampaignsTool = defineTool({
   kind: ToolKind.read,
   input: z.strictObject({ working_attempt_id: workingAttemptId }),
   async run({ services, principal }) {
-    return { ...(await listCampaigns(services.sql, await viewerOf(services.sql, principal))) };
+    return { ...(await listCampaigns(services.sql, viewerOf(principal))) };
   },
 });
 
@@ -47,7 +47,7 @@ const getCampaignTool = defineTool({
     working_attempt_id: workingAttemptId,
   }),
   async run({ services, principal }, input) {
-    const viewer = await viewerOf(services.sql, principal);
+    const viewer = viewerOf(principal);
     return { ...(await getCampaign(services.sql, viewer, input)) };
   },
 });
@@ -63,7 +63,7 @@ const searchProblemsTool = defineTool({
   kind: ToolKind.read,
   input: searchProblemsInput,
   async run({ services, principal }, input) {
-    const viewer = await viewerOf(services.sql, principal);
+    const viewer = viewerOf(principal);
     return { ...(await searchProblems(services.sql, viewer, input)) };
   },
 });
@@ -82,7 +82,7 @@ const getProblemTool = defineTool({
     working_attempt_id: workingAttemptId,
   }),
   async run(context, input) {
-    const viewer = await viewerOf(context.services.sql, context.principal);
+    const viewer = viewerOf(context.principal);
     return { ...(await getProblem(context, viewer, input)) };
   },
 });
@@ -107,7 +107,7 @@ const pickProblemTool = defineTool({
     working_attempt_id: workingAttemptId,
   }),
   async run({ services, principal }, input) {
-    const picked = await pickProblems(services.sql, await viewerOf(services.sql, principal), input);
+    const picked = await pickProblems(services.sql, viewerOf(principal), input);
     if (picked.problems.length === 0) return { ...picked };
     return {
       ...picked,
@@ -127,7 +127,7 @@ const getReviewProtocolTool = defineTool({
     working_attempt_id: workingAttemptId,
   }),
   async run({ services, principal }, input) {
-    const viewer = await viewerOf(services.sql, principal);
+    const viewer = viewerOf(principal);
     return { ...(await getReviewProtocol(services.sql, viewer, input.review_protocol_id)) };
   },
 });
@@ -145,7 +145,7 @@ const getVerifierContractTool = defineTool({
     working_attempt_id: workingAttemptId,
   }),
   async run({ services, principal }, input) {
-    const viewer = await viewerOf(services.sql, principal);
+    const viewer = viewerOf(principal);
     return { ...(await getVerifierContract(services.sql, viewer, input.verifier_contract_id)) };
   },
 });

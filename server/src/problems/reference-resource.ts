@@ -22,7 +22,7 @@ export const referenceResource: ResourceTemplate = {
     "signed download link; a linked input gives {linked: true, url, ...}. Sealed inputs: managers only.",
   async read(context, uri, variables) {
     const { sql, blobs, clock } = context.services;
-    const viewer = await viewerOf(sql, context.principal);
+    const viewer = viewerOf(context.principal);
     const revisionId = variables.problem_revision_id ?? "";
     const key = variables.key ?? "";
     const { binding, seal } = await resolveReference(sql, viewer, revisionId, key, clock());

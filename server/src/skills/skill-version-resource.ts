@@ -24,7 +24,7 @@ export const skillVersionResource: ResourceTemplate = {
     "Start with SKILL.md.",
   async read(context, uri, variables) {
     const { sql, blobs } = context.services;
-    const viewer = await viewerOf(sql, context.principal);
+    const viewer = viewerOf(context.principal);
     const version = await readSkillVersion(sql, viewer, variables.skill_version_id ?? "");
     const path = variables.path ?? "";
     if (path === "") {
@@ -62,9 +62,6 @@ export const skillVersionResource: ResourceTemplate = {
     return [resourceBytes(uri, await readBlobBytes(blobs, file.content_hash), file.media_type, meta)];
   },
   async list(context) {
-    return listRecentSkillEntries(
-      context.services.sql,
-      await viewerOf(context.services.sql, context.principal),
-    );
+    return listRecentSkillEntries(context.services.sql, viewerOf(context.principal));
   },
 };

@@ -25,7 +25,7 @@ const getWorkManagementTool = defineTool({
   kind: ToolKind.read,
   input: z.strictObject({ work: workReference, working_attempt_id: workingAttemptId }),
   async run({ services, principal }, input) {
-    const viewer = await viewerOf(services.sql, principal);
+    const viewer = viewerOf(principal);
     return { ...(await getWorkManagement(services.sql, viewer, input.work)) };
   },
 });
@@ -52,7 +52,7 @@ const updateWorkDetailsTool = defineTool({
     description_md: z.string().max(100_000).optional(),
   }),
   async run({ services, principal }, input) {
-    const viewer = await viewerOf(services.sql, principal);
+    const viewer = viewerOf(principal);
     return { ...(await updateWorkDetails(services, viewer, input)) };
   },
 });
@@ -72,7 +72,7 @@ const setWorkVisibilityTool = defineTool({
     expected_snapshot: expectedSnapshot,
   }),
   async run({ services, principal }, input) {
-    const viewer = await viewerOf(services.sql, principal);
+    const viewer = viewerOf(principal);
     return { ...(await setWorkVisibility(services, viewer, input)) };
   },
 });

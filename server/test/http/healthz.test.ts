@@ -31,7 +31,9 @@ describeWithDatabase("GET /healthz", () => {
       const response = await app.inject({ method: "GET", url: "/healthz" });
       expect(response.statusCode).toBe(503);
       expect(response.json()).toMatchObject({ ok: false, error: { code: "unavailable" } });
-      expect(response.json().error.message).toMatch(/001_users, 002_records: run svc-server migrate/);
+      expect(response.json().error.message).toMatch(
+        /001_users, 002_records, 003_read_indexes: run svc-server migrate/,
+      );
     } finally {
       await app.close();
       await bare.drop();

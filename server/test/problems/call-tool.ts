@@ -1,6 +1,7 @@
 import type { Services } from "../../src/context/services.ts";
 import { ServiceError } from "../../src/errors/service-error.ts";
 import { discoveryTools } from "../../src/problems/discovery-tools.ts";
+import { authenticate } from "../../src/users/authenticate.ts";
 import { requireScope } from "../../src/users/require-scope.ts";
 import { workTools } from "../../src/work/work-tools.ts";
 import type { SeededUser } from "../support/seed-records.ts";
@@ -9,7 +10,7 @@ import type { SeededUser } from "../support/seed-records.ts";
 export const TEST_BASE_URL = "http://svc.test";
 
 /**
- * Calls one of this domain's tools as the MCP endpoint would: the token's scope first, then the
+ * Calls one of this domain's tools as the MCP endpoint would: the token, its scope, then the
  * input schema, then `run`. Returns the result envelope or rejects with the ServiceError.
  */
 export async function callTool(
@@ -21,14 +22,18 @@ export async function callTool(
 ): Promise<Record<string, unknown>> {
   const tool = [...discoveryTools, ...workTools].find((t) => t.name === name);
   if (!tool) throw new Error(`no tool ${name}`);
-  requireScope(caller.principal, tool.scope);
+  // Each call authenticates its token afresh, as every request to the endpoint does, so a role
+  // changed between calls is seen on the next one.
+  const principal = await authenticate(services.sql, caller.token);
+  if (!principal) throw new ServiceError("unauthorized", "the token is unknown or revoked");
+  requireScope(principal, tool.scope);
   const parsed = tool.input.safeParse(args);
   if (!parsed.success) {
     throw new ServiceError("invalid_input", parsed.error.issues[0]!.message, {
       field: parsed.error.issues[0]!.path.join("."),
     });
   }
-  return tool.run({ services, principal: caller.principal, baseUrl }, parsed.data);
+  return tool.run({ services, principal, baseUrl }, parsed.data);
 }
 
 /** `callTool` with the result typed as the test expects it. */
