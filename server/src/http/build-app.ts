@@ -8,12 +8,13 @@ import { downloadRoutes } from "./download-routes.ts";
 import { errorHandler } from "./error-handler.ts";
 import { healthRoutes } from "./health-routes.ts";
 import { oauthMetadataRoutes } from "./oauth-metadata-routes.ts";
+import { protectedResourceMetadataUrl } from "./protected-resource-metadata.ts";
+import { publicBaseUrl } from "./request-principal.ts";
 import { uploadRoutes } from "./upload-routes.ts";
 
 /**
  * The HTTP application, not yet listening: `serve` calls `listen`, tests call `inject`. Each
- * group of routes is a fastify plugin registered here with the dependencies it needs, so later
- * work adds /api, /mcp, /dl and the web pages beside /healthz.
+ * group of routes is a fastify plugin registered here with the dependencies it needs.
  */
 export function buildApp(services: Services) {
   const { sql, log } = services;
@@ -29,8 +30,14 @@ export function buildApp(services: Services) {
   app.addHook("preClose", async () => {
     closing = true;
   });
-  app.addHook("onSend", async (_request, reply, payload) => {
+  app.addHook("onSend", async (request, reply, payload) => {
     if (closing) reply.header("connection", "close");
+    // Every 401 says how to authenticate (RFC 6750, RFC 9728): /api and /dl as well as /mcp,
+    // which sets its own challenge naming its own metadata.
+    if (reply.statusCode === 401 && !reply.hasHeader("www-authenticate")) {
+      const metadata = protectedResourceMetadataUrl(publicBaseUrl(services, request), "");
+      reply.header("www-authenticate", `Bearer resource_metadata="${metadata}"`);
+    }
     return payload;
   });
   app.setErrorHandler(errorHandler);

@@ -79,7 +79,7 @@ describeWithDatabase("/api read routes", () => {
     await app.close();
   });
 
-  it("needs a bearer token", async () => {
+  it("needs a bearer token, and a 401 says where to learn how to get one", async () => {
     for (const url of [
       "/api/problems",
       "/api/problems/junction",
@@ -88,6 +88,9 @@ describeWithDatabase("/api read routes", () => {
       const response = await get(url);
       expect(response.statusCode).toBe(401);
       expect(response.json().error.code).toBe("unauthorized");
+      expect(response.headers["www-authenticate"]).toMatch(
+        /^Bearer resource_metadata="https?:\/\/[^"]+\/\.well-known\/oauth-protected-resource"$/,
+      );
       expect((await get(url, "svc_bogus")).statusCode).toBe(401);
     }
   });
