@@ -6,7 +6,8 @@
  *   visibility checks, the full envelope with signed URLs) and through a plain fastify route
  *   that selects the same problem and revision and returns them as JSON; their ratio;
  * - search_problems latency p50 and p95 over MCP and through the plain route running one
- *   full-text query; their ratio.
+ *   full-text query; their ratio. Broad queries (two common words: thousands of matches, all
+ *   ranked) and selective ones (a title number: one match) are measured apart.
  * Run with `npm run bench:mcp` (DATABASE_URL, else the embedded PostgreSQL).
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
@@ -91,12 +92,17 @@ try {
     seconds: SECONDS,
     concurrency: CONCURRENCY,
   });
-  const query = (i: number) => QUERIES[i % QUERIES.length]!;
-  const mcpSearch = await sample((i) => call("search_problems", { query: query(i) }), SEARCHES);
-  const plainSearch = await sample(
-    async (i) => (await fetch(`${plainUrl}/search?q=${encodeURIComponent(query(i))}`)).json(),
-    SEARCHES,
-  );
+  const broad = (i: number) => QUERIES[i % QUERIES.length]!;
+  const selective = (i: number) => String((i * 7919) % PROBLEMS);
+  const searches = async (query: (i: number) => string) => ({
+    mcp: await sample((i) => call("search_problems", { query: query(i) }), SEARCHES),
+    plain: await sample(
+      async (i) => (await fetch(`${plainUrl}/search?q=${encodeURIComponent(query(i))}`)).json(),
+      SEARCHES,
+    ),
+  });
+  const broadSearch = await searches(broad);
+  const selectiveSearch = await searches(selective);
 
   await client.close();
   await app.close();
@@ -110,15 +116,22 @@ try {
   );
   console.log(`  plain fastify JSON route    ${plainGet.toFixed(0)} calls/s`);
   console.log(`  ratio (plain / MCP)         ${(plainGet / mcpGet).toFixed(2)}x`);
-  const [mp50, mp95, pp50, pp95] = [
-    percentile(mcpSearch, 50),
-    percentile(mcpSearch, 95),
-    percentile(plainSearch, 50),
-    percentile(plainSearch, 95),
-  ];
-  console.log(`  search_problems over MCP    p50 ${ms(mp50)}  p95 ${ms(mp95)}  (${SEARCHES} searches)`);
-  console.log(`  plain full-text route       p50 ${ms(pp50)}  p95 ${ms(pp95)}`);
-  console.log(`  ratio (MCP / plain, p50)    ${(mp50 / pp50).toFixed(2)}x`);
+  for (const [label, { mcp, plain: baseline }] of [
+    ["broad", broadSearch],
+    ["selective", selectiveSearch],
+  ] as const) {
+    const [mp50, mp95, pp50, pp95] = [
+      percentile(mcp, 50),
+      percentile(mcp, 95),
+      percentile(baseline, 50),
+      percentile(baseline, 95),
+    ];
+    console.log(
+      `  search_problems, ${label.padEnd(9)}  p50 ${ms(mp50)}  p95 ${ms(mp95)}  (${SEARCHES} searches over MCP)`,
+    );
+    console.log(`  plain full-text route      p50 ${ms(pp50)}  p95 ${ms(pp95)}`);
+    console.log(`  ratio (MCP / plain, p50)   ${(mp50 / pp50).toFixed(2)}x`);
+  }
 } finally {
   await db.close();
 }
