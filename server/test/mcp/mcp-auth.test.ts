@@ -108,9 +108,16 @@ describeWithDatabase("authentication on /mcp", () => {
       },
     );
 
+    it("covers the registry: it has read tools and contribute tools", () => {
+      expect(tools.length).toBeGreaterThan(contributeTools.length);
+      expect(contributeTools.map((t) => t.name)).toEqual(
+        expect.arrayContaining(["publish_authoring_upload", "set_work_visibility"]),
+      );
+    });
+
     // Every token holds read (contribute implies it, and a token needs a scope), so only
     // contribute tools can meet a token without their scope.
-    it.skipIf(contributeTools.length === 0).each(contributeTools.map((t) => ({ name: t.name })))(
+    it.each(contributeTools.map((t) => ({ name: t.name })))(
       "$name: a read-only token is a forbidden tool error naming the contribute scope",
       async ({ name }) => {
         const { body } = await modernRpc(app.url, readToken, "tools/call", { name, arguments: {} });
