@@ -121,7 +121,13 @@ export async function lintPackage(tree: FileTree, options: LintOptions = {}): Pr
   for (const { entry, contract, published } of mechanisms) {
     const before = ctx.errors.length;
     const bindings = await checkBindings(ctx, entry.prefix, contract ?? null, published !== null);
-    await checkSealing(ctx, `${entry.prefix}problem.json`, entry.problem.sealing, bindings);
+    await checkSealing(
+      ctx,
+      `${entry.prefix}problem.json`,
+      entry.problem.sealing,
+      bindings,
+      published !== null,
+    );
     const skills = [...skillsOf.get(entry.prefix)!.values()];
     checkRevision(ctx, entry.prefix, {
       problem: entry.problem,

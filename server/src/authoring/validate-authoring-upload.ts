@@ -10,6 +10,7 @@ import { Role } from "../users/role.ts";
 import { Scope } from "../users/scope.ts";
 import { type AuthoringUpload, findOwnUpload, type StoredValidation } from "./authoring-upload.ts";
 import { checkNamedCampaigns } from "./check-named-campaigns.ts";
+import { checkPublishedContractBindings } from "./check-published-contract-bindings.ts";
 import { checkPublishedReferences } from "./check-published-references.ts";
 import { imageStatuses, isCustomImage } from "./image-statuses.ts";
 import { contractFile } from "./package-files.ts";
@@ -109,7 +110,10 @@ async function validate(
   const plan = lint.plan;
   const has = (path: string) => tree.size(path) !== undefined;
   const role = await liveRole(services.sql, userId);
-  const errors: ValidationError[] = [...(await checkPublishedReferences(services.sql, plan, has))];
+  const errors: ValidationError[] = [
+    ...(await checkPublishedReferences(services.sql, plan, has)),
+    ...(await checkPublishedContractBindings(services.sql, plan)),
+  ];
 
   const images = imageStatuses(plan);
   if (!role.capabilities.includes(Capability.custom_verifier)) {
