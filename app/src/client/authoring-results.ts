@@ -1,3 +1,5 @@
+import { ReconciliationAction } from "@svc/schemas";
+
 /**
  * The authoring tools' results as the CLI reads them (spec 4.1, "Authoring tools"). Only the
  * fields the CLI uses are typed; the service may send more.
@@ -11,15 +13,9 @@ export interface RequestedUpload {
   max_bytes: number;
 }
 
-/** The reconciliation actions (spec section 3). */
-export const ProblemAction = {
-  create: "create",
-  update: "update",
-  revise: "revise",
-  noop: "noop",
-  conflict: "conflict",
-} as const;
-export type ProblemAction = (typeof ProblemAction)[keyof typeof ProblemAction];
+/** The reconciliation actions (spec section 3), from the schemas' closed set. */
+export const ProblemAction = ReconciliationAction;
+export type ProblemAction = ReconciliationAction;
 
 export interface ReconciledProblem {
   slug: string;

@@ -1,4 +1,4 @@
-import type { Plan, PlanProblem } from "@svc/schemas";
+import { type Plan, type PlanProblem, ReconciliationAction } from "@svc/schemas";
 import {
   TASK_COMPONENT_NAMES,
   type TaskComponents,
@@ -17,14 +17,9 @@ import {
  * problem is archived, or an immutable property differs). Omission never deletes anything.
  */
 
-export const ProblemAction = {
-  create: "create",
-  update: "update",
-  revise: "revise",
-  noop: "noop",
-  conflict: "conflict",
-} as const;
-export type ProblemAction = (typeof ProblemAction)[keyof typeof ProblemAction];
+/** What publishing does to one Problem: the schemas' closed set, under the name used here. */
+export const ProblemAction = ReconciliationAction;
+export type ProblemAction = ReconciliationAction;
 
 export const CampaignAction = {
   create: "create",

@@ -32,6 +32,14 @@ export const pageCursor = z
 /** A Problem's structure. */
 export const structureField = z.enum(["SOLVE", "BENCHMARK", "DISCOVERY"]);
 
+/** Narrows a listing to one Campaign. */
+export const campaignFilter = z
+  .string()
+  .min(1)
+  .max(64)
+  .optional()
+  .describe("Only Problems of this Campaign (slug or cmp_ id).");
+
 /** The search_problems input; `GET /api/problems` maps its query parameters onto it. */
 export const searchProblemsInput = z.strictObject({
   query: z
@@ -39,12 +47,7 @@ export const searchProblemsInput = z.strictObject({
     .max(1000)
     .optional()
     .describe('Words to find in title, summary and statement; web-search syntax ("a phrase", -exclude, or).'),
-  campaign: z
-    .string()
-    .min(1)
-    .max(64)
-    .optional()
-    .describe("Only Problems of this Campaign (slug or cmp_ id)."),
+  campaign: campaignFilter,
   structure: structureField.optional().describe("Only Problems of this structure."),
   status: z.enum(["open", "archived"]).default("open").describe("open (default) or archived."),
   standalone: z

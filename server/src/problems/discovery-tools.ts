@@ -9,6 +9,7 @@ import { defineTool, type Tool, ToolKind } from "../tools/tool.ts";
 import { getVerifierContract } from "../verifier-contracts/get-verifier-contract.ts";
 import { viewerOf } from "../work/viewer.ts";
 import {
+  campaignFilter,
   pageCursor,
   pageLimit,
   searchProblemsInput,
@@ -96,12 +97,7 @@ const pickProblemTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   input: z.strictObject({
-    campaign: z
-      .string()
-      .min(1)
-      .max(64)
-      .optional()
-      .describe("Only Problems of this Campaign (slug or cmp_ id)."),
+    campaign: campaignFilter,
     structure: structureField.optional().describe("Only Problems of this structure."),
     limit: z.number().int().min(1).max(20).default(5).describe("How many suggestions, 1 to 20 (default 5)."),
     working_attempt_id: workingAttemptId,
