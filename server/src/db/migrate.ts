@@ -1,5 +1,7 @@
+import { Logger, runMigrations } from "graphile-worker";
 import type { Pool } from "./connect-sql.ts";
 import { type Migration, readMigrations } from "./read-migrations.ts";
+import { workerConnection } from "./worker-connection.ts";
 
 /**
  * Key of the advisory lock that serialises migrations across processes: every transaction that
@@ -11,7 +13,9 @@ const MIGRATION_LOCK = 0x5356_4331;
 /**
  * Applies the migrations not yet recorded in `svc_migrations`, in order, each in its own
  * transaction (a failing migration leaves no trace and stops the run). Refuses to run when a
- * recorded migration's file has changed since it was applied. Returns the names it applied.
+ * recorded migration's file has changed since it was applied. Then installs or upgrades
+ * graphile-worker's own schema (`graphile_worker`), which our transactions enqueue jobs into.
+ * Returns the names of our migrations it applied.
  */
 export async function migrate(
   sql: Pool,
@@ -50,5 +54,9 @@ export async function migrate(
       applied.push(migration.name);
     });
   }
+  await runMigrations({ ...workerConnection(sql, 1), logger: quietWorkerLogger });
   return applied;
 }
+
+/** graphile-worker logs its migrations at info; the service logs what it applied itself. */
+const quietWorkerLogger = new Logger(() => () => {});

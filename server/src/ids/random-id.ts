@@ -14,6 +14,14 @@ export const IdPrefix = {
   verifierContract: "vct",
   verifierImplementation: "vfi",
   authoringUpload: "aup",
+  attempt: "att",
+  note: "nte",
+  artifact: "art",
+  artifactUpload: "aru",
+  submission: "sub",
+  verificationRun: "vrn",
+  reviewProcess: "rpr",
+  reviewAssignment: "ras",
 } as const;
 export type IdPrefix = (typeof IdPrefix)[keyof typeof IdPrefix];
 

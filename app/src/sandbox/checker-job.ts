@@ -1,0 +1,112 @@
+import type { ContentHash } from "../hash/sha256.ts";
+
+/**
+ * The checker contract (spec 2.2, decisions.md), shared by `svc test`, `svc verify` and the
+ * service's worker: what one sandbox stage run is given, and what it gives back.
+ *
+ * Glossary: a *job* is one stage run on one set of inputs; a *backend* runs jobs (builtin in
+ * process, bwrap, docker); an *outcome* is the job's result plus everything the run record keeps.
+ */
+
+/** Results a checker may write; `error` is the service's own, never a checker's. */
+export const CheckerResult = {
+  verified: "verified",
+  refuted: "refuted",
+  inconclusive: "inconclusive",
+} as const;
+export type CheckerResult = (typeof CheckerResult)[keyof typeof CheckerResult];
+export type StageResult = CheckerResult | "error";
+
+export const BackendName = { builtin: "builtin", bwrap: "bwrap", docker: "docker" } as const;
+export type BackendName = (typeof BackendName)[keyof typeof BackendName];
+
+/** Resource limits of one run (spec 2.2 `limits`, network always none). */
+export interface CheckerLimits {
+  vcpu: number;
+  memory_mb: number;
+  disk_mb: number;
+  timeout_seconds: number;
+}
+
+/** One file mounted under /input: an artifact (by role) or a reference input (by slot key). */
+export interface InputFile {
+  /** The role (artifacts) or slot key (reference). */
+  name: string;
+  filename: string;
+  media_type: string;
+  content_hash: ContentHash;
+  size_bytes: number;
+  bytes: Uint8Array;
+}
+
+/** The implementation a job runs, as the VerifierImplementation record has it. */
+export interface CheckerImplementation {
+  /** `svc-builtin/...`, `svc-runtime/python:1`, or `registry/repo@sha256:...`. */
+  image_ref: string;
+  image_digest: ContentHash;
+  entrypoint: string[];
+  limits: CheckerLimits;
+  /** Script checkers: the program mounted read-only at /input/checker/<filename>. */
+  program: { filename: string; bytes: Uint8Array } | null;
+}
+
+export interface CheckerJob {
+  stage_key: string;
+  result_kind: "pass_fail" | "score";
+  implementation: CheckerImplementation;
+  artifacts: InputFile[];
+  reference: InputFile[];
+  /** JSON Schema `evidence/summary.json` must satisfy, or null. */
+  evidence_schema: object | null;
+}
+
+/** A file the checker left under /output/evidence/, relative path with `/`. */
+export interface EvidenceFile {
+  path: string;
+  bytes: Uint8Array;
+}
+
+/** Which limit ended a run, when one did. */
+export const LimitName = {
+  timeout: "timeout",
+  memory: "memory",
+  processes: "processes",
+  disk: "disk",
+  output: "output",
+} as const;
+export type LimitName = (typeof LimitName)[keyof typeof LimitName];
+
+export interface CheckerOutcome {
+  result: StageResult;
+  /** From result.json, when the result is verified and result_kind is score. */
+  score: number | null;
+  /** result.json's `summary`, or the reason the service decided the result itself. */
+  summary: string;
+  /** Why the result is inconclusive or error when the checker did not say so itself; else null. */
+  reason: string | null;
+  /** The limit that ended the run, or null. */
+  limit: LimitName | null;
+  backend: BackendName;
+  /** null when killed by a limit or for builtins. */
+  exit_code: number | null;
+  /** null for builtins. */
+  duration_ms: number | null;
+  /** Tree digest of /output/evidence (symlinks hashed as links, never followed), or null when empty. */
+  evidence_hash: ContentHash | null;
+  evidence: EvidenceFile[];
+  /** stdout then stderr, cut at the capture ceiling. */
+  log: { bytes: Uint8Array; truncated: boolean };
+}
+
+/** How a script runtime or custom image is realised on this machine. */
+export interface RuntimeBinding {
+  backend: "docker" | "bwrap";
+  /** docker: a local image id or digest-pinned reference; bwrap: the host interpreter path. */
+  local_image: string;
+}
+
+/** Runs jobs; `builtin` needs nothing, the others need their engine. */
+export interface SandboxBackend {
+  readonly name: BackendName;
+  run(job: CheckerJob, binding: RuntimeBinding | null): Promise<CheckerOutcome>;
+}

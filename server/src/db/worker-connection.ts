@@ -1,0 +1,33 @@
+import type { RunnerOptions } from "graphile-worker";
+import type { Pool } from "./connect-sql.ts";
+
+/**
+ * The graphile-worker connection settings for the database `sql` is connected to. graphile-worker
+ * speaks through node-postgres, not through our `postgres` client, so it gets its own small pool
+ * on the same server, database and role; jobs it reads were added by our transactions.
+ */
+export function workerConnection(
+  sql: Pool,
+  max = 4,
+): Pick<RunnerOptions, "connectionString" | "maxPoolSize"> {
+  const { host, port, database, user, pass, path } = sql.options as unknown as {
+    host: string[];
+    port: number[];
+    database: string;
+    user: string;
+    pass: string | null;
+    path: string | false;
+  };
+  const url = new URL("postgres://localhost");
+  url.username = encodeURIComponent(user);
+  if (pass) url.password = encodeURIComponent(pass);
+  url.pathname = `/${encodeURIComponent(database)}`;
+  if (path) {
+    // A Unix socket: node-postgres takes its directory as `host`.
+    url.searchParams.set("host", path.replace(/\/\.s\.PGSQL\.\d+$/, ""));
+  } else {
+    url.hostname = host[0] ?? "localhost";
+    url.port = String(port[0] ?? 5432);
+  }
+  return { connectionString: url.toString(), maxPoolSize: max };
+}
