@@ -138,7 +138,9 @@ describe("svc-server", () => {
     const dir = await dataDir();
     const first = await svcServer(dir, "migrate");
     expect(first).toMatchObject({ code: 0 });
-    expect(JSON.parse(first.stdout)).toEqual({ applied: ["001_users", "002_records", "003_read_indexes", "004_attempts", "005_verification"] });
+    expect(JSON.parse(first.stdout)).toEqual({
+      applied: ["001_users", "002_records", "003_read_indexes", "004_attempts", "005_verification"],
+    });
     expect(JSON.parse((await svcServer(dir, "migrate")).stdout)).toEqual({ applied: [] });
     expect((await svcServer(dir, "user", "add", "grace", "--admin")).code).toBe(0);
     expect(existsSync(join(dir, "postgres", "postmaster.pid"))).toBe(false);
