@@ -3,6 +3,7 @@ import type { BlobStore } from "../blobs/blob-store.ts";
 import type { Pool } from "../db/connect-sql.ts";
 import type { SigningSecret } from "../signing/signing-key.ts";
 import type { Clock } from "../time/clock.ts";
+import type { SandboxRunner } from "../verification/sandbox-runner.ts";
 
 /**
  * Everything a route, a tool or a domain function reaches outside its arguments. One object is
@@ -19,4 +20,6 @@ export interface Services {
   baseUrl: string | undefined;
   clock: Clock;
   log: Logger;
+  /** Runs sandbox checkers (verification runs, conformance fixtures). */
+  sandbox: SandboxRunner;
 }

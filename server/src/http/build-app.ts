@@ -11,6 +11,7 @@ import { oauthMetadataRoutes } from "./oauth-metadata-routes.ts";
 import { protectedResourceMetadataUrl } from "./protected-resource-metadata.ts";
 import { publicBaseUrl } from "./request-principal.ts";
 import { uploadRoutes } from "./upload-routes.ts";
+import { verificationRoutes } from "./verification-routes.ts";
 
 /**
  * The HTTP application, not yet listening: `serve` calls `listen`, tests call `inject`. Each
@@ -55,6 +56,7 @@ export function buildApp(services: Services) {
   app.register(mcpRoutes, { services });
   app.register(oauthMetadataRoutes, { services });
   app.register(uploadRoutes, { services });
+  app.register(verificationRoutes, { services });
   return app;
 }
 

@@ -34,6 +34,11 @@ create table verification_runs (
   finished_at timestamptz,
   -- {revoked_at, revoked_by_user_id, reason_md}: write-once.
   revocation jsonb,
+  -- Liveness of the worker executing it: refreshed while it runs, so a run whose worker died is
+  -- found (heartbeat too old) and executed again; `restarts` counts stages found half-run, and
+  -- past a bound the run finishes `error` instead of killing worker after worker.
+  heartbeat_at timestamptz,
+  restarts integer not null default 0,
   constraint verification_runs_finished check ((status = 'finished') = (finished_at is not null)),
   constraint verification_runs_result_when_finished check ((result is null) = (status <> 'finished')),
   constraint verification_runs_score check (score is null or result = 'verified')
@@ -69,6 +74,9 @@ create table verification_stage_results (
   mechanism jsonb,
   -- {content_hash, size_bytes, truncated, redaction}; null when the stage captured no output.
   log jsonb,
+  -- The files the checker left under /output/evidence: [{path, content_hash, size_bytes}], each
+  -- stored in the blob store; mechanism.sandbox.evidence_hash is the tree digest over them.
+  evidence_files jsonb not null default '[]',
   started_at timestamptz,
   finished_at timestamptz,
   primary key (verification_run_id, position),

@@ -1,0 +1,187 @@
+import type { StageResult } from "@svc/app/sandbox/checker-job.ts";
+import type { ContractStage } from "@svc/schemas";
+import type postgres from "postgres";
+import type { Services } from "../context/services.ts";
+import { type RunContext, readRunContext } from "./run-context.ts";
+import { NO_MECHANISM, runSandboxStage, type StageOutcome } from "./run-sandbox-stage.ts";
+import { type FinishedStage, runVerdict } from "./run-verdict.ts";
+
+/** A run found with a stage half-run this many times finishes `error` (its stage keeps killing workers). */
+export const MAX_RESTARTS = 3;
+/** How long a run may wait for an image or for conformance before that stage is inconclusive. */
+export const MAX_WAIT_MS = 60 * 60 * 1000;
+/** How often a worker executing a run says it is alive. */
+export const HEARTBEAT_MS = 10_000;
+
+export type ExecuteResult =
+  | { kind: "finished"; result: StageResult }
+  /** Already finished by an earlier execution: nothing done. */
+  | { kind: "skipped" }
+  /** A stage cannot start yet; execute the run again later. */
+  | { kind: "waiting"; reason: string };
+
+/**
+ * Executes a VerificationRun (spec 2.4 and 3): moves it to `running`, runs its stages in Contract
+ * order, each committed as it finishes, stops at the first that does not pass, and finishes the
+ * run with its result, score and evidence, written once. Safe to call again after a crash: the
+ * finished stages are kept and the half-run one starts over. Throws only when the machinery
+ * fails; the caller retries, and on its last attempt calls `finishWithError`.
+ */
+export async function executeVerificationRun(services: Services, runId: string): Promise<ExecuteResult> {
+  const { sql } = services;
+  const now = services.clock();
+  const [run] = await sql<{ created_at: Date; restarts: number; half_run: boolean }[]>`
+    update verification_runs
+    set status = 'running', started_at = coalesce(started_at, ${now}), heartbeat_at = ${now},
+      restarts = restarts + (select count(*)::int from verification_stage_results
+                             where verification_run_id = ${runId} and status = 'running')
+    where id = ${runId} and status <> 'finished'
+    returning created_at, restarts,
+      exists (select 1 from verification_stage_results where verification_run_id = ${runId} and status = 'running') as half_run`;
+  if (!run) return { kind: "skipped" };
+  if (run.half_run && run.restarts >= MAX_RESTARTS) {
+    await finishWithError(
+      services,
+      runId,
+      `the run's stage stopped its worker ${run.restarts} times; the service gave up`,
+    );
+    return { kind: "finished", result: "error" };
+  }
+  const context = await readRunContext(sql, runId);
+  if (!context) throw new Error(`verification run ${runId} vanished while executing`);
+
+  const heartbeat = setInterval(() => {
+    sql`update verification_runs set heartbeat_at = ${services.clock()} where id = ${runId} and status = 'running'`.catch(
+      (error: unknown) => services.log.warn({ err: error, runId }, "verification heartbeat failed"),
+    );
+  }, HEARTBEAT_MS);
+  heartbeat.unref();
+  try {
+    const done = await finishedStages(sql, runId);
+    for (let position = done.length; position < context.contract.stages.length; position++) {
+      if (done.length > 0 && done.at(-1)!.result !== "verified") break;
+      const stage = context.contract.stages[position]!;
+      await startStage(services, runId, position, stage);
+      const outcome = await runStage(services, context, stage);
+      if (outcome.kind === "wait") {
+        if (services.clock().getTime() - run.created_at.getTime() < MAX_WAIT_MS)
+          return { kind: "waiting", reason: outcome.reason };
+        await finishStage(services, runId, position, {
+          kind: "finished",
+          result: "inconclusive",
+          score: null,
+          evidence_md: `${outcome.reason}; the run waited an hour and gave up`,
+          mechanism: NO_MECHANISM,
+          log: null,
+          evidence_files: [],
+        });
+      } else {
+        await finishStage(services, runId, position, outcome);
+      }
+      done.splice(0, done.length, ...(await finishedStages(sql, runId)));
+    }
+    const verdict = runVerdict(done, {
+      stage_count: context.contract.stages.length,
+      result_kind: context.contract.result_kind,
+    });
+    await sql`
+      update verification_runs
+      set status = 'finished', result = ${verdict.result}, score = ${verdict.score},
+        evidence_md = ${verdict.evidence_md}, finished_at = ${services.clock()}
+      where id = ${runId} and status <> 'finished'`;
+    return { kind: "finished", result: verdict.result };
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
+
+function runStage(services: Services, context: RunContext, stage: ContractStage): Promise<StageOutcome> {
+  switch (stage.kind) {
+    case "sandbox":
+      return runSandboxStage(services, context, stage);
+    case "review":
+      return Promise.resolve(
+        notExecuted(
+          `review stage \`${stage.key}\`: review protocols are not executed by this deployment yet`,
+        ),
+      );
+    case "external":
+      return Promise.resolve(
+        notExecuted(
+          `external stage \`${stage.key}\`: attestations from ${stage.external_system ?? "the partner system"} are not received by this deployment`,
+        ),
+      );
+    default: {
+      const never: never = stage.kind;
+      throw new Error(`unknown stage kind ${String(never)}`);
+    }
+  }
+}
+
+function notExecuted(reason: string): StageOutcome {
+  return {
+    kind: "finished",
+    result: "inconclusive",
+    score: null,
+    evidence_md: reason,
+    mechanism: NO_MECHANISM,
+    log: null,
+    evidence_files: [],
+  };
+}
+
+async function startStage(
+  services: Services,
+  runId: string,
+  position: number,
+  stage: ContractStage,
+): Promise<void> {
+  const now = services.clock();
+  await services.sql`
+    insert into verification_stage_results (verification_run_id, position, stage_key, kind, status, started_at)
+    values (${runId}, ${position}, ${stage.key}, ${stage.kind}, 'running', ${now})
+    on conflict (verification_run_id, position) do update set started_at = excluded.started_at`;
+}
+
+async function finishStage(
+  services: Services,
+  runId: string,
+  position: number,
+  outcome: Extract<StageOutcome, { kind: "finished" }>,
+): Promise<void> {
+  const { sql } = services;
+  await sql`
+    update verification_stage_results
+    set status = 'finished', result = ${outcome.result}, score = ${outcome.score}, evidence_md = ${outcome.evidence_md},
+      mechanism = ${sql.json(outcome.mechanism as unknown as postgres.JSONValue)},
+      log = ${outcome.log ? sql.json(outcome.log as unknown as postgres.JSONValue) : null},
+      evidence_files = ${sql.json(outcome.evidence_files)}, finished_at = ${services.clock()}
+    where verification_run_id = ${runId} and position = ${position} and status <> 'finished'`;
+}
+
+async function finishedStages(sql: Services["sql"], runId: string): Promise<FinishedStage[]> {
+  return await sql<FinishedStage[]>`
+    select stage_key, kind, result, score, evidence_md from verification_stage_results
+    where verification_run_id = ${runId} and status = 'finished' order by position`;
+}
+
+/**
+ * Finishes a run `error` (the service's machinery failed): its half-run stage too. Used when a
+ * worker's last attempt fails and when a run's stage keeps stopping workers.
+ */
+export async function finishWithError(services: Services, runId: string, reason: string): Promise<void> {
+  const { sql } = services;
+  const now = services.clock();
+  await sql.begin(async (tx) => {
+    await tx`
+      update verification_stage_results
+      set status = 'finished', result = 'error', evidence_md = ${reason},
+        mechanism = ${tx.json(NO_MECHANISM as unknown as postgres.JSONValue)}, finished_at = ${now}
+      where verification_run_id = ${runId} and status <> 'finished'`;
+    await tx`
+      update verification_runs
+      set status = 'finished', result = 'error', score = null, evidence_md = ${`**error**\n\n${reason}`},
+        started_at = coalesce(started_at, ${now}), finished_at = ${now}
+      where id = ${runId} and status <> 'finished'`;
+  });
+}

@@ -1,0 +1,15 @@
+import type postgres from "postgres";
+import type { Sql } from "../db/connect-sql.ts";
+import type { Viewer } from "../work/viewer.ts";
+
+/**
+ * True for runs the viewer may read: their own Submission's runs, runs on Problems they own
+ * (managers), and everything for administrators. Expects the run as `r`; reviewers of a run's
+ * Submission gain sight through review cases, not here. Everyone else gets not_found.
+ */
+export function readableRunSql(sql: Sql, viewer: Viewer): postgres.Fragment {
+  if (viewer.isAdministrator) return sql`true`;
+  return sql`exists (
+    select 1 from submissions s join problems p on p.id = s.problem_id
+    where s.id = r.submission_id and (s.user_id = ${viewer.userId} or p.owner_user_id = ${viewer.userId}))`;
+}

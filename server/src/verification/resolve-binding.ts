@@ -1,0 +1,63 @@
+import type { RuntimeBinding } from "@svc/app/sandbox/checker-job.ts";
+import type { Sql } from "../db/connect-sql.ts";
+import type { SandboxEngines } from "./sandbox-runner.ts";
+
+/** Where an implementation's image can run here, or why it cannot (yet). */
+export type BindingResolution =
+  | { kind: "ready"; binding: RuntimeBinding | null }
+  /** The service cannot execute it on this deployment: the stage is inconclusive. */
+  | { kind: "unbound"; reason: string }
+  /** A custom image still being provisioned: the run waits. */
+  | { kind: "wait"; reason: string }
+  /** Provisioning failed: the service's machinery, so the stage is `error`. */
+  | { kind: "failed"; reason: string };
+
+/** The host interpreter bwrap runs `svc-runtime/python:1` checkers with. */
+export const HOST_PYTHON = "/usr/bin/python3";
+
+/**
+ * Resolves an image reference to a backend (spec 3): builtins run in process; a script runtime
+ * runs on Docker when an engine answers and the operator bound the runtime to a local image,
+ * else under bubblewrap on the host's interpreter, else it is unbound; a custom image runs on
+ * Docker once provisioned.
+ */
+export async function resolveBinding(
+  sql: Sql,
+  engines: SandboxEngines,
+  imageRef: string,
+): Promise<BindingResolution> {
+  if (imageRef.startsWith("svc-builtin/")) return { kind: "ready", binding: null };
+  if (imageRef.startsWith("svc-runtime/")) {
+    const [bound] = await sql<{ backend: "docker" | "bwrap"; local_image: string }[]>`
+      select backend, local_image from sandbox_runtimes where image_ref = ${imageRef}`;
+    if (bound?.backend === "docker" && engines.docker) {
+      return { kind: "ready", binding: { backend: "docker", local_image: bound.local_image } };
+    }
+    if (engines.bwrap) {
+      const python = bound?.backend === "bwrap" ? bound.local_image : HOST_PYTHON;
+      return { kind: "ready", binding: { backend: "bwrap", local_image: python } };
+    }
+    return {
+      kind: "unbound",
+      reason: `the script runtime ${imageRef} is unbound on this deployment: no Docker engine with a bound image and no bubblewrap`,
+    };
+  }
+  const [image] = await sql<{ state: string; state_reason: string | null }[]>`
+    select state, state_reason from sandbox_images where image_ref = ${imageRef}`;
+  if (!image || image.state === "registered" || image.state === "provisioning") {
+    return { kind: "wait", reason: `the image ${imageRef} is being provisioned` };
+  }
+  if (image.state === "provisioning_failed") {
+    return {
+      kind: "failed",
+      reason: `provisioning the image ${imageRef} failed: ${image.state_reason ?? "no reason recorded"}`,
+    };
+  }
+  if (!engines.docker) {
+    return {
+      kind: "unbound",
+      reason: `the image ${imageRef} needs a Docker engine, and none answers on this deployment`,
+    };
+  }
+  return { kind: "ready", binding: { backend: "docker", local_image: imageRef } };
+}

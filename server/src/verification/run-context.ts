@@ -1,0 +1,64 @@
+import type { VerifierContractFile } from "@svc/schemas";
+import type { Sql } from "../db/connect-sql.ts";
+import type { RunArtifact } from "./queue-verification-run.ts";
+
+/** A stored reference binding of the run's revision (spec 2.3). */
+export interface RevisionBinding {
+  key: string;
+  content_hash: string;
+  size_bytes: number;
+  media_type: string;
+  filename?: string;
+  url?: string;
+}
+
+/** A Submission artifact with what the sandbox mounts it as. */
+export interface ContextArtifact extends RunArtifact {
+  filename: string;
+  media_type: string;
+}
+
+/** Everything executing a run reads once: the Contract, the revision's bindings, the inputs. */
+export interface RunContext {
+  run_id: string;
+  problem_revision_id: string;
+  verifier_contract_id: string;
+  contract: VerifierContractFile;
+  bindings: RevisionBinding[];
+  artifacts: ContextArtifact[];
+}
+
+/** Reads a run's context; null when the run does not exist. */
+export async function readRunContext(sql: Sql, runId: string): Promise<RunContext | null> {
+  const [row] = await sql<
+    {
+      problem_revision_id: string;
+      verifier_contract_id: string;
+      inputs: { artifacts: RunArtifact[] };
+      document: VerifierContractFile;
+      verifier_input_bindings: RevisionBinding[];
+    }[]
+  >`
+    select r.problem_revision_id, r.verifier_contract_id, r.inputs, vc.document, pr.verifier_input_bindings
+    from verification_runs r
+    join verifier_contracts vc on vc.id = r.verifier_contract_id
+    join problem_revisions pr on pr.id = r.problem_revision_id
+    where r.id = ${runId}`;
+  if (!row) return null;
+  const ids = row.inputs.artifacts.map((a) => a.artifact_id);
+  const files = await sql<{ id: string; filename: string; media_type: string }[]>`
+    select id, filename, media_type from artifacts where id = any(${ids})`;
+  const byId = new Map(files.map((file) => [file.id, file]));
+  return {
+    run_id: runId,
+    problem_revision_id: row.problem_revision_id,
+    verifier_contract_id: row.verifier_contract_id,
+    contract: row.document,
+    bindings: row.verifier_input_bindings,
+    artifacts: row.inputs.artifacts.map((artifact) => {
+      const file = byId.get(artifact.artifact_id);
+      if (!file) throw new Error(`run ${runId} names artifact ${artifact.artifact_id}, which does not exist`);
+      return { ...artifact, filename: file.filename, media_type: file.media_type };
+    }),
+  };
+}

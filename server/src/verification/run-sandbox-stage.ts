@@ -1,0 +1,186 @@
+import type { ContentHash } from "@svc/app";
+import type { CheckerJob, CheckerOutcome, InputFile, StageResult } from "@svc/app/sandbox/checker-job.ts";
+import type { ContractStage } from "@svc/schemas";
+import type { Services } from "../context/services.ts";
+import { readBlobBytes } from "../problems/read-blob-bytes.ts";
+import { currentImplementation, type RunnableImplementation } from "./current-implementation.ts";
+import { resolveBinding } from "./resolve-binding.ts";
+import type { RunContext } from "./run-context.ts";
+import { truncateEvidence } from "./run-verdict.ts";
+import type { StageLog, StageMechanism } from "./stage-record.ts";
+
+/** A stage's end, as the stage result row records it. */
+export interface FinishedStageOutcome {
+  kind: "finished";
+  result: StageResult;
+  score: number | null;
+  evidence_md: string;
+  mechanism: StageMechanism;
+  log: StageLog | null;
+  evidence_files: Array<{ path: string; content_hash: string; size_bytes: number }>;
+}
+
+/** The stage cannot start yet (an image provisioning, fixtures pending); try again later. */
+export interface WaitingStageOutcome {
+  kind: "wait";
+  reason: string;
+}
+
+export type StageOutcome = FinishedStageOutcome | WaitingStageOutcome;
+
+/** A stage that ran no mechanism: every member null (spec 2.4 has no member for "nothing ran"). */
+export const NO_MECHANISM: StageMechanism = { sandbox: null, review: null, external: null };
+
+/**
+ * Runs one sandbox stage of a run: the stage's current implementation on the Submission's
+ * artifacts and the revision's selected, stored reference inputs (linked slots are never
+ * mounted), through the backend the image resolves to. The log and evidence files go to the
+ * blob store. A stage the service cannot execute here is `inconclusive`; a failed image
+ * provisioning is `error` (spec 3).
+ */
+export async function runSandboxStage(
+  services: Services,
+  context: RunContext,
+  stage: ContractStage,
+): Promise<StageOutcome> {
+  const { current, pending } = await currentImplementation(
+    services.sql,
+    context.verifier_contract_id,
+    stage.key,
+  );
+  if (!current) {
+    if (pending)
+      return {
+        kind: "wait",
+        reason: `stage ${stage.key}'s implementation is still running its conformance fixtures`,
+      };
+    return notRun(
+      "inconclusive",
+      `stage \`${stage.key}\` has no implementation whose conformance fixtures passed, so the service cannot execute it`,
+    );
+  }
+  const resolution = await resolveBinding(
+    services.sql,
+    await services.sandbox.engines(),
+    current.runtime.image_ref,
+  );
+  if (resolution.kind === "wait") return { kind: "wait", reason: resolution.reason };
+  if (resolution.kind === "unbound") return notRun("inconclusive", resolution.reason);
+  if (resolution.kind === "failed") return notRun("error", resolution.reason);
+
+  const job = await checkerJob(services, context, stage, current);
+  const outcome = await services.sandbox.run(job, resolution.binding);
+  return await recordOutcome(services, current, outcome);
+}
+
+function notRun(result: StageResult, reason: string): FinishedStageOutcome {
+  return {
+    kind: "finished",
+    result,
+    score: null,
+    evidence_md: reason,
+    mechanism: NO_MECHANISM,
+    log: null,
+    evidence_files: [],
+  };
+}
+
+async function checkerJob(
+  services: Services,
+  context: RunContext,
+  stage: ContractStage,
+  implementation: RunnableImplementation,
+): Promise<CheckerJob> {
+  const selected = stage.reference_input_slots ?? context.contract.reference_inputs.map((slot) => slot.key);
+  const reference: InputFile[] = [];
+  for (const binding of context.bindings) {
+    // Linked slots hold no bytes the service could mount (spec 2.3).
+    if (!selected.includes(binding.key) || binding.url !== undefined) continue;
+    reference.push({
+      name: binding.key,
+      filename: binding.filename ?? binding.key,
+      media_type: binding.media_type,
+      content_hash: binding.content_hash as ContentHash,
+      size_bytes: binding.size_bytes,
+      bytes: await readBlobBytes(services.blobs, binding.content_hash),
+    });
+  }
+  const artifacts: InputFile[] = [];
+  for (const artifact of context.artifacts) {
+    artifacts.push({
+      name: artifact.role,
+      filename: artifact.filename,
+      media_type: artifact.media_type,
+      content_hash: artifact.content_hash as ContentHash,
+      size_bytes: artifact.size_bytes,
+      bytes: await readBlobBytes(services.blobs, artifact.content_hash),
+    });
+  }
+  const program = implementation.program
+    ? {
+        filename: implementation.program.filename,
+        bytes: await readBlobBytes(services.blobs, implementation.program.content_hash),
+      }
+    : null;
+  return {
+    stage_key: stage.key,
+    result_kind: stage.result_kind ?? context.contract.result_kind,
+    implementation: {
+      image_ref: implementation.runtime.image_ref,
+      image_digest: implementation.runtime.image_digest as ContentHash,
+      entrypoint: implementation.entrypoint,
+      limits: implementation.limits,
+      program,
+    },
+    artifacts,
+    reference,
+    evidence_schema: stage.evidence_schema ?? null,
+  };
+}
+
+async function recordOutcome(
+  services: Services,
+  implementation: RunnableImplementation,
+  outcome: CheckerOutcome,
+): Promise<FinishedStageOutcome> {
+  const stored = await services.blobs.put(outcome.log.bytes);
+  const evidence_files = [];
+  for (const file of outcome.evidence) {
+    const put = await services.blobs.put(file.bytes);
+    evidence_files.push({ path: file.path, ...put });
+  }
+  return {
+    kind: "finished",
+    result: outcome.result,
+    score: outcome.result === "verified" ? outcome.score : null,
+    evidence_md: stageEvidence(outcome),
+    mechanism: {
+      sandbox: {
+        verifier_implementation_id: implementation.id,
+        implementation_content_hash: implementation.content_hash,
+        runtime_image_digest: implementation.runtime.image_digest,
+        backend: outcome.backend,
+        exit_code: outcome.exit_code,
+        duration_ms: outcome.duration_ms,
+        evidence_hash: outcome.evidence_hash,
+      },
+      review: null,
+      external: null,
+    },
+    log: {
+      content_hash: stored.content_hash,
+      size_bytes: stored.size_bytes,
+      truncated: outcome.log.truncated,
+      redaction: null,
+    },
+    evidence_files,
+  };
+}
+
+/** The checker's summary, then the service's reason (a limit, a malformed result) when it has one. */
+function stageEvidence(outcome: CheckerOutcome): string {
+  const parts = [outcome.summary];
+  if (outcome.reason && outcome.reason !== outcome.summary) parts.push(outcome.reason);
+  if (outcome.limit) parts.push(`Limit reached: ${outcome.limit}.`);
+  return truncateEvidence(parts.filter((part) => part !== "").join("\n\n"));
+}

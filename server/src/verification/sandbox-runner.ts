@@ -1,0 +1,16 @@
+import type { CheckerJob, CheckerOutcome, RuntimeBinding } from "@svc/app/sandbox/checker-job.ts";
+
+/** The sandbox engines this machine has (spec 3: docker when an engine answers, else bwrap). */
+export interface SandboxEngines {
+  docker: boolean;
+  bwrap: boolean;
+}
+
+/**
+ * What the worker runs checkers through: app/src/sandbox behind an interface, so the service
+ * picks engines once per process and a deployment can put a remote runner here later.
+ */
+export interface SandboxRunner {
+  engines(): Promise<SandboxEngines>;
+  run(job: CheckerJob, binding: RuntimeBinding | null): Promise<CheckerOutcome>;
+}

@@ -1,0 +1,30 @@
+import type { Services } from "../context/services.ts";
+import { VERIFY_TASK } from "./queue-verification-run.ts";
+
+/** A run whose worker has not said it is alive for this long is taken to have lost its worker. */
+export const STALL_MS = 90_000;
+
+/**
+ * Finds runs whose worker died (spec 3: a run never stays `running` forever): `running` with a
+ * heartbeat older than STALL_MS, or `queued` with its job locked for that long, and enqueues them
+ * again under their job key. The next execution keeps the finished stages, restarts the half-run
+ * one, and past MAX_RESTARTS finishes the run `error`. Returns the ids it enqueued.
+ */
+export async function sweepStalledRuns(services: Services): Promise<string[]> {
+  const { sql } = services;
+  const before = new Date(services.clock().getTime() - STALL_MS);
+  const rows = await sql<{ id: string }[]>`
+    select r.id from verification_runs r
+    where (r.status = 'running' and r.heartbeat_at < ${before})
+       or (r.status = 'queued' and exists (
+             select 1 from graphile_worker.jobs j where j.key = r.id and j.locked_at < ${before}))
+       or (r.status <> 'finished' and r.created_at < ${before}
+           and not exists (select 1 from graphile_worker.jobs j where j.key = r.id))`;
+  for (const { id } of rows) {
+    await sql`
+      select graphile_worker.add_job(${VERIFY_TASK}, json_build_object('verification_run_id', ${id}::text),
+        max_attempts => 3, job_key => ${id})`;
+    services.log.warn({ verification_run_id: id }, "verification run stalled; enqueued again");
+  }
+  return rows.map((row) => row.id);
+}

@@ -1,0 +1,45 @@
+import { Logger, type Runner, run, type TaskList } from "graphile-worker";
+import type { Services } from "../context/services.ts";
+import { workerConnection } from "../db/worker-connection.ts";
+import { sweepStalledRuns } from "../verification/sweep-stalled-runs.ts";
+import { TaskName } from "./task-names.ts";
+import { verifyRunTask } from "./verify-run-task.ts";
+
+export interface WorkerOptions {
+  /** Jobs run at once by this process. */
+  concurrency?: number;
+  /** Poll interval in ms when LISTEN/NOTIFY misses a job (tests shorten it). */
+  pollInterval?: number;
+  /** Extra tasks (conformance, image provisioning) registered by their domains. */
+  tasks?: TaskList;
+}
+
+/**
+ * Starts a graphile-worker runner for the service's tasks over the service's database: each
+ * verification run, a sweep for stalled runs every minute, and the tasks given. Any number of
+ * these run at once, in `svc-server serve` or apart (`svc-server worker`); jobs are claimed with
+ * row locks, so each runs once.
+ */
+export async function startWorker(services: Services, options: WorkerOptions = {}): Promise<Runner> {
+  const log = services.log.child({ component: "worker" });
+  return await run({
+    ...workerConnection(services.sql, (options.concurrency ?? 1) + 2),
+    concurrency: options.concurrency ?? 1,
+    pollInterval: options.pollInterval ?? 2000,
+    noHandleSignals: true,
+    logger: new Logger((scope) => (level, message, meta) => {
+      const entry = { ...scope, ...meta };
+      if (level === "error") log.error(entry, message);
+      else if (level === "warning") log.warn(entry, message);
+      else log.debug(entry, message);
+    }),
+    taskList: {
+      [TaskName.verifyRun]: verifyRunTask(services),
+      [TaskName.sweepStalledRuns]: async () => {
+        await sweepStalledRuns(services);
+      },
+      ...options.tasks,
+    },
+    crontab: `* * * * * ${TaskName.sweepStalledRuns}`,
+  });
+}
