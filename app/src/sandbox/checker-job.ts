@@ -17,7 +17,8 @@ export const CheckerResult = {
 export type CheckerResult = (typeof CheckerResult)[keyof typeof CheckerResult];
 export type StageResult = CheckerResult | "error";
 
-export const BackendName = { builtin: "builtin", bwrap: "bwrap", docker: "docker" } as const;
+/** `none`: no backend could run the job (a script runtime unbound on this machine). */
+export const BackendName = { builtin: "builtin", bwrap: "bwrap", docker: "docker", none: "none" } as const;
 export type BackendName = (typeof BackendName)[keyof typeof BackendName];
 
 /** Resource limits of one run (spec 2.2 `limits`, network always none). */
@@ -60,10 +61,15 @@ export interface CheckerJob {
   evidence_schema: object | null;
 }
 
-/** A file the checker left under /output/evidence/, relative path with `/`. */
+/**
+ * A file the checker left under /output/evidence/, relative path with `/`. A symlink is kept as
+ * a link: `link_target` holds its target string, `bytes` is empty, and nothing is read through it.
+ */
 export interface EvidenceFile {
   path: string;
   bytes: Uint8Array;
+  /** Present exactly when the entry is a symbolic link. */
+  link_target?: string;
 }
 
 /** Which limit ended a run, when one did. */
