@@ -1,11 +1,13 @@
+import { enqueueConformance } from "../conformance/enqueue-conformance.ts";
 import { IdPrefix, randomId } from "../ids/random-id.ts";
 import { byteOrder, type PublishContext } from "./publish-context.ts";
 
 /**
  * Step 4: one VerifierImplementation per planned implementation and Contract stage (never shared
  * across Contracts). The same content hash on the same stage reuses the record; anything else is
- * the stage's next version_number, conformance pending until the verification work runs the
- * fixtures. Returns every `vfi_` id the package resolved to, created or reused.
+ * the stage's next version_number, conformance pending until the worker runs the fixtures: the
+ * job is enqueued in the publishing transaction, so a published implementation always gets its
+ * conformance run. Returns every `vfi_` id the package resolved to, created or reused.
  */
 export async function publishVerifierImplementations(
   ctx: PublishContext,
@@ -41,6 +43,7 @@ export async function publishVerifierImplementations(
           ${implementation.program ? tx.json(implementation.program as never) : null}, ${userId})
         returning version_number`;
       ids.push(id);
+      await enqueueConformance(tx, id);
       ctx.audit.push({
         action: "create",
         subject_kind: "verifier_implementation",

@@ -5,7 +5,8 @@ import type { BlobStore } from "../blobs/blob-store.ts";
 
 /**
  * Puts into the blob store every file a publication's records point at by hash: skill files,
- * script checker programs and stored (not linked) reference inputs. The plan names them by content
+ * script checker programs, stored (not linked) reference inputs and the conformance fixtures'
+ * files (the worker reruns fixtures from the store, long after the upload is gone). The plan names them by content
  * hash only, so the package's files are matched by hash; only files whose size some wanted hash has
  * are hashed. Blobs are content-addressed and puts idempotent, so this runs before the publishing
  * transaction: a failed publication leaves at most unreferenced blobs, never a record without bytes.
@@ -18,6 +19,18 @@ export async function storePackageBytes(blobs: BlobStore, tree: FileTree, plan: 
   for (const implementation of Object.values(plan.verifier_implementations)) {
     if (implementation.program)
       wanted.set(implementation.program.content_hash, implementation.program.size_bytes);
+  }
+  for (const contract of Object.values(plan.verifier_contracts)) {
+    for (const fixture of contract.document.conformance_fixtures) {
+      // A valid plan states every fixture hash (lint refuses unstated ones).
+      for (const input of [
+        ...Object.values(fixture.inputs.reference ?? {}),
+        ...(fixture.inputs.artifacts ?? []),
+      ]) {
+        if (input.content_hash !== undefined && input.size_bytes !== undefined)
+          wanted.set(input.content_hash, input.size_bytes);
+      }
+    }
   }
   for (const problem of plan.problems) {
     for (const input of problem.reference_inputs) {

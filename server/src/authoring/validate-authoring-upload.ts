@@ -2,6 +2,7 @@ import { lintPackage } from "@svc/app";
 import { TreeError } from "@svc/app/tree/file-tree.ts";
 import type { Services } from "../context/services.ts";
 import { ServiceError } from "../errors/service-error.ts";
+import { registerImages } from "../sandbox-images/register-images.ts";
 import { Capability } from "../users/capability.ts";
 import { liveRole } from "../users/live-role.ts";
 import type { Principal } from "../users/principal.ts";
@@ -12,7 +13,7 @@ import { type AuthoringUpload, findOwnUpload, type StoredValidation } from "./au
 import { checkNamedCampaigns } from "./check-named-campaigns.ts";
 import { checkPublishedContractBindings } from "./check-published-contract-bindings.ts";
 import { checkPublishedReferences } from "./check-published-references.ts";
-import { imageStatuses, isCustomImage } from "./image-statuses.ts";
+import { imageStatuses, isCustomImage, plannedImages } from "./image-statuses.ts";
 import { contractFile } from "./package-files.ts";
 import { readLiveState } from "./read-live-state.ts";
 import { readUploadTree } from "./read-upload-tree.ts";
@@ -115,8 +116,14 @@ async function validate(
     ...(await checkPublishedContractBindings(services.sql, plan)),
   ];
 
-  const images = imageStatuses(plan);
-  if (!role.capabilities.includes(Capability.custom_verifier)) {
+  const mayNameCustom = role.capabilities.includes(Capability.custom_verifier);
+  if (mayNameCustom) {
+    await registerImages(
+      services.sql,
+      userId,
+      plannedImages(plan).filter((image) => isCustomImage(image.image_ref)),
+    );
+  } else {
     for (const implementation of Object.values(plan.verifier_implementations)) {
       if (!isCustomImage(implementation.runtime.image_ref)) continue;
       const stage = implementation.stages[0]!;
@@ -129,6 +136,7 @@ async function validate(
     }
   }
 
+  const images = await imageStatuses(services, plan);
   const caller = { user_id: userId, is_admin: role.roles.includes(Role.administrator) };
   const live = await readLiveState(services.sql, plan);
   const reconciliation = checkNamedCampaigns(

@@ -1,5 +1,6 @@
 import type { LintNote } from "@svc/app";
 import type { Plan } from "@svc/schemas";
+import type { ImageState } from "../sandbox-images/image-state.ts";
 import type { Reconciliation } from "./reconcile.ts";
 
 /**
@@ -19,7 +20,7 @@ export interface ValidationError {
 export interface ImageStatus {
   image_ref: string;
   image_digest: string;
-  state: "available" | "unbound" | "registered";
+  state: ImageState;
 }
 
 /** validate_authoring_upload's result (spec 4.1), as stored with the upload and returned. */

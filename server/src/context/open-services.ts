@@ -3,6 +3,8 @@ import type { Logger } from "pino";
 import { openLocalBlobStore } from "../blobs/open-local-blob-store.ts";
 import type { Pool } from "../db/connect-sql.ts";
 import type { Clock } from "../time/clock.ts";
+import { localSandboxRunner } from "../verification/local-sandbox-runner.ts";
+import type { SandboxRunner } from "../verification/sandbox-runner.ts";
 import { loadSigningSecret } from "./load-signing-secret.ts";
 import type { Services } from "./services.ts";
 
@@ -15,6 +17,8 @@ export interface OpenServicesOptions {
   blobDir?: string | undefined;
   baseUrl?: string | undefined;
   signingSecret?: string | undefined;
+  /** How checkers run; default: this machine's engines. */
+  sandbox?: SandboxRunner | undefined;
 }
 
 /** Builds the Services over a migrated database: the blob store and the signing secret. */
@@ -27,5 +31,6 @@ export async function openServices(options: OpenServicesOptions): Promise<Servic
     blobs: openLocalBlobStore(options.blobDir ?? join(options.dataDir, "blobs")),
     signingSecret: await loadSigningSecret(sql, options.signingSecret),
     baseUrl: options.baseUrl,
+    sandbox: options.sandbox ?? localSandboxRunner(),
   };
 }

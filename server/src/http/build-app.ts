@@ -2,6 +2,7 @@ import Fastify from "fastify";
 import type { Services } from "../context/services.ts";
 import { ServiceError } from "../errors/service-error.ts";
 import { mcpRoutes } from "../mcp/mcp-routes.ts";
+import { adminRoutes } from "./admin-routes.ts";
 import { apiRoutes } from "./api-routes.ts";
 import { docsRoutes } from "./docs-routes.ts";
 import { downloadRoutes } from "./download-routes.ts";
@@ -57,6 +58,7 @@ export function buildApp(services: Services) {
   app.register(oauthMetadataRoutes, { services });
   app.register(uploadRoutes, { services });
   app.register(verificationRoutes, { services });
+  app.register(adminRoutes, { services });
   return app;
 }
 

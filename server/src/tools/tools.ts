@@ -1,5 +1,6 @@
 import { authoringTools } from "../authoring/authoring-tools.ts";
 import { discoveryResources, discoveryTools } from "../problems/discovery-tools.ts";
+import { sandboxImageTools } from "../sandbox-images/sandbox-image-tools.ts";
 import { accountTools } from "../users/account-tools.ts";
 import { verificationResources, verificationTools } from "../verification/verification-tools.ts";
 import { workTools } from "../work/work-tools.ts";
@@ -13,6 +14,7 @@ export const tools: readonly Tool[] = [
   ...workTools,
   ...authoringTools,
   ...verificationTools,
+  ...sandboxImageTools,
 ];
 
 /** Every `svc://` resource template. */

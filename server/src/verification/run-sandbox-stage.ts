@@ -17,7 +17,8 @@ export interface FinishedStageOutcome {
   evidence_md: string;
   mechanism: StageMechanism;
   log: StageLog | null;
-  evidence_files: Array<{ path: string; content_hash: string; size_bytes: number }>;
+  /** Evidence files in the blob store; a symlink keeps its target string and no bytes. */
+  evidence_files: Array<{ path: string; content_hash: string; size_bytes: number; link_target?: string }>;
 }
 
 /** The stage cannot start yet (an image provisioning, fixtures pending); try again later. */
@@ -147,7 +148,11 @@ async function recordOutcome(
   const evidence_files = [];
   for (const file of outcome.evidence) {
     const put = await services.blobs.put(file.bytes);
-    evidence_files.push({ path: file.path, ...put });
+    evidence_files.push(
+      file.link_target === undefined
+        ? { path: file.path, ...put }
+        : { path: file.path, ...put, link_target: file.link_target },
+    );
   }
   return {
     kind: "finished",

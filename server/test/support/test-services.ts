@@ -5,6 +5,8 @@ import { openLocalBlobStore } from "../../src/blobs/open-local-blob-store.ts";
 import type { Services } from "../../src/context/services.ts";
 import type { Pool } from "../../src/db/connect-sql.ts";
 import type { Clock } from "../../src/time/clock.ts";
+import { localSandboxRunner } from "../../src/verification/local-sandbox-runner.ts";
+import type { SandboxRunner } from "../../src/verification/sandbox-runner.ts";
 import { silentLog } from "./test-database.ts";
 
 /** A fixed signing secret for tests (32 bytes). */
@@ -16,7 +18,7 @@ export const TEST_SIGNING_SECRET = "test-signing-secret-of-32-bytes!";
  */
 export function testServices(
   sql: Pool,
-  options: { clock?: Clock; baseUrl?: string; blobDir?: string } = {},
+  options: { clock?: Clock; baseUrl?: string; blobDir?: string; sandbox?: SandboxRunner } = {},
 ): Services {
   return {
     sql,
@@ -25,5 +27,6 @@ export function testServices(
     blobs: openLocalBlobStore(options.blobDir ?? mkdtempSync(join(tmpdir(), "svc-blobs-"))),
     signingSecret: TEST_SIGNING_SECRET,
     baseUrl: options.baseUrl,
+    sandbox: options.sandbox ?? localSandboxRunner(),
   };
 }
