@@ -4,6 +4,7 @@ import { createLogger } from "./cli/create-logger.ts";
 import { serveCommand } from "./cli/serve-command.ts";
 import { type ServerConfig, serverConfig } from "./cli/server-config.ts";
 import { withMigratedDatabase } from "./cli/with-migrated-database.ts";
+import { workerCommand } from "./cli/worker-command.ts";
 import { inTransaction } from "./db/in-transaction.ts";
 import { ServiceError } from "./errors/service-error.ts";
 import { addUser } from "./users/add-user.ts";
@@ -43,6 +44,14 @@ export async function runServerCli(
     .action(async () => {
       const settings = config();
       exitCode = await serveCommand(settings, createLogger({ level: settings.logLevel ?? "info", fd: 1 }));
+    });
+
+  program
+    .command("worker")
+    .description("run verification jobs (SVC_WORKERS at once) without serving HTTP, until SIGTERM")
+    .action(async () => {
+      const settings = config();
+      exitCode = await workerCommand(settings, createLogger({ level: settings.logLevel ?? "info", fd: 1 }));
     });
 
   program

@@ -4,12 +4,14 @@ import { migrate } from "../db/migrate.ts";
 import { openDatabase } from "../db/open-database.ts";
 import { buildApp } from "../http/build-app.ts";
 import { systemClock } from "../time/clock.ts";
+import { startWorker } from "../worker/start-worker.ts";
 import type { ServerConfig } from "./server-config.ts";
 
 const DRAIN_MS = 10_000;
 
 /**
- * `svc-server serve`: opens and migrates the database, listens, and on SIGTERM or SIGINT stops
+ * `svc-server serve`: opens and migrates the database, starts SVC_WORKERS verification workers
+ * (default 1), listens, and on SIGTERM or SIGINT stops
  * accepting, lets in-flight requests finish (for up to 10 s), closes the database (stopping the embedded
  * PostgreSQL when no other process uses it) and returns 0. A second signal exits at once with 1.
  */
@@ -39,6 +41,8 @@ export async function serveCommand(config: ServerConfig, log: Logger): Promise<n
       signingSecret: config.signingSecret,
     });
     const app = buildApp(services);
+    const worker = config.workers > 0 ? await startWorker(services, { concurrency: config.workers }) : null;
+    if (worker) log.info({ concurrency: config.workers }, "verification worker started");
     try {
       const address = await app.listen({ host: config.host, port: config.port });
       log.info({ url: address, base_url: config.baseUrl ?? address }, "svc is listening");
@@ -49,6 +53,8 @@ export async function serveCommand(config: ServerConfig, log: Logger): Promise<n
       const cut = setTimeout(() => app.server.closeAllConnections(), DRAIN_MS);
       await app.close();
       clearTimeout(cut);
+      // Running jobs finish or are released for another worker (graphile-worker's graceful stop).
+      await worker?.stop();
     }
   } finally {
     await db.close();

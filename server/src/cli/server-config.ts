@@ -25,6 +25,11 @@ export interface ServerConfig {
   signingSecret: string | undefined;
   /** `LOG_LEVEL`, when set. */
   logLevel: string | undefined;
+  /**
+   * `SVC_WORKERS`, default 1: verification jobs `serve` runs at once in its own process; 0 runs
+   * none there (run `svc-server worker` processes instead).
+   */
+  workers: number;
 }
 
 /** Reads the settings; throws UsageError for a value that cannot be right. */
@@ -34,7 +39,14 @@ export function serverConfig(env: Env = process.env): ServerConfig {
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new UsageError(`PORT=${env.PORT} is not a port: use a whole number from 0 to 65535`);
   }
+  const workers = env.SVC_WORKERS ? Number(env.SVC_WORKERS) : 1;
+  if (!Number.isInteger(workers) || workers < 0 || workers > 64) {
+    throw new UsageError(
+      `SVC_WORKERS=${env.SVC_WORKERS} is not a worker count: use a whole number from 0 to 64`,
+    );
+  }
   return {
+    workers,
     host,
     port,
     databaseUrl: env.DATABASE_URL || undefined,

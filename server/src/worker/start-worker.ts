@@ -1,6 +1,7 @@
 import { Logger, type Runner, run, type TaskList } from "graphile-worker";
 import type { Services } from "../context/services.ts";
 import { workerConnection } from "../db/worker-connection.ts";
+import { provisionImage } from "../sandbox-images/provision-image.ts";
 import { sweepStalledRuns } from "../verification/sweep-stalled-runs.ts";
 import { TaskName } from "./task-names.ts";
 import { verifyRunTask } from "./verify-run-task.ts";
@@ -37,6 +38,9 @@ export async function startWorker(services: Services, options: WorkerOptions = {
       [TaskName.verifyRun]: verifyRunTask(services),
       [TaskName.sweepStalledRuns]: async () => {
         await sweepStalledRuns(services);
+      },
+      [TaskName.provisionImage]: async (payload) => {
+        await provisionImage(services, (payload as { image_ref: string }).image_ref);
       },
       ...options.tasks,
     },
