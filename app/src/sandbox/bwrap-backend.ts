@@ -5,13 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PYTHON_RUNTIME } from "../lint/implementation-catalogue.ts";
 import { BoundedSink, joinLog, LOG_CEILING } from "./bounded-sink.ts";
-import type {
-  CheckerJob,
-  CheckerOutcome,
-  EvidenceFile,
-  RuntimeBinding,
-  SandboxBackend,
-} from "./checker-job.ts";
+import type { CheckerJob, CheckerOutcome, EvidenceFile, SandboxBackend } from "./checker-job.ts";
 import { layOutInput } from "./lay-out-input.ts";
 import { machineOutcome } from "./run-checker.ts";
 import { settleOutcome } from "./settle-outcome.ts";
