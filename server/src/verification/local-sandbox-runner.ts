@@ -1,25 +1,43 @@
+import { createBwrapBackend } from "@svc/app/sandbox/bwrap-backend.ts";
 import type { CheckerJob, CheckerOutcome, RuntimeBinding } from "@svc/app/sandbox/checker-job.ts";
+import { bwrapRuns } from "@svc/app/sandbox/detect-sandbox.ts";
+import { createDockerBackend, pingDocker } from "@svc/app/sandbox/docker-backend.ts";
 import { type Backends, runChecker } from "@svc/app/sandbox/run-checker.ts";
+import Docker from "dockerode";
 import type { SandboxEngines, SandboxRunner } from "./sandbox-runner.ts";
 
 /**
- * The sandbox runner of one service process: app/src/sandbox's backends on this machine. Engines
- * are probed once, on first use, unless given (tests pin them).
+ * The sandbox runner of one service process: app/src/sandbox's backends on this machine. Unless
+ * `backends` are given, the engines are probed once, on first use: Docker when an engine answers
+ * (DOCKER_HOST or the default socket), bubblewrap when it can create its namespaces. Builtins
+ * always run in process. `SVC_SANDBOX=bwrap|docker|none` keeps only that one (none: builtins only).
  */
 export function localSandboxRunner(
-  options: { backends?: Backends; engines?: () => Promise<SandboxEngines> } = {},
+  options: { backends?: Backends; env?: Readonly<Record<string, string | undefined>> } = {},
 ): SandboxRunner {
-  const backends = options.backends ?? {};
-  let probed: Promise<SandboxEngines> | undefined;
+  let probed: Promise<Backends> | undefined;
+  const backends = () => {
+    probed ??= options.backends ? Promise.resolve(options.backends) : probeBackends(options.env ?? process.env);
+    return probed;
+  };
   return {
-    engines() {
-      probed ??=
-        options.engines?.() ??
-        Promise.resolve({ docker: backends.docker !== undefined, bwrap: backends.bwrap !== undefined });
-      return probed;
+    async engines(): Promise<SandboxEngines> {
+      const found = await backends();
+      return { docker: found.docker !== undefined, bwrap: found.bwrap !== undefined };
     },
-    run(job: CheckerJob, binding: RuntimeBinding | null): Promise<CheckerOutcome> {
-      return runChecker(job, { binding, backends });
+    async run(job: CheckerJob, binding: RuntimeBinding | null): Promise<CheckerOutcome> {
+      return await runChecker(job, { binding, backends: await backends() });
     },
   };
+}
+
+async function probeBackends(env: Readonly<Record<string, string | undefined>>): Promise<Backends> {
+  const only = env.SVC_SANDBOX;
+  const found: Backends = {};
+  if (only === undefined || only === "docker") {
+    const docker = new Docker();
+    if (await pingDocker(docker)) found.docker = createDockerBackend({ docker });
+  }
+  if ((only === undefined || only === "bwrap") && bwrapRuns()) found.bwrap = createBwrapBackend();
+  return found;
 }
