@@ -39,6 +39,27 @@ export const ErrorCode = {
     status: 422,
     meaning: "the upload failed validation; fix the errors and conflicts named",
   },
+  /** An Attempt, Note, Artifact or Submission of another user, on a Problem the caller can see (spec 7). */
+  not_yours: { status: 403, meaning: "the record belongs to another user" },
+  /** start_attempt: the Attempt to continue has not ended (spec 7). */
+  still_active: { status: 409, meaning: "the Attempt to continue is still active; end it first" },
+  /** start_attempt, reuse_artifact: the Attempt or Artifact belongs to another Problem (spec 7). */
+  different_problem: { status: 409, meaning: "the Attempt or Artifact is on a different Problem" },
+  /** start_attempt: the Attempt already has a continuation; continue that one (spec 7). */
+  already_continued: { status: 409, meaning: "the Attempt already has a continuation" },
+  /** A write on an ended Attempt: ended Attempts take no notes, uploads, submissions or second end. */
+  attempt_ended: { status: 409, meaning: "the Attempt has ended; start a continuation" },
+  /** A new Attempt or Submission on an archived Problem. */
+  problem_archived: { status: 409, meaning: "the Problem is archived and takes no new work" },
+  /** A withdrawn Artifact named where a live one is needed (a Submission, a reuse). */
+  artifact_withdrawn: { status: 409, meaning: "the Artifact is withdrawn" },
+  /** create_submission: the artifacts do not meet the Contract's submission_requirements. */
+  requirements_unmet: {
+    status: 422,
+    meaning: "the artifacts do not meet the Contract's submission requirements",
+  },
+  /** create_submission after the sealed revision's submission_closes_at (spec 2.3). */
+  submissions_closed: { status: 409, meaning: "the revision's submission cutoff has passed" },
   /** The service cannot answer yet: the database is unreachable or not migrated. */
   unavailable: { status: 503, meaning: "the service is not ready" },
   /** The service's own machinery failed; the request may be retried. */

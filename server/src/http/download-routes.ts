@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from "fastify";
+import { sendArtifact } from "../artifacts/send-artifact.ts";
 import type { Services } from "../context/services.ts";
 import { ServiceError } from "../errors/service-error.ts";
 import { parseDownloadTarget } from "../problems/download-target.ts";
@@ -18,6 +19,7 @@ import { SIGNED_DOWNLOAD_PREFIX, verifySignedPath } from "./signed-url.ts";
  *   itself is gone (withdrawn, or bytes no longer stored), which a fresh link cannot fix.
  * - Private work (a Problem effectively private, or a skill only private work uses) also needs
  *   `Authorization: Bearer` of a user allowed to read it: 401 without one, 404 for anyone else.
+ * - A withdrawn Artifact answers 410 `gone` (spec 4.1); see sendArtifact.
  * - Sealed reference inputs are never served here, managers included (spec 5.7).
  * - A linked reference answers 302 to its url. Every answer carries `x-svc-content-hash`.
  */
@@ -40,6 +42,8 @@ export const downloadRoutes: FastifyPluginAsync<{ services: Services }> = async 
       const mediaType = await skillFileMediaType(services, viewer, target.contentHash);
       return sendBlob(services, reply, target.contentHash, mediaType);
     }
+
+    if (target.kind === "artifact") return sendArtifact(services, reply, viewer, target.artifactId);
 
     const found = await loadReference(services.sql, target.revisionId, target.key, services.clock());
     if (!found) {

@@ -1,13 +1,16 @@
 import type { Readable } from "node:stream";
 import type { FastifyPluginAsync } from "fastify";
+import { MAX_ARTIFACT_BYTES } from "../artifacts/artifact-limits.ts";
+import { ARTIFACT_UPLOAD_TARGET, receiveArtifactUpload } from "../artifacts/receive-artifact-upload.ts";
 import { receiveAuthoringUpload } from "../authoring/receive-authoring-upload.ts";
 import { MAX_UPLOAD_BYTES } from "../authoring/upload-state.ts";
 import type { Services } from "../context/services.ts";
 import { ServiceError } from "../errors/service-error.ts";
-import { SIGNED_UPLOAD_PREFIX } from "./signed-upload-url.ts";
+import { SIGNED_UPLOAD_PREFIX, verifySignedUploadPath } from "./signed-upload-url.ts";
 
 /**
- * `PUT /up/<payload>.<signature>`: the signed upload URL request_authoring_upload hands out. No
+ * `PUT /up/<payload>.<signature>`: the signed upload URLs request_authoring_upload and
+ * request_artifact_upload hand out (the signed target says which: `aup_` or `aru_`). No
  * bearer: the signature is the capability. The body is never parsed or buffered: every content
  * type (this plugin's parsers only) hands fastify the raw stream, which goes straight into the
  * blob store while it is hashed and counted.
@@ -21,7 +24,7 @@ export const uploadRoutes: FastifyPluginAsync<{ services: Services }> = async (a
     // A wildcard, not a `:token` parameter: a signed token is longer than fastify's parameter limit.
     `${SIGNED_UPLOAD_PREFIX}*`,
     // The blob store enforces the signed limit while streaming; this only stops fastify's default.
-    { bodyLimit: MAX_UPLOAD_BYTES + 1 },
+    { bodyLimit: Math.max(MAX_UPLOAD_BYTES, MAX_ARTIFACT_BYTES) + 1 },
     async (request, reply) => {
       const path = request.url.split("?")[0]!;
       if (path !== request.url) {
@@ -31,6 +34,14 @@ export const uploadRoutes: FastifyPluginAsync<{ services: Services }> = async (a
         );
       }
       try {
+        const verified = verifySignedUploadPath(path, services.signingSecret, services.clock());
+        if (verified.ok && ARTIFACT_UPLOAD_TARGET.test(verified.target)) {
+          return await receiveArtifactUpload(
+            services,
+            verified,
+            (request.body as Readable | undefined) ?? request.raw,
+          );
+        }
         return await receiveAuthoringUpload(
           services,
           path,

@@ -1,12 +1,13 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { ServiceError } from "../errors/service-error.ts";
+import { ToolKind } from "../tools/tool.ts";
 import { requireScope } from "../users/require-scope.ts";
 import type { AdaptedTool } from "./adapt-tool.ts";
 import { internalError } from "./internal-error.ts";
 import { invalidInputError } from "./invalid-input-error.ts";
 import type { McpCaller } from "./mcp-caller.ts";
 import { toolEnvelope } from "./tool-envelope.ts";
-import { WORKING_ATTEMPT_PARAMETER } from "./working-attempt.ts";
+import { checkWorkingAttempt, WORKING_ATTEMPT_PARAMETER } from "./working-attempt.ts";
 
 /**
  * One `tools/call`: the token's scope first (whatever the arguments), then the arguments against
@@ -24,10 +25,18 @@ export async function callTool(
     const parsed = adapted.input.safeParse(args ?? {});
     if (!parsed.success) throw invalidInputError(tool.name, parsed.error.issues, adapted.acceptedFields);
     const input: Record<string, unknown> = { ...parsed.data };
+    const workingAttemptId = input[WORKING_ATTEMPT_PARAMETER];
     if (adapted.stripsWorkingAttempt) delete input[WORKING_ATTEMPT_PARAMETER];
     const result = await tool.run(caller, input);
     if (result === null || typeof result !== "object" || Array.isArray(result)) {
       throw new Error(`tool ${tool.name} returned ${JSON.stringify(result)}, not one JSON object`);
+    }
+    // Spec 4.1: a read names the caller's working Attempt; the outcome rides beside the result.
+    if (tool.kind === ToolKind.read && typeof workingAttemptId === "string") {
+      return toolEnvelope({
+        ...result,
+        working_attempt: await checkWorkingAttempt(caller, workingAttemptId),
+      });
     }
     return toolEnvelope(result);
   } catch (error) {

@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { checkWorkingAttemptId, type WorkingAttemptOutcome } from "../attempts/check-working-attempt.ts";
 import type { ToolContext } from "../tools/tool.ts";
+import { viewerOf } from "../work/viewer.ts";
 
 /** The name of the optional parameter that names the caller's own Attempt on reads (spec 4.1). */
 export const WORKING_ATTEMPT_PARAMETER = "working_attempt_id";
@@ -38,22 +40,13 @@ export function splitResourceUri(uri: string): SplitResourceUri {
   return { uri: uri.slice(0, separator), workingAttemptId: last.slice(prefix.length) };
 }
 
-/**
- * What became of a `working_attempt_id` on a read, reported in each content entry's
- * `_meta.working_attempt`: `accepted` is true when the id names an active Attempt of the caller.
- */
-export interface WorkingAttemptOutcome {
-  id: string;
-  accepted: boolean;
-  /** Why it was not accepted: `not_found` (not an Attempt of the caller) or `ended`. */
-  reason?: "not_found" | "ended";
-}
+export type { WorkingAttemptOutcome } from "../attempts/check-working-attempt.ts";
 
 /**
- * Checks a working Attempt id for the caller. Attempts are not stored yet (they arrive with the
- * solver tools), so no id can name one of the caller's Attempts and every id is `not_found`; the
- * attempts domain replaces this body with its lookup, and the wire shape stays.
+ * Checks a working Attempt id for the caller against their own Attempts (the attempts domain's
+ * `checkWorkingAttemptId`): resource reads report the outcome in each entry's
+ * `_meta.working_attempt`, tool reads in the result's `working_attempt`.
  */
-export async function checkWorkingAttempt(_context: ToolContext, id: string): Promise<WorkingAttemptOutcome> {
-  return { id, accepted: false, reason: "not_found" };
+export async function checkWorkingAttempt(context: ToolContext, id: string): Promise<WorkingAttemptOutcome> {
+  return checkWorkingAttemptId(context.services.sql, viewerOf(context.principal), id);
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { countActiveAttempts } from "../attempts/attempt-hints.ts";
 import { getCampaign } from "../campaigns/get-campaign.ts";
 import { listCampaigns } from "../campaigns/list-campaigns.ts";
 import { getReviewProtocol } from "../review-protocols/get-review-protocol.ts";
@@ -105,6 +106,8 @@ const pickProblemTool = defineTool({
   async run({ services, principal }, input) {
     const picked = await pickProblems(services.sql, viewerOf(principal), input);
     if (picked.problems.length === 0) return { ...picked };
+    // Spec 4.1: the start hint is for callers with no active Attempt anywhere.
+    if ((await countActiveAttempts(services.sql, principal.user.id)) > 0) return { ...picked };
     return {
       ...picked,
       hint: 'You have no active Attempt: call start_attempt with {"problem": "<id>"} on the one you choose.',

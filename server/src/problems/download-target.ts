@@ -3,13 +3,16 @@
  *
  * - `blob:sha256:<hex>`: stored bytes by hash, used for SkillVersion files;
  * - `reference:<prv_id>/<key>`: the bytes bound to one reference slot of one revision, so the
- *   route re-checks the Problem's visibility and sealing when the link is used.
+ *   route re-checks the Problem's visibility and sealing when the link is used;
+ * - `artifact:<art_id>`: one Artifact, so a link made before a withdrawal answers 410 after it.
  */
 export type DownloadTarget =
   | { kind: "blob"; contentHash: string }
-  | { kind: "reference"; revisionId: string; key: string };
+  | { kind: "reference"; revisionId: string; key: string }
+  | { kind: "artifact"; artifactId: string };
 
 const BLOB = /^blob:(sha256:[0-9a-f]{64})$/;
+const ARTIFACT = /^artifact:(art_[0-9a-z]{10,32})$/;
 const REFERENCE = /^reference:(prv_[0-9a-z]{10,32})\/([a-z0-9]+(?:_[a-z0-9]+)*)$/;
 
 /** The target string of a blob. */
@@ -28,5 +31,7 @@ export function parseDownloadTarget(target: string): DownloadTarget | null {
   if (blob) return { kind: "blob", contentHash: blob[1]! };
   const reference = REFERENCE.exec(target);
   if (reference) return { kind: "reference", revisionId: reference[1]!, key: reference[2]! };
+  const artifact = ARTIFACT.exec(target);
+  if (artifact) return { kind: "artifact", artifactId: artifact[1]! };
   return null;
 }

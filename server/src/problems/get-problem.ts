@@ -1,3 +1,5 @@
+import { problemReadHint } from "../attempts/attempt-hints.ts";
+import { type AttemptSummary, attemptSummary } from "../attempts/attempt-summary.ts";
 import { type SkillResourceEntry, skillResourceEntries } from "../skills/skill-resource-entries.ts";
 import type { ToolContext } from "../tools/tool.ts";
 import type { Viewer } from "../work/viewer.ts";
@@ -16,11 +18,14 @@ export interface ProblemEnvelope {
   revision: ProblemRevision;
   skill_resources: SkillResourceEntry[];
   reference_resources: ReferenceResourceEntry[];
-  /** The caller's Attempts on this Problem; null until Attempts exist. */
-  attempt_summary: null;
+  /** The caller's own Attempts on this Problem (docs/solving.md); null only inside start_attempt. */
+  attempt_summary: AttemptSummary | null;
   /** The caller's quota on sealed work; null until Submissions exist. */
   submission_allowance: null;
-  /** Present when the caller has no active Attempt on an open Problem: what to call next. */
+  /**
+   * Present when the caller has no active Attempt on an open Problem (call start_attempt), or
+   * exactly one and the read did not name it (pass working_attempt_id).
+   */
   hint?: string;
 }
 
@@ -33,14 +38,22 @@ export interface ProblemEnvelope {
 export async function getProblem(
   context: ToolContext,
   viewer: Viewer,
-  input: { problem: string; revision?: number },
+  input: { problem: string; revision?: number; working_attempt_id?: string },
 ): Promise<ProblemEnvelope> {
   const { sql, clock } = context.services;
   const row = await readProblem(sql, viewer, input.problem);
-  return problemEnvelope(context, row, input.revision, clock());
+  const envelope = await problemEnvelope(context, row, input.revision, clock());
+  const summary = await attemptSummary(sql, viewer.userId, row.id);
+  envelope.attempt_summary = summary;
+  const hint = problemReadHint(row, summary, input.working_attempt_id);
+  if (hint) envelope.hint = hint;
+  return envelope;
 }
 
-/** The envelope of a Problem already read with the caller's visibility. */
+/**
+ * The envelope of a Problem already read with the caller's visibility, without the caller's
+ * attempt summary or hint (start_attempt reuses it for its resource lists).
+ */
 export async function problemEnvelope(
   context: ToolContext,
   row: ProblemRow,
@@ -64,16 +77,5 @@ export async function problemEnvelope(
     attempt_summary: null,
     submission_allowance: null,
   };
-  const hint = startAttemptHint(row);
-  if (hint) envelope.hint = hint;
   return envelope;
-}
-
-/**
- * The hint spec 4.1 asks for when the caller has no active Attempt. Attempts do not exist yet,
- * so every open Problem gets it; an archived one takes no new Attempts and gets none.
- */
-function startAttemptHint(row: ProblemRow): string | undefined {
-  if (row.status !== "open") return undefined;
-  return `You have no active Attempt on ${row.slug}: call start_attempt with {"problem": "${row.id}"} to begin; it returns these resources with URIs that carry your Attempt id.`;
 }

@@ -1,6 +1,10 @@
+import { artifactResources, artifactTools } from "../artifacts/artifact-tools.ts";
+import { attemptTools } from "../attempts/attempt-tools.ts";
 import { authoringTools } from "../authoring/authoring-tools.ts";
+import { noteTools } from "../notes/note-tools.ts";
 import { discoveryResources, discoveryTools } from "../problems/discovery-tools.ts";
 import { sandboxImageTools } from "../sandbox-images/sandbox-image-tools.ts";
+import { submissionTools } from "../submissions/submission-tools.ts";
 import { accountTools } from "../users/account-tools.ts";
 import { verificationResources, verificationTools } from "../verification/verification-tools.ts";
 import { workTools } from "../work/work-tools.ts";
@@ -13,6 +17,10 @@ export const tools: readonly Tool[] = [
   ...discoveryTools,
   ...workTools,
   ...authoringTools,
+  ...attemptTools,
+  ...noteTools,
+  ...artifactTools,
+  ...submissionTools,
   ...verificationTools,
   ...sandboxImageTools,
 ];
@@ -20,5 +28,6 @@ export const tools: readonly Tool[] = [
 /** Every `svc://` resource template. */
 export const resourceTemplates: readonly ResourceTemplate[] = [
   ...discoveryResources,
+  ...artifactResources,
   ...verificationResources,
 ];

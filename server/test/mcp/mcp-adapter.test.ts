@@ -232,14 +232,20 @@ describeWithDatabase("the MCP adapter", () => {
     });
     afterAll(() => client?.close());
 
-    it("accepts working_attempt_id on a read tool and takes it off before run", async () => {
+    it("accepts working_attempt_id on a read tool, takes it off before run and reports the outcome", async () => {
       const result = await client.callTool("test_read", { problem: "p", working_attempt_id: ATTEMPT });
-      expect(envelopeOf(result)).toEqual({ received: { problem: "p" } });
+      expect(envelopeOf(result)).toEqual({
+        received: { problem: "p" },
+        working_attempt: { id: ATTEMPT, accepted: false, reason: "not_found" },
+      });
     });
 
     it("passes working_attempt_id to a read tool that declares it", async () => {
       const result = await client.callTool("test_read_declared", { working_attempt_id: ATTEMPT });
-      expect(envelopeOf(result)).toEqual({ received: { working_attempt_id: ATTEMPT } });
+      expect(envelopeOf(result)).toEqual({
+        received: { working_attempt_id: ATTEMPT },
+        working_attempt: { id: ATTEMPT, accepted: false, reason: "not_found" },
+      });
     });
 
     it("refuses working_attempt_id on a write tool as an unknown field, naming the accepted ones", async () => {

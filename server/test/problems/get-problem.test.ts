@@ -118,7 +118,14 @@ describeWithDatabase("get_problem", () => {
       "submission_allowance",
       "hint",
     ]);
-    expect(byId.attempt_summary).toBeNull();
+    expect(byId.attempt_summary).toEqual({
+      attempts: 0,
+      active_attempts: 0,
+      active_attempt_ids: [],
+      latest_attempt: null,
+      submissions: 0,
+      latest_verification: null,
+    });
     expect(byId.submission_allowance).toBeNull();
     expect(byId.hint).toContain("start_attempt");
     expect(byId.hint).toContain(sat.problemId);

@@ -25,6 +25,8 @@ create table attempts (
 create index attempts_user on attempts (user_id, started_at desc);
 create index attempts_problem on attempts (problem_id, started_at desc);
 create index attempts_active on attempts (problem_id) where status = 'active';
+-- The caller's Attempts on one Problem (attempt_summary, start_attempt's hint, list_my_attempts).
+create index attempts_user_problem on attempts (user_id, problem_id, started_at desc);
 create trigger attempts_immutable before update on attempts
   for each row execute function svc_immutable_columns(
     'id', 'problem_id', 'problem_revision_id', 'user_id', 'organization_id', 'continues_attempt_id', 'started_at');
@@ -59,6 +61,8 @@ create table notes (
   created_at timestamptz not null default now()
 );
 create index notes_attempt on notes (attempt_id, created_at);
+-- search_notes reads only the caller's own notes.
+create index notes_user on notes (user_id, created_at desc);
 create index notes_search on notes using gin (search_document);
 create index notes_trigram on notes using gin (body_md gin_trgm_ops);
 create trigger notes_append_only before update on notes for each row execute function svc_append_only();
@@ -121,6 +125,7 @@ create table submissions (
   constraint submissions_withdrawn check ((status = 'withdrawn') = (withdrawn_at is not null))
 );
 create index submissions_attempt on submissions (attempt_id, created_at);
+create index submissions_problem on submissions (problem_id, created_at);
 create index submissions_user_revision on submissions (user_id, problem_revision_id, created_at);
 create trigger submissions_immutable before update on submissions
   for each row execute function svc_immutable_columns(

@@ -1,0 +1,39 @@
+import type { Sql } from "../db/connect-sql.ts";
+import { ServiceError } from "../errors/service-error.ts";
+import { findProblem } from "../problems/find-problem.ts";
+import type { Viewer } from "../work/viewer.ts";
+import { canReadWork } from "../work/work-access.ts";
+import type { ArtifactRow } from "./artifact.ts";
+import { canReadArtifact } from "./can-read-artifact.ts";
+import { findArtifact } from "./find-artifact.ts";
+
+/**
+ * The Artifact `id` names, for this viewer: `own` for writes (the owner only), `read` for reads
+ * (canReadArtifact). Someone else's Artifact on a Problem the viewer can see is `not_yours`;
+ * otherwise an unknown id and an invisible one are the same `not_found`.
+ */
+export async function readArtifact(
+  sql: Sql,
+  viewer: Viewer,
+  id: string,
+  options: { access: "own" | "read"; lock?: boolean; field?: string },
+): Promise<ArtifactRow> {
+  const field = options.field ?? "artifact_id";
+  const artifact = await findArtifact(sql, id, { lock: options.lock });
+  const problem = artifact && (await findProblem(sql, artifact.problem_id));
+  if (!artifact || !problem || !canReadWork(viewer, problem)) {
+    throw new ServiceError(
+      "not_found",
+      `no artifact ${id} is visible to you: list_artifacts lists an Attempt's Artifacts`,
+      { field, artifact_id: id },
+    );
+  }
+  const allowed =
+    options.access === "own" ? artifact.user_id === viewer.userId : canReadArtifact(viewer, artifact);
+  if (allowed) return artifact;
+  throw new ServiceError(
+    "not_yours",
+    `artifact ${id} belongs to another user: name one of your own Artifacts (list_artifacts lists them)`,
+    { field, artifact_id: id },
+  );
+}

@@ -1,0 +1,34 @@
+import { inTransaction } from "../db/in-transaction.ts";
+import { insertNote } from "../notes/insert-note.ts";
+import { type Note, NoteKind } from "../notes/note.ts";
+import type { ToolContext } from "../tools/tool.ts";
+import { viewerOf } from "../work/viewer.ts";
+import { type Attempt, type AttemptOutcome, toAttempt } from "./attempt.ts";
+import { findAttempt } from "./find-attempt.ts";
+import { AttemptAccess, readAttempt, requireActive } from "./read-attempt.ts";
+
+/**
+ * end_attempt (spec 4.1): ends the caller's active Attempt with an outcome and its summary note,
+ * in one transaction under the Attempt's row lock, so the note and the end exist together and a
+ * concurrent write either lands before the end or is refused after it. Ending twice is
+ * `attempt_ended` (the database keeps `ended_at` write-once as well).
+ */
+export async function endAttempt(
+  context: ToolContext,
+  input: { attempt_id: string; outcome: AttemptOutcome; note_md: string },
+): Promise<{ attempt: Attempt; note: Note }> {
+  const { sql, clock } = context.services;
+  const viewer = viewerOf(context.principal);
+  const now = clock();
+  return inTransaction(sql, async (tx) => {
+    const { attempt } = await readAttempt(tx, viewer, input.attempt_id, {
+      access: AttemptAccess.own,
+      lock: true,
+    });
+    requireActive(attempt);
+    const note = await insertNote(tx, attempt, NoteKind.summary, input.note_md, now);
+    await tx`
+      update attempts set status = 'ended', outcome = ${input.outcome}, ended_at = ${now} where id = ${attempt.id}`;
+    return { attempt: toAttempt((await findAttempt(tx, attempt.id))!), note };
+  });
+}

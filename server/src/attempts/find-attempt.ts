@@ -1,0 +1,21 @@
+import type { Sql } from "../db/connect-sql.ts";
+import { ATTEMPT_COLUMNS, type AttemptRow } from "./attempt.ts";
+
+/** An Attempt id: `att_` and 10 to 32 characters of [0-9a-z]. */
+export const ATTEMPT_ID = /^att_[0-9a-z]{10,32}$/;
+
+/**
+ * The Attempt with this id whoever owns it, or null. `lock` takes the row lock (inside a
+ * transaction), so a write that checks the Attempt is active cannot race `end_attempt`.
+ */
+export async function findAttempt(
+  sql: Sql,
+  id: string,
+  options: { lock?: boolean } = {},
+): Promise<AttemptRow | null> {
+  if (!ATTEMPT_ID.test(id)) return null;
+  const [row] = await sql<AttemptRow[]>`
+    select ${sql.unsafe(ATTEMPT_COLUMNS)} from attempts a where a.id = ${id}
+    ${options.lock ? sql`for update of a` : sql``}`;
+  return row ?? null;
+}

@@ -1,0 +1,29 @@
+import { readProblem } from "../problems/read-problem.ts";
+import type { ToolContext } from "../tools/tool.ts";
+import { viewerOf } from "../work/viewer.ts";
+import { canManageWork } from "../work/work-access.ts";
+import type { Attempt } from "./attempt.ts";
+import { pageAttempts } from "./page-attempts.ts";
+
+/**
+ * list_attempts: the Attempts on one Problem the caller may see, newest first, each with
+ * `continues_attempt_id` and `continued_by_attempt_id` so chains can be followed. Participants see
+ * their own; the Problem's managers (owner, administrators) see everyone's. `scope` says which.
+ */
+export async function listAttempts(
+  context: ToolContext,
+  input: { problem: string; limit: number; cursor?: string },
+): Promise<{ attempts: Attempt[]; cursor: string | null; scope: "own" | "all" }> {
+  const { sql } = context.services;
+  const viewer = viewerOf(context.principal);
+  const problem = await readProblem(sql, viewer, input.problem);
+  const all = canManageWork(viewer, problem);
+  const filters = [sql`a.problem_id = ${problem.id}`];
+  if (!all) filters.push(sql`a.user_id = ${viewer.userId}`);
+  const page = await pageAttempts(sql, filters, {
+    limit: input.limit,
+    cursor: input.cursor,
+    parameters: { tool: "list_attempts", problem: problem.id, all },
+  });
+  return { ...page, scope: all ? "all" : "own" };
+}

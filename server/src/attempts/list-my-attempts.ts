@@ -1,0 +1,23 @@
+import { readProblem } from "../problems/read-problem.ts";
+import type { ToolContext } from "../tools/tool.ts";
+import { viewerOf } from "../work/viewer.ts";
+import type { Attempt, AttemptStatus } from "./attempt.ts";
+import { pageAttempts } from "./page-attempts.ts";
+
+/** list_my_attempts: the caller's own Attempts, newest first, optionally on one Problem or in one status. */
+export async function listMyAttempts(
+  context: ToolContext,
+  input: { problem?: string; status?: AttemptStatus; limit: number; cursor?: string },
+): Promise<{ attempts: Attempt[]; cursor: string | null }> {
+  const { sql } = context.services;
+  const viewer = viewerOf(context.principal);
+  const filters = [sql`a.user_id = ${viewer.userId}`];
+  const problem = input.problem === undefined ? null : await readProblem(sql, viewer, input.problem);
+  if (problem) filters.push(sql`a.problem_id = ${problem.id}`);
+  if (input.status !== undefined) filters.push(sql`a.status = ${input.status}`);
+  return pageAttempts(sql, filters, {
+    limit: input.limit,
+    cursor: input.cursor,
+    parameters: { tool: "list_my_attempts", problem: problem?.id ?? null, status: input.status ?? null },
+  });
+}

@@ -1,0 +1,115 @@
+import type { ArtifactRow } from "../artifacts/artifact.ts";
+import { readArtifact } from "../artifacts/read-artifact.ts";
+import { AttemptAccess, readAttempt, requireActive } from "../attempts/read-attempt.ts";
+import { inTransaction } from "../db/in-transaction.ts";
+import { ServiceError } from "../errors/service-error.ts";
+import { IdPrefix, randomId } from "../ids/random-id.ts";
+import type { ToolContext } from "../tools/tool.ts";
+import { queueVerificationRun, RunTrigger } from "../verification/queue-verification-run.ts";
+import { viewerOf } from "../work/viewer.ts";
+import { checkSubmissionArtifacts } from "./check-submission-artifacts.ts";
+import { readSubmissions } from "./read-submissions.ts";
+import type { Submission } from "./submission.ts";
+import { readContractTerms } from "./submission-requirements.ts";
+
+export interface CreateSubmissionInput {
+  attempt_id: string;
+  artifacts: Array<{ role: string; artifact_id: string }>;
+}
+
+/**
+ * create_submission (spec 4.1): binds Artifacts of the caller's active Attempt to the pinned
+ * Contract's roles and, when the revision pins a Contract, queues its VerificationRun, all in one
+ * transaction: the Submission and its `queued` run exist together or not at all. The Attempt row
+ * is locked first, so concurrent calls on one Attempt take turns and none lands after end_attempt;
+ * the named Artifacts are locked in id order, so none is withdrawn halfway.
+ */
+export async function createSubmission(
+  context: ToolContext,
+  input: CreateSubmissionInput,
+): Promise<{ submission: Submission; verification_run_id: string | null }> {
+  const { sql, clock } = context.services;
+  const viewer = viewerOf(context.principal);
+  const now = clock();
+  const created = await inTransaction(sql, async (tx) => {
+    const { attempt, problem } = await readAttempt(tx, viewer, input.attempt_id, {
+      access: AttemptAccess.own,
+      lock: true,
+    });
+    requireActive(attempt);
+    if (problem.status !== "open") {
+      throw new ServiceError(
+        "problem_archived",
+        `problem ${problem.slug} is archived and takes no new Submissions`,
+        {
+          problem_id: problem.id,
+        },
+      );
+    }
+    const [revision] = await tx<{ verifier_contract_id: string | null; closes_at: string | null }[]>`
+      select verifier_contract_id, sealing->>'submission_closes_at' as closes_at
+      from problem_revisions where id = ${attempt.problem_revision_id}`;
+    if (revision!.closes_at && now.getTime() >= Date.parse(revision!.closes_at)) {
+      throw new ServiceError(
+        "submissions_closed",
+        `submissions to this revision closed at ${revision!.closes_at} (its sealing's submission_closes_at)`,
+        { submission_closes_at: revision!.closes_at },
+      );
+    }
+    const artifacts = new Map<string, ArtifactRow>();
+    const ids = [...new Set(input.artifacts.map((a) => a.artifact_id))].sort();
+    for (const id of ids) {
+      const index = input.artifacts.findIndex((a) => a.artifact_id === id);
+      const field = `artifacts.${index}.artifact_id`;
+      const artifact = await readArtifact(tx, viewer, id, { access: "own", lock: true, field });
+      if (artifact.withdrawn_at !== null) {
+        throw new ServiceError(
+          "artifact_withdrawn",
+          `artifact ${id} was withdrawn and cannot be submitted: upload it again`,
+          {
+            field,
+            artifact_id: id,
+          },
+        );
+      }
+      if (artifact.attempt_id !== attempt.id) {
+        throw new ServiceError(
+          "invalid_input",
+          `artifact ${id} belongs to attempt ${artifact.attempt_id}, not ${attempt.id}: bring it in with reuse_artifact first`,
+          { field, artifact_id: id },
+        );
+      }
+      artifacts.set(id, artifact);
+    }
+    const terms = await readContractTerms(tx, revision!.verifier_contract_id);
+    const check = checkSubmissionArtifacts(
+      terms,
+      input.artifacts.map((a) => ({ role: a.role, artifact: artifacts.get(a.artifact_id)! })),
+    );
+    if (!check.ok) {
+      throw new ServiceError(
+        "requirements_unmet",
+        `the artifacts do not meet the contract's submission requirements: ${check.problems.map((p) => `${p.field}: ${p.message}`).join("; ")}`,
+        { problems: check.problems },
+      );
+    }
+    const id = randomId(IdPrefix.submission);
+    await tx`
+      insert into submissions (id, attempt_id, user_id, problem_id, problem_revision_id, artifacts, created_at)
+      values (${id}, ${attempt.id}, ${attempt.user_id}, ${attempt.problem_id}, ${attempt.problem_revision_id},
+        ${tx.json(check.artifacts as never)}, ${now})`;
+    const runId =
+      terms === null
+        ? null
+        : await queueVerificationRun(tx, {
+            submissionId: id,
+            problemRevisionId: attempt.problem_revision_id,
+            verifierContractId: terms.verifier_contract_id,
+            artifacts: check.artifacts,
+            trigger: RunTrigger.submission,
+          });
+    return { id, runId };
+  });
+  const [submission] = await readSubmissions(sql, { id: created.id });
+  return { submission: submission!, verification_run_id: created.runId };
+}

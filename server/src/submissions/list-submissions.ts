@@ -1,0 +1,30 @@
+import { AttemptAccess, readAttempt } from "../attempts/read-attempt.ts";
+import { ServiceError } from "../errors/service-error.ts";
+import { readProblem } from "../problems/read-problem.ts";
+import type { ToolContext } from "../tools/tool.ts";
+import { viewerOf } from "../work/viewer.ts";
+import { readSubmissions } from "./read-submissions.ts";
+import type { Submission } from "./submission.ts";
+
+/**
+ * list_submissions: the Submissions of one Attempt the caller may read (theirs, or any on a
+ * Problem they manage), or the caller's own on one Problem; oldest first, withdrawn included.
+ */
+export async function listSubmissions(
+  context: ToolContext,
+  input: { attempt_id?: string; problem?: string },
+): Promise<{ submissions: Submission[] }> {
+  const { sql } = context.services;
+  const viewer = viewerOf(context.principal);
+  if ((input.attempt_id === undefined) === (input.problem === undefined)) {
+    throw new ServiceError("invalid_input", "give exactly one of attempt_id and problem", {
+      field: input.attempt_id === undefined ? "attempt_id" : "problem",
+    });
+  }
+  if (input.attempt_id !== undefined) {
+    const { attempt } = await readAttempt(sql, viewer, input.attempt_id, { access: AttemptAccess.read });
+    return { submissions: await readSubmissions(sql, { attemptId: attempt.id }) };
+  }
+  const problem = await readProblem(sql, viewer, input.problem!);
+  return { submissions: await readSubmissions(sql, { problemId: problem.id, userId: viewer.userId }) };
+}

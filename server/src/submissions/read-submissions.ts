@@ -1,0 +1,87 @@
+import type postgres from "postgres";
+import type { Sql } from "../db/connect-sql.ts";
+import type {
+  Submission,
+  SubmissionArtifact,
+  SubmissionStatus,
+  SubmissionVerification,
+} from "./submission.ts";
+
+interface SubmissionRow {
+  id: string;
+  attempt_id: string;
+  user_id: string;
+  problem_id: string;
+  problem_revision_id: string;
+  artifacts: SubmissionArtifact[];
+  status: SubmissionStatus;
+  created_at: Date;
+  withdrawn_at: Date | null;
+  runs: Array<{
+    id: string;
+    status: SubmissionVerification["status"];
+    result: SubmissionVerification["result"];
+    score: number | null;
+    created_at: string;
+    finished_at: string | null;
+  }>;
+}
+
+/** Which Submissions to read; exactly one filter is meant to be set. */
+export interface SubmissionFilter {
+  id?: string;
+  attemptId?: string;
+  /** With `userId`: that user's Submissions on the Problem. */
+  problemId?: string;
+  userId?: string;
+}
+
+/**
+ * Submissions with their runs (latest first), oldest Submission first. Runs come straight from
+ * verification_runs, so a run the integrator's worker finishes shows here at once.
+ */
+export async function readSubmissions(sql: Sql, filter: SubmissionFilter): Promise<Submission[]> {
+  const conditions: postgres.Fragment[] = [];
+  if (filter.id !== undefined) conditions.push(sql`s.id = ${filter.id}`);
+  if (filter.attemptId !== undefined) conditions.push(sql`s.attempt_id = ${filter.attemptId}`);
+  if (filter.problemId !== undefined) conditions.push(sql`s.problem_id = ${filter.problemId}`);
+  if (filter.userId !== undefined) conditions.push(sql`s.user_id = ${filter.userId}`);
+  if (conditions.length === 0) throw new Error("readSubmissions needs a filter");
+  const where = conditions.reduce((all, next) => sql`${all} and ${next}`);
+  const rows = await sql<SubmissionRow[]>`
+    select s.id, s.attempt_id, s.user_id, s.problem_id, s.problem_revision_id, s.artifacts, s.status,
+      s.created_at, s.withdrawn_at,
+      coalesce((select jsonb_agg(jsonb_build_object('id', r.id, 'status', r.status, 'result', r.result,
+          'score', r.score, 'created_at', r.created_at, 'finished_at', r.finished_at)
+          order by r.created_at desc, r.id desc)
+        from verification_runs r where r.submission_id = s.id), '[]'::jsonb) as runs
+    from submissions s where ${where}
+    order by s.created_at, s.id`;
+  return rows.map(toSubmission);
+}
+
+function toSubmission(row: SubmissionRow): Submission {
+  const latest = row.runs[0];
+  return {
+    id: row.id,
+    attempt_id: row.attempt_id,
+    user_id: row.user_id,
+    problem_id: row.problem_id,
+    problem_revision_id: row.problem_revision_id,
+    artifacts: row.artifacts,
+    status: row.status,
+    created_at: row.created_at.toISOString(),
+    withdrawn_at: row.withdrawn_at?.toISOString() ?? null,
+    verification_run_ids: row.runs.map((run) => run.id),
+    latest_verification: latest
+      ? {
+          id: latest.id,
+          status: latest.status,
+          result: latest.result,
+          score: latest.score,
+          created_at: new Date(latest.created_at).toISOString(),
+          finished_at: latest.finished_at ? new Date(latest.finished_at).toISOString() : null,
+        }
+      : null,
+  };
+}
