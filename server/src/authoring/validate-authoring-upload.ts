@@ -2,6 +2,7 @@ import { lintPackage } from "@svc/app";
 import { TreeError } from "@svc/app/tree/file-tree.ts";
 import type { Services } from "../context/services.ts";
 import { ServiceError } from "../errors/service-error.ts";
+import { validationConformance } from "../conformance/validation-conformance.ts";
 import { registerImages } from "../sandbox-images/register-images.ts";
 import { Capability } from "../users/capability.ts";
 import { liveRole } from "../users/live-role.ts";
@@ -137,6 +138,7 @@ async function validate(
   }
 
   const images = await imageStatuses(services, plan);
+  const conformance = await validationConformance(services, plan, tree);
   const caller = { user_id: userId, is_admin: role.roles.includes(Role.administrator) };
   const live = await readLiveState(services.sql, plan);
   const reconciliation = checkNamedCampaigns(
@@ -153,7 +155,7 @@ async function validate(
       notes: lint.notes,
       plan,
       plan_hash: lint.plan_hash,
-      conformance: [],
+      conformance,
       images,
       reconciliation,
       snapshot: live.snapshot,

@@ -1,6 +1,8 @@
 import { Logger, type Runner, run, type TaskList } from "graphile-worker";
 import type { Services } from "../context/services.ts";
 import { workerConnection } from "../db/worker-connection.ts";
+import { conformanceTask } from "../conformance/conformance-task.ts";
+import { sweepPendingConformance } from "../conformance/sweep-pending-conformance.ts";
 import { provisionImage } from "../sandbox-images/provision-image.ts";
 import { sweepStalledRuns } from "../verification/sweep-stalled-runs.ts";
 import { TaskName } from "./task-names.ts";
@@ -38,7 +40,9 @@ export async function startWorker(services: Services, options: WorkerOptions = {
       [TaskName.verifyRun]: verifyRunTask(services),
       [TaskName.sweepStalledRuns]: async () => {
         await sweepStalledRuns(services);
+        await sweepPendingConformance(services);
       },
+      [TaskName.runConformance]: conformanceTask(services),
       [TaskName.provisionImage]: async (payload) => {
         await provisionImage(services, (payload as { image_ref: string }).image_ref);
       },

@@ -1,0 +1,23 @@
+import type { ConformanceReport } from "@svc/app/sandbox/run-conformance.ts";
+
+/** VerifierImplementation.conformance (spec 2.2). */
+export interface ConformanceRecord {
+  status: "pending" | "passed" | "failed";
+  checked_at: string | null;
+  fixtures_total: number;
+  fixtures_passed: number;
+  failures: ConformanceReport["failures"];
+  differential_against_implementation_id: string | null;
+}
+
+/** The record a finished fixture suite leaves on its implementation. */
+export function conformanceRecord(report: ConformanceReport, checkedAt: Date): ConformanceRecord {
+  return {
+    status: report.status,
+    checked_at: checkedAt.toISOString(),
+    fixtures_total: report.fixtures_total,
+    fixtures_passed: report.fixtures_passed,
+    failures: report.failures,
+    differential_against_implementation_id: null,
+  };
+}

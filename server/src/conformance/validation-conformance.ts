@@ -1,0 +1,78 @@
+import { sha256 } from "@svc/app";
+import { runConformance } from "@svc/app/sandbox/run-conformance.ts";
+import { checkerImplementation } from "@svc/app/sandbox/stage-job.ts";
+import type { FileTree } from "@svc/app/tree/file-tree.ts";
+import type { Plan } from "@svc/schemas";
+import type { Services } from "../context/services.ts";
+import { resolveBinding } from "../verification/resolve-binding.ts";
+
+/** One entry of validate_authoring_upload's `conformance` (spec 4.1). */
+export interface ValidationConformance {
+  stage_key: string;
+  image_ref: string;
+  fixture: string;
+  expected: "verified" | "refuted" | "inconclusive";
+  actual: "verified" | "refuted" | "inconclusive" | "error";
+  passed: boolean;
+}
+
+/**
+ * Runs each planned implementation's fixtures on the uploaded files, at validation (spec 2.2):
+ * what publication's own conformance run will find, shown before anything is published. Stages
+ * whose image cannot run here yet (an unbound runtime, a custom image not provisioned) have no
+ * entries; `images` says why. Files are found by content hash, wherever the package keeps them.
+ */
+export async function validationConformance(services: Services, plan: Plan, tree: FileTree): Promise<ValidationConformance[]> {
+  const engines = await services.sandbox.engines();
+  const bytesOf = treeBytesByHash(tree);
+  const entries: ValidationConformance[] = [];
+  for (const implementation of Object.values(plan.verifier_implementations)) {
+    const resolution = await resolveBinding(services.sql, engines, implementation.runtime.image_ref);
+    if (resolution.kind !== "ready") continue;
+    const program = implementation.program ? await bytesOf(implementation.program.content_hash) : null;
+    for (const stage of implementation.stages) {
+      const contract = plan.verifier_contracts[stage.verifier_contract]?.document;
+      if (!contract) continue;
+      const report = await runConformance({
+        contract,
+        stageKey: stage.stage_key,
+        implementation: checkerImplementation(implementation, program),
+        readBytes: async (file) => {
+          if (!file.content_hash) throw new Error(`fixture file ${file.filename} states no content_hash`);
+          return await bytesOf(file.content_hash);
+        },
+        run: (job) => services.sandbox.run(job, resolution.binding),
+      });
+      for (const result of report.results) {
+        entries.push({
+          stage_key: stage.stage_key,
+          image_ref: implementation.runtime.image_ref,
+          fixture: result.fixture,
+          expected: result.expected,
+          actual: result.actual,
+          passed: result.passed,
+        });
+      }
+    }
+  }
+  return entries;
+}
+
+/** Reads package files by content hash, hashing only files of a size not yet indexed. */
+function treeBytesByHash(tree: FileTree): (hash: string) => Promise<Uint8Array> {
+  const found = new Map<string, Uint8Array>();
+  const hashed = new Set<string>();
+  return async (hash) => {
+    const known = found.get(hash);
+    if (known) return known;
+    for (const path of tree.paths()) {
+      if (hashed.has(path)) continue;
+      hashed.add(path);
+      const bytes = await tree.read(path);
+      const fileHash = sha256(bytes);
+      found.set(fileHash, bytes);
+      if (fileHash === hash) return bytes;
+    }
+    throw new Error(`the package holds no file with content ${hash}`);
+  };
+}

@@ -1,0 +1,143 @@
+import type { Runner } from "graphile-worker";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bwrapRuns } from "@svc/app/sandbox/detect-sandbox.ts";
+import type { Services } from "../../src/context/services.ts";
+import { issueToken } from "../../src/users/issue-token.ts";
+import type { Principal } from "../../src/users/principal.ts";
+import { startWorker } from "../../src/worker/start-worker.ts";
+import { newAuthor, newUser } from "../authoring/support/authoring-harness.ts";
+import { clientLines, envelopeOf, type TestClient } from "../mcp/support/mcp-clients.ts";
+import { type RunningApp, startApp } from "../mcp/support/start-app.ts";
+import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
+import { testServices } from "../support/test-services.ts";
+import { publishProblem } from "./support/verification-harness.ts";
+
+const hasBwrap = bwrapRuns();
+if (!hasBwrap && process.env.CI === "true") throw new Error("CI=true but bubblewrap does not run: the script checker suite must run");
+
+/**
+ * A solver's whole path over MCP against the real service and a real worker: start_attempt,
+ * upload_artifact, create_submission, then get_verification until the run finishes. The builtin
+ * contract runs in process; the ./checker.py contract runs under bubblewrap after its
+ * conformance fixtures passed on publication.
+ */
+describeWithDatabase("verification over MCP", () => {
+  const db = useTestDatabase();
+  let services: Services;
+  let app: RunningApp;
+  let worker: Runner;
+  let solver: Principal;
+  let client: TestClient;
+  let solverToken: string;
+
+  beforeAll(async () => {
+    services = testServices(db.sql);
+    app = await startApp(services);
+    worker = await startWorker(services, { concurrency: 2, pollInterval: 100 });
+    const author = await newAuthor(db.sql);
+    solver = await newUser(db.sql);
+    solverToken = (await issueToken(db.sql, solver.user.handle, ["read", "contribute"])).token;
+    for (const name of ["valid-builtin-sat", ...(hasBwrap ? ["valid-script"] : [])]) {
+      const problem = await publishProblem(services, author, name);
+      await db.sql`update problems set visibility = 'unlisted' where id = ${problem.problem_id}`;
+    }
+    await conformanceSettled(services);
+    client = await clientLines[0].connect(app.url, solverToken);
+  }, 60_000);
+
+  afterAll(async () => {
+    await client?.close();
+    await worker?.stop();
+    await app?.close();
+  });
+
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const result = await client.callTool(name, args);
+    const envelope = envelopeOf(result);
+    if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(envelope)}`);
+    return envelope as Record<string, any>;
+  };
+
+  async function submit(problem: string, role: string, filename: string, content: string) {
+    const { attempt } = await call("start_attempt", { problem });
+    const { artifact } = await call("upload_artifact", { attempt_id: attempt.id, filename, content_text: content });
+    const created = await call("create_submission", { attempt_id: attempt.id, artifacts: [{ role, artifact_id: artifact.id }] });
+    expect(created.verification_run_id).toMatch(/^vrn_/);
+    return await finishedRun(created.verification_run_id);
+  }
+
+  async function finishedRun(runId: string) {
+    const until = Date.now() + 30_000;
+    for (;;) {
+      const { verification } = await call("get_verification", { verification_run_id: runId });
+      if (verification.status === "finished") return verification;
+      if (Date.now() > until) throw new Error(`run ${runId} did not finish: ${JSON.stringify(verification)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  it("verifies a satisfying assignment and refutes a falsifying one with the builtin", async () => {
+    const good = await submit("small-sat", "assignment", "answer.txt", "v 1 2 -3 0\n");
+    expect(good).toMatchObject({ result: "verified", status: "finished" });
+    expect(good.stage_results[0].mechanism.sandbox.backend).toBe("builtin");
+    const bad = await submit("small-sat", "assignment", "answer.txt", "v -1 2 -3 0\n");
+    expect(bad.result).toBe("refuted");
+  });
+
+  describe.skipIf(!hasBwrap)("a ./checker.py contract under bubblewrap", () => {
+    it("verifies the right answer and refutes a wrong one, with the log and evidence recorded", async () => {
+      const good = await submit("integer-root", "answer", "answer.txt", "1234\n");
+      expect(good).toMatchObject({ result: "verified" });
+      const stage = good.stage_results[0];
+      expect(stage.mechanism.sandbox).toMatchObject({ backend: "bwrap", exit_code: 0 });
+      expect(stage.mechanism.sandbox.duration_ms).toBeGreaterThanOrEqual(0);
+      expect(stage.evidence_md).toContain("1234 squared is 1522756");
+      const bad = await submit("integer-root", "answer", "answer.txt", "1235\n");
+      expect(bad).toMatchObject({ result: "refuted" });
+
+      const [content] = await client.readResource(`svc://verifications/${good.id}`);
+      expect(JSON.parse(content!.text!)).toMatchObject({ id: good.id, result: "verified" });
+      const [log] = await client.readResource(stage.log.resource_uri);
+      expect(log!._meta).toMatchObject({ content_hash: stage.log.content_hash });
+
+      const page = await fetch(`${app.url}/verifications/${good.id}`, { headers: { authorization: `Bearer ${solverToken}` } });
+      expect(page.headers.get("content-type")).toMatch(/text\/html/);
+      expect(await page.text()).toContain('data-testid="result" class="result verified"');
+      const json = await fetch(`${app.url}/verifications/${good.id}`, {
+        headers: { authorization: `Bearer ${solverToken}`, accept: "application/json" },
+      });
+      expect(await json.json()).toMatchObject({ id: good.id, result: "verified" });
+      const logBytes = await fetch(stage.log.url, { headers: { authorization: `Bearer ${solverToken}` } });
+      expect(logBytes.headers.get("x-svc-content-hash")).toBe(stage.log.content_hash);
+    });
+  });
+
+  it("lists the solver's runs, and nobody else reads them", async () => {
+    const { verifications } = await call("list_verifications", { problem: "small-sat" });
+    expect(verifications.length).toBeGreaterThanOrEqual(2);
+    const stranger = await newUser(db.sql);
+    const token = (await issueToken(db.sql, stranger.user.handle, ["read"])).token;
+    const other = await clientLines[0].connect(app.url, token);
+    try {
+      const result = await other.callTool("get_verification", { verification_run_id: verifications[0].id });
+      expect(result.isError).toBe(true);
+      expect(envelopeOf(result)).toMatchObject({ error: { code: "not_found" } });
+    } finally {
+      await other.close();
+    }
+    const page = await fetch(`${app.url}/verifications/${verifications[0].id}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(page.status).toBe(404);
+  });
+});
+
+/** Waits until no implementation is pending conformance (the worker runs them after publication). */
+async function conformanceSettled(services: Services): Promise<void> {
+  const until = Date.now() + 30_000;
+  for (;;) {
+    const [row] = await services.sql`
+      select count(*)::int as pending from verifier_implementations where conformance->>'status' = 'pending'`;
+    if (row!.pending === 0) return;
+    if (Date.now() > until) throw new Error("conformance did not settle");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
