@@ -18,7 +18,10 @@ export function conformanceTask(services: Services): Task {
         { jobKey: `conformance:${id}`, maxAttempts: 5, runAt: new Date(Date.now() + CONFORMANCE_RETRY_MS) },
       );
     } else if (outcome.kind === "cannot_run") {
-      services.log.warn({ verifier_implementation_id: id, reason: outcome.reason }, "conformance cannot run here yet");
+      services.log.warn(
+        { verifier_implementation_id: id, reason: outcome.reason },
+        "conformance cannot run here yet",
+      );
     }
   };
 }

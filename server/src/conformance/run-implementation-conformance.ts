@@ -24,9 +24,14 @@ export type ConformanceOutcome =
  * the stage's current implementation is the highest non-yanked passed one. An implementation this
  * deployment cannot run stays `pending` (runs reaching it wait, then finish inconclusive).
  */
-export async function runImplementationConformance(services: Services, implementationId: string): Promise<ConformanceOutcome> {
+export async function runImplementationConformance(
+  services: Services,
+  implementationId: string,
+): Promise<ConformanceOutcome> {
   const { sql } = services;
-  const [row] = await sql<(RunnableImplementation & { verifier_contract_id: string; document: VerifierContractFile })[]>`
+  const [row] = await sql<
+    (RunnableImplementation & { verifier_contract_id: string; document: VerifierContractFile })[]
+  >`
     select vi.id, vi.stage_key, vi.version_number, vi.runtime, vi.entrypoint, vi.limits, vi.content_hash, vi.program,
       vi.conformance, vi.verifier_contract_id, vc.document
     from verifier_implementations vi join verifier_contracts vc on vc.id = vi.verifier_contract_id
@@ -54,7 +59,12 @@ export async function runImplementationConformance(services: Services, implement
     update verifier_implementations set conformance = ${sql.json(record as unknown as postgres.JSONValue)}
     where id = ${implementationId} and conformance->>'status' = 'pending'`;
   services.log.info(
-    { verifier_implementation_id: implementationId, status: record.status, passed: record.fixtures_passed, total: record.fixtures_total },
+    {
+      verifier_implementation_id: implementationId,
+      status: record.status,
+      passed: record.fixtures_passed,
+      total: record.fixtures_total,
+    },
     "conformance checked",
   );
   return { kind: "checked", status: report.status };

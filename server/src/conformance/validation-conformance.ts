@@ -22,7 +22,11 @@ export interface ValidationConformance {
  * whose image cannot run here yet (an unbound runtime, a custom image not provisioned) have no
  * entries; `images` says why. Files are found by content hash, wherever the package keeps them.
  */
-export async function validationConformance(services: Services, plan: Plan, tree: FileTree): Promise<ValidationConformance[]> {
+export async function validationConformance(
+  services: Services,
+  plan: Plan,
+  tree: FileTree,
+): Promise<ValidationConformance[]> {
   const engines = await services.sandbox.engines();
   const bytesOf = treeBytesByHash(tree);
   const entries: ValidationConformance[] = [];

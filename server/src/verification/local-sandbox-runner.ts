@@ -17,7 +17,9 @@ export function localSandboxRunner(
 ): SandboxRunner {
   let probed: Promise<Backends> | undefined;
   const backends = () => {
-    probed ??= options.backends ? Promise.resolve(options.backends) : probeBackends(options.env ?? process.env);
+    probed ??= options.backends
+      ? Promise.resolve(options.backends)
+      : probeBackends(options.env ?? process.env);
     return probed;
   };
   return {

@@ -1,8 +1,8 @@
 import { Logger, type Runner, run, type TaskList } from "graphile-worker";
-import type { Services } from "../context/services.ts";
-import { workerConnection } from "../db/worker-connection.ts";
 import { conformanceTask } from "../conformance/conformance-task.ts";
 import { sweepPendingConformance } from "../conformance/sweep-pending-conformance.ts";
+import type { Services } from "../context/services.ts";
+import { workerConnection } from "../db/worker-connection.ts";
 import { provisionImage } from "../sandbox-images/provision-image.ts";
 import { sweepStalledRuns } from "../verification/sweep-stalled-runs.ts";
 import { TaskName } from "./task-names.ts";

@@ -1,6 +1,6 @@
+import { bwrapRuns } from "@svc/app/sandbox/detect-sandbox.ts";
 import type { Runner } from "graphile-worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bwrapRuns } from "@svc/app/sandbox/detect-sandbox.ts";
 import type { Services } from "../../src/context/services.ts";
 import { issueToken } from "../../src/users/issue-token.ts";
 import type { Principal } from "../../src/users/principal.ts";
@@ -13,7 +13,8 @@ import { testServices } from "../support/test-services.ts";
 import { publishProblem } from "./support/verification-harness.ts";
 
 const hasBwrap = bwrapRuns();
-if (!hasBwrap && process.env.CI === "true") throw new Error("CI=true but bubblewrap does not run: the script checker suite must run");
+if (!hasBwrap && process.env.CI === "true")
+  throw new Error("CI=true but bubblewrap does not run: the script checker suite must run");
 
 /**
  * A solver's whole path over MCP against the real service and a real worker: start_attempt,
@@ -60,8 +61,15 @@ describeWithDatabase("verification over MCP", () => {
 
   async function submit(problem: string, role: string, filename: string, content: string) {
     const { attempt } = await call("start_attempt", { problem });
-    const { artifact } = await call("upload_artifact", { attempt_id: attempt.id, filename, content_text: content });
-    const created = await call("create_submission", { attempt_id: attempt.id, artifacts: [{ role, artifact_id: artifact.id }] });
+    const { artifact } = await call("upload_artifact", {
+      attempt_id: attempt.id,
+      filename,
+      content_text: content,
+    });
+    const created = await call("create_submission", {
+      attempt_id: attempt.id,
+      artifacts: [{ role, artifact_id: artifact.id }],
+    });
     expect(created.verification_run_id).toMatch(/^vrn_/);
     return await finishedRun(created.verification_run_id);
   }
@@ -100,7 +108,9 @@ describeWithDatabase("verification over MCP", () => {
       const [log] = await client.readResource(stage.log.resource_uri);
       expect(log!._meta).toMatchObject({ content_hash: stage.log.content_hash });
 
-      const page = await fetch(`${app.url}/verifications/${good.id}`, { headers: { authorization: `Bearer ${solverToken}` } });
+      const page = await fetch(`${app.url}/verifications/${good.id}`, {
+        headers: { authorization: `Bearer ${solverToken}` },
+      });
       expect(page.headers.get("content-type")).toMatch(/text\/html/);
       expect(await page.text()).toContain('data-testid="result" class="result verified"');
       const json = await fetch(`${app.url}/verifications/${good.id}`, {
@@ -125,7 +135,9 @@ describeWithDatabase("verification over MCP", () => {
     } finally {
       await other.close();
     }
-    const page = await fetch(`${app.url}/verifications/${verifications[0].id}`, { headers: { authorization: `Bearer ${token}` } });
+    const page = await fetch(`${app.url}/verifications/${verifications[0].id}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(page.status).toBe(404);
   });
 });
