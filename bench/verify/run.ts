@@ -1,0 +1,141 @@
+/**
+ * bench/verify: builtin verification runs per second end to end, as a solver drives them:
+ * create_submission (the Submission and its queued run in one transaction) -> a graphile-worker
+ * picks the job up -> the builtin checker -> the run finished, with one and with two workers.
+ *
+ * Prints, in one run on one machine:
+ * - the baseline: the same builtin checker called directly in process (runChecker on the same
+ *   job), runs per second;
+ * - end to end with 1 worker and with 2 workers (concurrency), runs per second, and each one's
+ *   ratio to the baseline (the service's overhead: transactions, the queue, the run record).
+ * BENCH_SUBMISSIONS submissions per measurement (default 200). Run with `npm run bench:verify`.
+ * The sandbox overhead (bwrap, docker vs bare python) is bench/verify/sandbox-overhead.ts.
+ */
+import { pino } from "pino";
+import { runChecker } from "../../app/src/sandbox/run-checker.ts";
+import { uploadArtifact } from "../../server/src/artifacts/upload-artifact.ts";
+import { startAttempt } from "../../server/src/attempts/start-attempt.ts";
+import { openServices } from "../../server/src/context/open-services.ts";
+import { createSubmission } from "../../server/src/submissions/create-submission.ts";
+import type { ToolContext } from "../../server/src/tools/tool.ts";
+import { localSandboxRunner } from "../../server/src/verification/local-sandbox-runner.ts";
+import { startWorker } from "../../server/src/worker/start-worker.ts";
+import { newAuthor, newUser } from "../../server/test/authoring/support/authoring-harness.ts";
+import {
+  passConformance,
+  publishProblem,
+} from "../../server/test/verification/support/verification-harness.ts";
+import { benchDatabase } from "../support/bench-database.ts";
+
+const SUBMISSIONS = Number(process.env.BENCH_SUBMISSIONS ?? 200);
+const log = pino({ level: "silent" });
+
+const db = await benchDatabase();
+try {
+  const services = await openServices({
+    sql: db.sql,
+    log,
+    clock: () => new Date(),
+    dataDir: db.dataDir,
+    signingSecret: "bench-signing-secret-of-32-bytes",
+    sandbox: localSandboxRunner({ backends: {} }),
+  });
+  const author = await newAuthor(db.sql);
+  const solver = await newUser(db.sql);
+  const problem = await publishProblem(services, author, "valid-builtin-sat");
+  await passConformance(db.sql, problem.verifier_contract_id);
+  await db.sql`update problems set visibility = 'unlisted' where id = ${problem.problem_id}`;
+  const context: ToolContext = { services, principal: solver, baseUrl: "http://bench" };
+
+  // Baseline: the checker alone, in process, on the same inputs.
+  const instance = Buffer.from("p cnf 3 2\n1 -2 0\n2 3 0\n");
+  const answer = Buffer.from("v 1 2 -3 0\n");
+  const { sha256 } = await import("../../app/src/hash/sha256.ts");
+  const job = {
+    stage_key: "sat_check",
+    result_kind: "pass_fail" as const,
+    implementation: {
+      image_ref: "svc-builtin/sat-assignment-check:1",
+      image_digest: sha256("svc-builtin/sat-assignment-check:1"),
+      entrypoint: [],
+      limits: { vcpu: 1, memory_mb: 512, disk_mb: 256, timeout_seconds: 60 },
+      program: null,
+    },
+    artifacts: [
+      {
+        name: "assignment",
+        filename: "a.txt",
+        media_type: "text/plain",
+        content_hash: sha256(answer),
+        size_bytes: answer.length,
+        bytes: answer,
+      },
+    ],
+    reference: [
+      {
+        name: "instance",
+        filename: "instance.cnf",
+        media_type: "text/plain",
+        content_hash: sha256(instance),
+        size_bytes: instance.length,
+        bytes: instance,
+      },
+    ],
+    evidence_schema: null,
+  };
+  const baselineStart = performance.now();
+  const BASELINE_RUNS = 5000;
+  for (let i = 0; i < BASELINE_RUNS; i++) await runChecker(job, { binding: null, backends: {} });
+  const baseline = BASELINE_RUNS / ((performance.now() - baselineStart) / 1000);
+
+  /** Submits SUBMISSIONS answers while `concurrency` workers run them; runs per second until all finished. */
+  async function endToEnd(concurrency: number): Promise<number> {
+    const attempts = [];
+    for (let i = 0; i < SUBMISSIONS; i++) {
+      const { attempt } = await startAttempt(context, { problem: problem.problem_id });
+      const { artifact } = await uploadArtifact(context, {
+        attempt_id: attempt.id,
+        filename: "a.txt",
+        content_text: `v 1 2 -3 0 %${i}\n`,
+      });
+      attempts.push({ attempt_id: attempt.id, artifact_id: artifact.id });
+    }
+    const worker = await startWorker(services, { concurrency, pollInterval: 50 });
+    const start = performance.now();
+    const runIds: string[] = [];
+    await Promise.all(
+      Array.from({ length: 4 }, async (_, lane) => {
+        for (let i = lane; i < attempts.length; i += 4) {
+          const created = await createSubmission(context, {
+            attempt_id: attempts[i]!.attempt_id,
+            artifacts: [{ role: "assignment", artifact_id: attempts[i]!.artifact_id }],
+          });
+          runIds.push(created.verification_run_id!);
+        }
+      }),
+    );
+    for (;;) {
+      const [row] =
+        await db.sql`select count(*)::int as open from verification_runs where id = any(${runIds}) and status <> 'finished'`;
+      if (row!.open === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const elapsed = (performance.now() - start) / 1000;
+    await worker.stop();
+    return SUBMISSIONS / elapsed;
+  }
+
+  const one = await endToEnd(1);
+  const two = await endToEnd(2);
+  const fmt = (n: number) => n.toFixed(1);
+  console.log(`bench/verify on ${db.description}, ${SUBMISSIONS} submissions per measurement`);
+  console.log(`baseline: builtin checker in process          ${fmt(baseline)} runs/s`);
+  console.log(
+    `end to end, 1 worker  (create -> finished)   ${fmt(one)} runs/s   ratio to baseline ${(one / baseline).toFixed(4)}`,
+  );
+  console.log(
+    `end to end, 2 workers (create -> finished)   ${fmt(two)} runs/s   ratio to baseline ${(two / baseline).toFixed(4)}; 2 vs 1 worker ${(two / one).toFixed(2)}x`,
+  );
+} finally {
+  await db.close();
+}
