@@ -90,7 +90,7 @@ try {
 
   /** Submits SUBMISSIONS answers while `concurrency` workers run them; runs per second until all finished. */
   async function endToEnd(concurrency: number): Promise<number> {
-    const attempts = [];
+    const attempts: Array<{ attempt_id: string; artifact_id: string }> = [];
     for (let i = 0; i < SUBMISSIONS; i++) {
       const { attempt } = await startAttempt(context, { problem: problem.problem_id });
       const { artifact } = await uploadArtifact(context, {

@@ -49,22 +49,28 @@ export async function runSandboxStage(
     context.verifier_contract_id,
     stage.key,
   );
+  const engines = await services.sandbox.engines();
   if (!current) {
-    if (pending)
+    if (pending) {
+      // Its fixtures cannot run before its image can: a failed image is the service's error, an
+      // image this deployment cannot run makes the stage one it cannot execute.
+      const image = await resolveBinding(services.sql, engines, pending.runtime.image_ref);
+      if (image.kind === "failed") return notRun("error", image.reason);
+      if (image.kind === "unbound") return notRun("inconclusive", image.reason);
       return {
         kind: "wait",
-        reason: `stage ${stage.key}'s implementation is still running its conformance fixtures`,
+        reason:
+          image.kind === "wait"
+            ? image.reason
+            : `stage ${stage.key}'s implementation is still running its conformance fixtures`,
       };
+    }
     return notRun(
       "inconclusive",
       `stage \`${stage.key}\` has no implementation whose conformance fixtures passed, so the service cannot execute it`,
     );
   }
-  const resolution = await resolveBinding(
-    services.sql,
-    await services.sandbox.engines(),
-    current.runtime.image_ref,
-  );
+  const resolution = await resolveBinding(services.sql, engines, current.runtime.image_ref);
   if (resolution.kind === "wait") return { kind: "wait", reason: resolution.reason };
   if (resolution.kind === "unbound") return notRun("inconclusive", resolution.reason);
   if (resolution.kind === "failed") return notRun("error", resolution.reason);
