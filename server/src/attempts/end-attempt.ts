@@ -19,13 +19,14 @@ export async function endAttempt(
 ): Promise<{ attempt: Attempt; note: Note }> {
   const { sql, clock } = context.services;
   const viewer = viewerOf(context.principal);
-  const now = clock();
   return inTransaction(sql, async (tx) => {
     const { attempt } = await readAttempt(tx, viewer, input.attempt_id, {
       access: AttemptAccess.own,
       lock: true,
     });
     requireActive(attempt);
+    // After the lock: writes that held the lock before the end carry earlier times.
+    const now = clock();
     const note = await insertNote(tx, attempt, NoteKind.summary, input.note_md, now);
     await tx`
       update attempts set status = 'ended', outcome = ${input.outcome}, ended_at = ${now} where id = ${attempt.id}`;

@@ -30,13 +30,14 @@ export async function createSubmission(
 ): Promise<{ submission: Submission; verification_run_id: string | null }> {
   const { sql, clock } = context.services;
   const viewer = viewerOf(context.principal);
-  const now = clock();
   const created = await inTransaction(sql, async (tx) => {
     const { attempt, problem } = await readAttempt(tx, viewer, input.attempt_id, {
       access: AttemptAccess.own,
       lock: true,
     });
     requireActive(attempt);
+    // Read after the lock, so creation times follow the order the Attempt's lock imposes.
+    const now = clock();
     if (problem.status !== "open") {
       throw new ServiceError(
         "problem_archived",

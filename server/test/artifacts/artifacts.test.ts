@@ -3,6 +3,10 @@ import { expect, it } from "vitest";
 import { call, refuse, startOn, uploadText, useSolvingFixture } from "../attempts/support/solving-fixture.ts";
 import { describeWithDatabase } from "../support/test-database.ts";
 
+interface ErrorBody {
+  error: { code: string };
+}
+
 interface ArtifactRecord {
   id: string;
   attempt_id: string;
@@ -131,7 +135,7 @@ describeWithDatabase("artifacts", () => {
     // 1. Other bytes: 422, nothing kept.
     const wrong = await put(requested.upload_url, Buffer.alloc(bytes.byteLength, 8));
     expect(wrong.status).toBe(422);
-    expect((await wrong.json()).error.code).toBe("upload_mismatch");
+    expect(((await wrong.json()) as ErrorBody).error.code).toBe("upload_mismatch");
     // 2. The declared bytes: the Artifact.
     const done = await put(requested.upload_url, bytes);
     expect(done.status).toBe(200);
@@ -169,7 +173,7 @@ describeWithDatabase("artifacts", () => {
     await call(client, "end_attempt", { attempt_id: attempt, outcome: "gave_up", note_md: "Stopped." });
     const late = await put(requested.upload_url, Buffer.from("abc"));
     expect(late.status).toBe(409);
-    expect((await late.json()).error.code).toBe("attempt_ended");
+    expect(((await late.json()) as ErrorBody).error.code).toBe("attempt_ended");
     expect(await refuse(client, "request_artifact_upload", base)).toMatchObject({ code: "attempt_ended" });
   });
 
@@ -252,7 +256,7 @@ describeWithDatabase("artifacts", () => {
     expect(withdrawn.artifact.download_url).toBeUndefined();
     const gone = await fetch(link);
     expect(gone.status).toBe(410);
-    expect((await gone.json()).error.code).toBe("gone");
+    expect(((await gone.json()) as ErrorBody).error.code).toBe("gone");
     await expect(client.readResource(uploaded.artifact.resource_uri)).rejects.toThrow(/withdrawn/);
     const again = await call<{ artifact: ArtifactRecord }>(client, "withdraw_artifact", {
       artifact_id: uploaded.artifact.id,
