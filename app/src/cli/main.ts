@@ -5,8 +5,14 @@ import { type DraftOptions, draftCommand } from "./draft-command.ts";
 import { initCommand } from "./init-command.ts";
 import { lintCommand } from "./lint-command.ts";
 import { loginCommand, logoutCommand } from "./login-command.ts";
-import { LATER_COMMANDS, notAvailable } from "./not-available.ts";
+import { type TestOptions, testCommand } from "./test-command.ts";
 import { uploadCommand } from "./upload-command.ts";
+import {
+  type VerifierBuildOptions,
+  verifierBuildCommand,
+  verifierStatusCommand,
+} from "./verifier-command.ts";
+import { type VerifyOptions, verifyCommand } from "./verify-command.ts";
 import { whoamiCommand } from "./whoami-command.ts";
 
 /**
@@ -103,32 +109,60 @@ export async function runCli(
       exitCode = await whoamiCommand(options, io, cli);
     });
 
-  for (const [name, command] of Object.entries(LATER_COMMANDS)) {
-    program
-      .command(`${name}${command.args ? ` ${command.args}` : ""}`)
-      .description(`${command.summary} (arrives with ${command.arrives})`)
-      .allowUnknownOption()
-      .allowExcessArguments()
-      .action(() => {
-        exitCode = notAvailable(name, command.arrives, io);
-      });
-  }
-  const verifier = program
-    .command("verifier")
-    .description("build and inspect checker images (arrives with verification)");
-  for (const [name, args] of [
-    ["build", "<checker-dir>"],
-    ["status", "<ref-or-digest>"],
-  ] as const) {
-    verifier
-      .command(`${name} ${args}`)
-      .description(name === "build" ? "build, push and pin a checker image" : "show a sandbox image's state")
-      .allowUnknownOption()
-      .allowExcessArguments()
-      .action(() => {
-        exitCode = notAvailable(`verifier ${name}`, "verification", io);
-      });
-  }
+  program
+    .command("test")
+    .description("lint a package and run every sandbox stage's conformance fixtures locally")
+    .argument("<dir>", "package directory")
+    .option("--json", "print {ok, sandbox, stages: [{stage_key, status, results...}]} as JSON")
+    .option("--image <ref>", "Docker image realising svc-runtime/python:1 (default SVC_PYTHON_IMAGE)")
+    .option("--sandbox <backend>", "force bwrap or docker (default SVC_SANDBOX, else detected)")
+    .action(async (dir: string, options: TestOptions) => {
+      exitCode = await testCommand(dir, options, io, cli.env);
+    });
+
+  program
+    .command("verify")
+    .description("run a published problem's sandbox stages on local files (no quota, nothing submitted)")
+    .argument("<problem>", "problem id or slug")
+    .option("--artifact <role=path...>", "an artifact for a role (repeat for each role)")
+    .option("--revision <n>", "revision number (default current)")
+    .option("--json", "print {ok, problem, revision, sandbox, stages} as JSON")
+    .option("--image <ref>", "Docker image realising svc-runtime/python:1 (default SVC_PYTHON_IMAGE)")
+    .option("--sandbox <backend>", "force bwrap or docker (default SVC_SANDBOX, else detected)")
+    .option("--server <url>", serverOption)
+    .action(async (problem: string, options: VerifyOptions) => {
+      exitCode = await verifyCommand(problem, options, io, cli);
+    });
+
+  const verifier = program.command("verifier").description("build and inspect checker images");
+  verifier
+    .command("build")
+    .description(
+      "build a checker image for linux/amd64, push it, check it pulls anonymously, pin it in the contract",
+    )
+    .argument("<checker-dir>", "directory with a Dockerfile")
+    .option("--repository <registry/repo>", "where to push (default SVC_IMAGE_REPOSITORY)")
+    .option("--tag <tag>", "tag to push under before pinning by digest")
+    .option(
+      "--contract <path>",
+      "contract to write the pinned reference into (default ../verifier-contract.json)",
+    )
+    .option("--stage <key>", "the sandbox stage whose implementation becomes the image")
+    .option("--limits <pairs>", "memory_mb=...,vcpu=...,disk_mb=...,timeout_seconds=...")
+    .option("--json", "print {image_ref, digest, repository, tag, builder, contract_file?, stage_key?}")
+    .option("--dry-run", "print the commands and change nothing")
+    .action(async (dir: string, options: VerifierBuildOptions) => {
+      exitCode = await verifierBuildCommand(dir, options, io, cli.env);
+    });
+  verifier
+    .command("status")
+    .description("show a sandbox image's state on the service (get_sandbox_image_status)")
+    .argument("<ref-or-digest>", "image reference, bare digest or script runtime name")
+    .option("--json", "print the tool's envelope")
+    .option("--server <url>", serverOption)
+    .action(async (image: string, options: { json?: boolean; server?: string }) => {
+      exitCode = await verifierStatusCommand(image, options, io, cli);
+    });
 
   try {
     await program.parseAsync(argv, { from: "user" });

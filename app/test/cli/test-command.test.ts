@@ -1,0 +1,117 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { scaffoldPackage } from "../../src/cli/scaffold-package.ts";
+import { bwrapRuns } from "../../src/sandbox/detect-sandbox.ts";
+import { svcWith, writePackage } from "./support-run.ts";
+
+const available = bwrapRuns();
+if (!available && process.env.CI === "true")
+  throw new Error("bwrap is required in CI (apt-get install bubblewrap)");
+const env = { ...process.env, SVC_SANDBOX: "bwrap" };
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+function scaffold(checker?: string) {
+  const files = scaffoldPackage({ slug: "isqrt", campaign: false });
+  if (checker !== undefined) files["checker.py"] = checker;
+  const pkg = writePackage(files);
+  cleanups.push(pkg.remove);
+  return pkg.dir;
+}
+
+const FORK_BOMB = "import os\nwhile True:\n    os.fork()\n";
+
+describe.skipIf(!available)("svc test (bwrap)", () => {
+  it("1. passes the package svc init scaffolds: both fixtures give their expected result", async () => {
+    const run = await svcWith({ env }, ["test", scaffold()]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^sandbox: bwrap/m);
+    expect(run.stdout).toContain("pass check_answer/right_answer: expected verified, actual verified");
+    expect(run.stdout).toContain("pass check_answer/wrong_answer: expected refuted, actual refuted");
+    expect(run.stdout).toContain("2 of 2 fixtures");
+  });
+
+  it("2. reports a fork-bomb checker inconclusive within its limits and exits 1", async () => {
+    const started = Date.now();
+    const run = await svcWith({ env }, ["test", scaffold(FORK_BOMB), "--json"]);
+    expect(run.code).toBe(1);
+    const out = JSON.parse(run.stdout);
+    expect(out.ok).toBe(false);
+    const [stage] = out.stages;
+    expect(stage).toMatchObject({
+      stage_key: "check_answer",
+      status: "failed",
+      fixtures_total: 2,
+      fixtures_passed: 0,
+    });
+    for (const result of stage.results) {
+      expect(result).toMatchObject({ actual: "inconclusive", passed: false, backend: "bwrap" });
+      expect(["processes", "timeout"]).toContain(result.limit);
+    }
+    expect(stage.failures.map((f: { fixture_key: string }) => f.fixture_key)).toEqual([
+      "right_answer",
+      "wrong_answer",
+    ]);
+    // The scaffold's limit is 10 s per fixture.
+    expect(Date.now() - started).toBeLessThan(25_000);
+  });
+
+  it("3. stops at lint errors without running anything", async () => {
+    const dir = scaffold();
+    const contract = JSON.parse(readFileSync(join(dir, "verifier-contract.json"), "utf8"));
+    contract.conformance_fixtures[0].inputs.artifacts[0].content_hash = `sha256:${"0".repeat(64)}`;
+    const { writeFileSync } = await import("node:fs");
+    writeFileSync(join(dir, "verifier-contract.json"), JSON.stringify(contract));
+    const run = await svcWith({ env }, ["test", dir]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("no fixture was run");
+  });
+});
+
+describe("svc test without a sandbox", () => {
+  it("reports script fixtures inconclusive (unbound runtime) and exits 1", async () => {
+    const run = await svcWith(
+      { env: { ...process.env, SVC_SANDBOX: "docker", DOCKER_HOST: "unix:///nonexistent.sock" } },
+      ["test", scaffold()],
+    );
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/^sandbox: none/m);
+    expect(run.stdout).toContain("expected verified, actual inconclusive");
+  });
+});
+
+describe("svc verifier build --dry-run", () => {
+  it("prints the buildx build, digest read and anonymous pull without running them", async () => {
+    const pkg = writePackage({ "checker/Dockerfile": "FROM scratch\n", "verifier-contract.json": "{}" });
+    cleanups.push(pkg.remove);
+    const run = await svcWith({}, [
+      "verifier",
+      "build",
+      join(pkg.dir, "checker"),
+      "--repository",
+      "ghcr.io/me/checker",
+      "--stage",
+      "check",
+      "--limits",
+      "memory_mb=256,vcpu=2",
+      "--dry-run",
+    ]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(
+      /docker buildx build .*--platform linux\/amd64 --tag ghcr.io\/me\/checker:\S+ --push /,
+    );
+    expect(run.stdout).toContain("docker buildx imagetools inspect ghcr.io/me/checker:");
+    expect(run.stdout).toContain("pull --platform linux/amd64 'ghcr.io/me/checker@<digest>'");
+    expect(run.stdout).toContain('stage "check" with limits {"memory_mb":256,"vcpu":2}');
+  });
+
+  it("refuses a directory without a Dockerfile and malformed limits", async () => {
+    const pkg = writePackage({ "checker/README": "x" });
+    cleanups.push(pkg.remove);
+    expect((await svcWith({}, ["verifier", "build", join(pkg.dir, "checker"), "--dry-run"])).code).toBe(2);
+  });
+});
