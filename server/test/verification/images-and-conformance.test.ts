@@ -245,7 +245,7 @@ describeWithDatabase("conformance, sandbox images and run administration", () =>
       const list = await fetch(`${app.url}/admin/sandbox-runtimes`, {
         headers: { authorization: `Bearer ${adminToken}` },
       });
-      expect((await list.json()).runtimes).toHaveLength(1);
+      expect(((await list.json()) as { runtimes: unknown[] }).runtimes).toHaveLength(1);
     });
   });
 
