@@ -4,7 +4,7 @@ import { authoringTools } from "../../src/authoring/authoring-tools.ts";
 import { buildApp } from "../../src/http/build-app.ts";
 import type { Tool, ToolContext } from "../../src/tools/tool.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
-import { testServices } from "../support/test-services.ts";
+import { builtinsOnly, testServices } from "../support/test-services.ts";
 import { fixturePackage, newAuthor, putUpload, zipFiles } from "./support/authoring-harness.ts";
 
 function tool(name: string): Tool {
@@ -31,7 +31,7 @@ describeWithDatabase("the authoring tools end to end", () => {
   const db = useTestDatabase();
 
   it("request, PUT, validate and publish through the tools give the spec's envelopes", async () => {
-    const services = testServices(db.sql);
+    const services = testServices(db.sql, { sandbox: builtinsOnly() });
     const app = buildApp(services);
     const author = await newAuthor(db.sql);
     const context: ToolContext = { services, principal: author, baseUrl: "https://svc.example" };

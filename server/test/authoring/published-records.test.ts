@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import { publishAuthoringUpload } from "../../src/authoring/publish-authoring-upload.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
-import { testServices } from "../support/test-services.ts";
+import { builtinsOnly, testServices } from "../support/test-services.ts";
 import {
   editJson,
   type Files,
@@ -26,7 +26,7 @@ describeWithDatabase("the records a publication creates", () => {
   const db = useTestDatabase();
 
   it("pins a local skill as a SkillVersion whose files are in the blob store, and reference bytes too", async () => {
-    const services = testServices(db.sql);
+    const services = testServices(db.sql, { sandbox: builtinsOnly() });
     const author = await newAuthor(db.sql);
     const result = await publishFiles(services, author, fixturePackage("valid-skill"));
     expect(result.validation.images).toEqual([
@@ -83,7 +83,7 @@ describeWithDatabase("the records a publication creates", () => {
   });
 
   it("publishes a review protocol with its skill's published id, and the contract pinning the protocol's id", async () => {
-    const services = testServices(db.sql);
+    const services = testServices(db.sql, { sandbox: builtinsOnly() });
     const author = await newAuthor(db.sql);
     const result = await publishFiles(services, author, reviewWithSkill());
     expect(result.review_protocol_ids).toHaveLength(1);
@@ -123,10 +123,15 @@ describeWithDatabase("the records a publication creates", () => {
   });
 
   it("keeps a linked binding's url and stores no bytes for it", async () => {
-    const services = testServices(db.sql);
+    const services = testServices(db.sql, { sandbox: builtinsOnly() });
     const author = await newAuthor(db.sql);
-    const files = editJson(fixturePackage("valid-linked-binding"), "problem.json", (p) => {
+    let files = editJson(fixturePackage("valid-linked-binding"), "problem.json", (p) => {
       p.slug = "linked-sat";
+    });
+    // The conformance fixture's instance.cnf is stored (fixtures are); a link stating other bytes
+    // shows that the binding itself stores nothing.
+    files = editJson(files, "reference/instance.link.json", (link) => {
+      link.content_hash = `sha256:${"5".repeat(64)}`;
     });
     const result = await publishFiles(services, author, files);
     const [revision] =
@@ -141,7 +146,7 @@ describeWithDatabase("the records a publication creates", () => {
   });
 
   it("records the authored sealing policy with the derived fields the service supplies", async () => {
-    const services = testServices(db.sql);
+    const services = testServices(db.sql, { sandbox: builtinsOnly() });
     const author = await newAuthor(db.sql);
     const files = editJson(fixturePackage("valid-sealed"), "problem.json", (p) => {
       p.slug = "sealed-sat";
@@ -162,7 +167,7 @@ describeWithDatabase("the records a publication creates", () => {
   });
 
   it("reports a script runtime as unbound, and refuses unknown published ids as not_found", async () => {
-    const services = testServices(db.sql);
+    const services = testServices(db.sql, { sandbox: builtinsOnly() });
     const author = await newAuthor(db.sql);
     const script = await uploadAndValidate(services, author, fixturePackage("valid-script"));
     expect(script.images).toEqual([
@@ -195,7 +200,7 @@ describeWithDatabase("the records a publication creates", () => {
   });
 
   it("a standalone problem may join its author's existing campaign, and no one else's", async () => {
-    const services = testServices(db.sql);
+    const services = testServices(db.sql, { sandbox: builtinsOnly() });
     const author = await newAuthor(db.sql);
     const campaign = await publishFiles(services, author, fixturePackage("valid-campaign"));
     const joining = editJson(fixturePackage("valid-script"), "problem.json", (p) => {

@@ -30,3 +30,11 @@ export function testServices(
     sandbox: options.sandbox ?? localSandboxRunner(),
   };
 }
+
+/**
+ * A sandbox runner with builtins only, as on a machine with neither Docker nor bubblewrap: for
+ * tests about what the service reports when script runtimes are unbound.
+ */
+export function builtinsOnly(): SandboxRunner {
+  return localSandboxRunner({ backends: {} });
+}

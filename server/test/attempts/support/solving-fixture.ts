@@ -121,7 +121,8 @@ export function useSolvingFixture(): SolvingFixture {
       clients.set(user.id, await connect(running.url, user.token));
     }
     fixture.as = (user) => clients.get(user.id)!;
-  });
+    // Five users, four problems and five MCP connections: more than the default 10 s on a busy machine.
+  }, 60_000);
   afterAll(async () => {
     for (const client of clients.values()) await client.close();
     await running?.close();
