@@ -41,7 +41,7 @@ export async function detectSandbox(options: DetectSandboxOptions = {}): Promise
   const notes: string[] = [];
 
   if (prefer !== "bwrap") {
-    const docker = options.docker ?? new Docker();
+    const docker = options.docker ?? new Docker(dockerOptions(env.DOCKER_HOST));
     if (await pingDocker(docker)) {
       if (pythonImage === undefined) {
         notes.push("Docker answers but no python image is named (--image or SVC_PYTHON_IMAGE)");
@@ -101,4 +101,12 @@ export function bwrapRuns(bwrap = "bwrap"): boolean {
     { stdio: "ignore", timeout: 5000, ...(process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}) },
   );
   return probe.status === 0;
+}
+
+/** Engine options from a DOCKER_HOST value (`unix:///path` or `tcp://host:port`); default socket when unset. */
+export function dockerOptions(dockerHost: string | undefined): Docker.DockerOptions {
+  if (dockerHost === undefined || dockerHost === "") return { socketPath: "/var/run/docker.sock" };
+  if (dockerHost.startsWith("unix://")) return { socketPath: dockerHost.slice("unix://".length) };
+  const url = new URL(dockerHost.replace(/^tcp:/, "http:"));
+  return { host: url.hostname, port: Number(url.port || 2375) };
 }
