@@ -5,9 +5,11 @@ import { requireScope } from "../users/require-scope.ts";
 import { getVerification } from "../verification/get-verification.ts";
 import { readStageLog } from "../verification/read-stage-log.ts";
 import { renderVerificationPage } from "../verification/render-verification-page.ts";
+import { findImplementationProgram } from "../verifier-contracts/find-implementation-program.ts";
 import { viewerOf } from "../work/viewer.ts";
 import { prefersJson } from "./prefers-json.ts";
 import { publicBaseUrl, requirePrincipal } from "./request-principal.ts";
+import { sendBlob } from "./send-blob.ts";
 
 /**
  * The run routes (spec 4.1 HTTP routes), behind a bearer token with the read scope, for the run's
@@ -16,6 +18,8 @@ import { publicBaseUrl, requirePrincipal } from "./request-principal.ts";
  * - `GET /verifications/{id}`: the web view, or the record as JSON when the request prefers
  *   `application/json` (the canonical web route of a run, spec 2.4);
  * - `GET /api/verifications/{id}`: the record as JSON;
+ * - `GET /api/verifier-implementations/{id}/program`: a script checker's exact bytes with
+ *   `x-svc-content-hash`, for whoever may read its Contract;
  * - `GET /verifications/{id}/stages/{stage_key}/log`: the stage's captured output as text, with
  *   `x-svc-content-hash` and `x-svc-log-truncated`.
  */
@@ -47,6 +51,16 @@ export const verificationRoutes: FastifyPluginAsync<{ services: Services }> = as
       request.params.id,
       context.baseUrl,
     );
+  });
+
+  app.get<{ Params: { id: string } }>("/api/verifier-implementations/:id/program", async (request, reply) => {
+    const context = await caller(request);
+    const program = await findImplementationProgram(
+      services.sql,
+      viewerOf(context.principal),
+      request.params.id,
+    );
+    return sendBlob(services, reply, program.content_hash, "text/x-python", program.filename);
   });
 
   app.get<{ Params: { id: string; stage: string } }>(

@@ -119,6 +119,20 @@ describeWithDatabase("verification over MCP", () => {
       expect(await json.json()).toMatchObject({ id: good.id, result: "verified" });
       const logBytes = await fetch(stage.log.url, { headers: { authorization: `Bearer ${solverToken}` } });
       expect(logBytes.headers.get("x-svc-content-hash")).toBe(stage.log.content_hash);
+
+      const implementationId = stage.mechanism.sandbox.verifier_implementation_id;
+      const program = await fetch(`${app.url}/api/verifier-implementations/${implementationId}/program`, {
+        headers: { authorization: `Bearer ${solverToken}` },
+      });
+      expect(program.status).toBe(200);
+      expect(await program.text()).toContain("TARGET = 1522756");
+      const missing = await fetch(
+        `${app.url}/api/verifier-implementations/vfi_00000000000000000000/program`,
+        {
+          headers: { authorization: `Bearer ${solverToken}` },
+        },
+      );
+      expect(missing.status).toBe(404);
     });
   });
 

@@ -1,0 +1,33 @@
+import type { Sql } from "../db/connect-sql.ts";
+import { ServiceError } from "../errors/service-error.ts";
+import { readableContractSql } from "../work/mechanism-visibility-sql.ts";
+import type { Viewer } from "../work/viewer.ts";
+
+const IMPLEMENTATION_ID = /^vfi_[0-9a-z]{10,32}$/;
+
+/**
+ * The program of a script checker the viewer may read (its Contract is as visible as the
+ * revisions that pin it): filename, content hash and size. not_found for an unknown or unreadable
+ * implementation, and for one that runs an image rather than a program.
+ */
+export async function findImplementationProgram(
+  sql: Sql,
+  viewer: Viewer,
+  id: string,
+): Promise<{ filename: string; content_hash: string; size_bytes: number }> {
+  const [row] = IMPLEMENTATION_ID.test(id)
+    ? await sql<{ program: { filename: string; content_hash: string; size_bytes: number } | null }[]>`
+        select vi.program from verifier_implementations vi join verifier_contracts vc on vc.id = vi.verifier_contract_id
+        where vi.id = ${id} and ${readableContractSql(sql, viewer)}`
+    : [];
+  if (!row?.program) {
+    throw new ServiceError(
+      "not_found",
+      `no script checker program you can read belongs to implementation "${id}"`,
+      {
+        verifier_implementation_id: id,
+      },
+    );
+  }
+  return row.program;
+}
