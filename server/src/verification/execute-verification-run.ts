@@ -49,6 +49,7 @@ export async function executeVerificationRun(services: Services, runId: string):
   }
   const context = await readRunContext(sql, runId);
   if (!context) throw new Error(`verification run ${runId} vanished while executing`);
+  if (await withdrawnBeforeStart(services, runId)) return { kind: "finished", result: "inconclusive" };
 
   const heartbeat = setInterval(() => {
     sql`update verification_runs set heartbeat_at = ${services.clock()} where id = ${runId} and status = 'running'`.catch(
@@ -93,6 +94,29 @@ export async function executeVerificationRun(services: Services, runId: string):
   } finally {
     clearInterval(heartbeat);
   }
+}
+
+/**
+ * A Submission withdrawn before its run began a stage is not examined: the run finishes
+ * `inconclusive` (nothing settled about the work), with no stage result. A run already under way
+ * when the Submission is withdrawn finishes normally, so a verdict is never half-recorded.
+ */
+async function withdrawnBeforeStart(services: Services, runId: string): Promise<boolean> {
+  const { sql } = services;
+  const [row] = await sql<{ withdrawn: boolean }[]>`
+    select s.status = 'withdrawn' and not exists (
+      select 1 from verification_stage_results st where st.verification_run_id = r.id) as withdrawn
+    from verification_runs r join submissions s on s.id = r.submission_id where r.id = ${runId}`;
+  if (!row?.withdrawn) return false;
+  await sql`
+    update verification_runs
+    set status = 'finished', result = 'inconclusive', score = null,
+      evidence_md = '**inconclusive**
+
+The submission was withdrawn before its verification began; nothing was run.',
+      finished_at = ${services.clock()}
+    where id = ${runId} and status <> 'finished'`;
+  return true;
 }
 
 function runStage(services: Services, context: RunContext, stage: ContractStage): Promise<StageOutcome> {

@@ -165,6 +165,23 @@ describeWithDatabase("executing a verification run", () => {
     expect(run.stage_results.map((s) => s.stage_key)).toEqual(["sat_check"]);
   });
 
+  it("finishes a run inconclusive without running anything when its submission was withdrawn first", async () => {
+    const { verification_run_id, submission_id } = await seedSubmission(
+      services,
+      solver,
+      sat,
+      assignment("v 1 2 -3 0"),
+    );
+    await db.sql`update submissions set status = 'withdrawn', withdrawn_at = now() where id = ${submission_id}`;
+    expect(await executeVerificationRun(services, verification_run_id)).toEqual({
+      kind: "finished",
+      result: "inconclusive",
+    });
+    const run = await read(verification_run_id);
+    expect(run).toMatchObject({ status: "finished", result: "inconclusive", stage_results: [] });
+    expect(run.evidence_md).toMatch(/withdrawn before its verification began/);
+  });
+
   describe("after a worker died mid-stage", () => {
     it("restarts the half-run stage, and past the bound finishes the run error", async () => {
       const { verification_run_id: id } = await seedSubmission(
