@@ -122,10 +122,11 @@ export function useSolvingFixture(): SolvingFixture {
     }
     fixture.as = (user) => clients.get(user.id)!;
   });
+  // Closing waits for the app's open connections (large PUTs included); a loaded machine needs time.
   afterAll(async () => {
     for (const client of clients.values()) await client.close();
     await running?.close();
-  });
+  }, 60_000);
   return fixture;
 }
 
