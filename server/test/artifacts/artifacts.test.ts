@@ -243,7 +243,7 @@ describeWithDatabase("artifacts", () => {
       content_text: "to withdraw",
     });
     const link = uploaded.artifact.download_url!;
-    expect((await fetch(link)).status).toBe(200);
+    expect(await (await fetch(link)).text()).toBe("to withdraw");
     expect(
       await refuse(f.as(f.rival), "withdraw_artifact", { artifact_id: uploaded.artifact.id }),
     ).toMatchObject({
@@ -282,8 +282,12 @@ describeWithDatabase("artifacts", () => {
       content_text: "secret work",
     });
     const link = uploaded.artifact.download_url!;
-    expect((await fetch(link)).status).toBe(401);
-    expect((await fetch(link, { headers: { authorization: `Bearer ${f.rival.token}` } })).status).toBe(404);
+    const anonymous = await fetch(link);
+    expect(anonymous.status).toBe(401);
+    await anonymous.text();
+    const stranger = await fetch(link, { headers: { authorization: `Bearer ${f.rival.token}` } });
+    expect(stranger.status).toBe(404);
+    await stranger.text();
     const own = await fetch(link, { headers: { authorization: `Bearer ${f.owner.token}` } });
     expect(own.status).toBe(200);
     expect(await own.text()).toBe("secret work");

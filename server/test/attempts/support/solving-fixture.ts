@@ -1,12 +1,12 @@
 import { afterAll, beforeAll } from "vitest";
 import type { Services } from "../../../src/context/services.ts";
+import { buildApp } from "../../../src/http/build-app.ts";
 import {
   clientLines,
   envelopeOf,
   type TestClient,
   type ToolCallResult,
 } from "../../mcp/support/mcp-clients.ts";
-import { type RunningApp, startApp } from "../../mcp/support/start-app.ts";
 import {
   contractDocument,
   type SeededProblem,
@@ -86,7 +86,7 @@ export function useSolvingFixture(): SolvingFixture {
   const db = useTestDatabase();
   const fixture = {} as SolvingFixture;
   const clients = new Map<string, TestClient>();
-  let running: RunningApp | undefined;
+  let app: ReturnType<typeof buildApp> | undefined;
   beforeAll(async () => {
     const services = testServices(db.sql);
     fixture.services = services;
@@ -114,19 +114,21 @@ export function useSolvingFixture(): SolvingFixture {
       visibility: "listed",
       archived: true,
     });
-    running = await startApp(services);
-    fixture.url = running.url;
+    app = buildApp(services);
+    fixture.url = await app.listen({ host: "127.0.0.1", port: 0 });
     const connect = clientLines[0].connect;
     for (const user of [fixture.owner, fixture.solver, fixture.rival, fixture.admin, fixture.reader]) {
-      clients.set(user.id, await connect(running.url, user.token));
+      clients.set(user.id, await connect(fixture.url, user.token));
     }
     fixture.as = (user) => clients.get(user.id)!;
     // Five users, four problems and five MCP connections: more than the default 10 s on a busy machine.
   }, 60_000);
   afterAll(async () => {
     for (const client of clients.values()) await client.close();
-    await running?.close();
-  });
+    // fetch's pooled keep-alive sockets (signed PUTs and downloads) would hold the close open.
+    app?.server.closeAllConnections();
+    await app?.close();
+  }, 30_000);
   return fixture;
 }
 
