@@ -1,10 +1,15 @@
-import { askService, CHECK_SUMMARY_MAX_BYTES, type PackageCheck } from "@svc/app/checks/index.ts";
+import {
+  askService,
+  CHECK_SUMMARY_MAX_BYTES,
+  type PackageCheck,
+  type PublishOutcome,
+  publishValidated,
+} from "@svc/app/checks/index.ts";
 import type { Reconciliation } from "@svc/app/client/authoring-results.ts";
 import type { ServiceClient } from "@svc/app/client/service-client.ts";
 import { type CheckCommitDeps, checkCommit } from "./check-commit.ts";
 import { completeCheckRun, listCheckRuns, startCheckRun } from "./check-runs.ts";
 import type { CommitTarget } from "./commit-target.ts";
-import { type PublishOutcome, publishPackage } from "./publish-package.ts";
 
 /** The check run that reports a commit's publication. */
 export const PUBLISH_CHECK = "svc/publish";
@@ -128,7 +133,7 @@ export async function publishCommit(
       });
       continue;
     }
-    const outcome = await publishPackage(
+    const outcome = await publishValidated(
       deps.client,
       verdict,
       { reported: planHash, linted: check.lint.plan_hash! },

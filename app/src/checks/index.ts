@@ -21,6 +21,7 @@ export {
   WARNING_NOTE_CODES,
 } from "./check-verdict.ts";
 export { CHECK_SUMMARY_MAX_BYTES, formatCheckSummary, type SummaryOptions } from "./format-check-summary.ts";
+export { type PublishedRow, type PublishOutcome, publishValidated } from "./publish-validated.ts";
 export {
   mergeValidations,
   type PackageValidation,

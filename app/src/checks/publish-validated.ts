@@ -1,11 +1,11 @@
-import type { PackageValidation } from "@svc/app/checks/index.ts";
-import type { Publication, PublishedProblem, ReconciledProblem } from "@svc/app/client/authoring-results.ts";
-import { publishUpload, validateUpload } from "@svc/app/client/authoring-steps.ts";
-import { ServiceCallError } from "@svc/app/client/service-call-error.ts";
-import type { ServiceClient } from "@svc/app/client/service-client.ts";
-import { type RetryOptions, withRetries } from "@svc/app/client/with-retries.ts";
+import type { Publication, PublishedProblem, ReconciledProblem } from "../client/authoring-results.ts";
+import { publishUpload, validateUpload } from "../client/authoring-steps.ts";
+import { ServiceCallError } from "../client/service-call-error.ts";
+import type { ServiceClient } from "../client/service-client.ts";
+import { type RetryOptions, withRetries } from "../client/with-retries.ts";
+import type { PackageValidation } from "./validate-package.ts";
 
-/** A published problem as `svc/publish` reports it. */
+/** A published problem with the action its reconciliation named. */
 export interface PublishedRow extends PublishedProblem {
   action: string;
 }
@@ -27,7 +27,7 @@ const STALE_CODES: ReadonlySet<string> = new Set(["stale_plan_hash", "stale_serv
  * `stale_*` refusal earns one fresh validation and publication of that shard; a second one, an
  * invalid validation or a conflict stops the package (shards published before stay published).
  */
-export async function publishPackage(
+export async function publishValidated(
   client: ServiceClient,
   validated: PackageValidation,
   planHashes: { reported: string; linted: string },

@@ -1,0 +1,228 @@
+import { readFile } from "node:fs/promises";
+import { join, posix, resolve } from "node:path";
+import {
+  type CheckAnnotation,
+  checkAnnotations,
+  checkConclusion,
+  checkCounts,
+  checkRepository,
+  formatCheckSummary,
+  type PackageCheck,
+  type PublishOutcome,
+  publishValidated,
+} from "@svc/app/checks/index.ts";
+import { openServiceClient, type ServiceClient } from "@svc/app/client/service-client.ts";
+import type { RetryOptions } from "@svc/app/client/with-retries.ts";
+import { hashJson } from "@svc/app/hash/sha256.ts";
+import { openDirectoryTree } from "@svc/app/tree/open-directory-tree.ts";
+import { listRepositoryFiles } from "./list-repository-files.ts";
+import { type ActionInputs, InputError, readInputs } from "./read-inputs.ts";
+
+/** What the Action does to the outside world: @actions/core in production, a recorder in tests. */
+export interface ActionIo {
+  getInput(name: string): string;
+  setOutput(name: string, value: string): void;
+  annotate(
+    level: "error" | "warning" | "notice",
+    message: string,
+    at: { file: string; line: number; title: string },
+  ): void;
+  info(text: string): void;
+  /** Appends Markdown to the job summary. */
+  summary(markdown: string): Promise<void>;
+  setFailed(message: string): void;
+  /** The workspace the `path` input is relative to. */
+  cwd: string;
+  retry?: RetryOptions;
+}
+
+/** GitHub keeps at most 1 MiB of job summary per step; the Action stays well inside. */
+const SUMMARY_MAX_BYTES = 900 * 1024;
+
+/**
+ * The Action: finds the packages under `path` (svc.json, else the layout rule), lints each, asks
+ * the service for the reconciliation when `server-url` and `token` are set, and with `publish`
+ * publishes every package whose reconciliation changes something, once everything is clean.
+ * Writes an annotation per finding (`::error file=...,line=...` for every error), the plan and
+ * reconciliation to the job summary, and the outputs; fails the step on lint or validation errors,
+ * conflicts, a failed publication, or warnings with `fail-on-warnings`. Returns whether it passed.
+ */
+export async function runAction(io: ActionIo): Promise<boolean> {
+  let inputs: ActionInputs;
+  try {
+    inputs = readInputs((name) => io.getInput(name));
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    io.setFailed(error.message);
+    return false;
+  }
+  const root = resolve(io.cwd, inputs.path);
+  const client =
+    inputs.serverUrl && inputs.token
+      ? openServiceClient({ server: inputs.serverUrl, token: inputs.token })
+      : null;
+  try {
+    return await check(io, inputs, root, client);
+  } finally {
+    await client?.close();
+  }
+}
+
+async function check(
+  io: ActionIo,
+  inputs: ActionInputs,
+  root: string,
+  client: ServiceClient | null,
+): Promise<boolean> {
+  const listed = listRepositoryFiles(root);
+  const repository = { paths: () => listed, read: (path: string) => readFile(join(root, path)) };
+  const repo = await checkRepository(repository, (dir) => openDirectoryTree(join(root, dir)), {
+    client: client ?? undefined,
+    retry: io.retry,
+  });
+  // Paths as the workflow sees them: relative to the workspace, `path` included.
+  const at = (path: string) => posix.normalize(posix.join(inputs.path.replaceAll("\\", "/"), path));
+  const annotate = (a: CheckAnnotation) =>
+    io.annotate(a.level === "failure" ? "error" : a.level, a.message, {
+      file: a.path,
+      line: a.line,
+      title: a.title,
+    });
+
+  const sections: string[] = ["## svc", ""];
+  if (repo.discoveryErrors.length > 0) {
+    for (const e of repo.discoveryErrors) {
+      annotate({ path: at(e.file), line: 1, level: "failure", title: e.code, message: e.message });
+      sections.push(`- \`${e.file}\` ${e.path} [${e.code}] ${e.message}`);
+    }
+    await io.summary(sections.join("\n"));
+    writeOutputs(io, [], { ok: false, published: 0 });
+    io.setFailed("svc.json does not list the packages correctly");
+    return false;
+  }
+  if (repo.packages.length === 0)
+    sections.push(`No package under \`${inputs.path}\` (no campaign.json or problem.json).`, "");
+
+  const budget = Math.floor(SUMMARY_MAX_BYTES / Math.max(1, repo.packages.length)) - 1024;
+  for (const pkg of repo.packages) {
+    const shown = { ...pkg, dir: at(pkg.dir) };
+    const annotations = await checkAnnotations(shown);
+    for (const a of annotations) annotate(a);
+    sections.push(
+      formatCheckSummary(shown, annotations, {
+        maxBytes: budget,
+        fullReport: `\`npx svc lint ${shown.dir} --json\``,
+      }),
+      "",
+    );
+  }
+
+  const failed = repo.packages.filter((p) => checkConclusion(p) === "failure");
+  const counts = repo.packages.map(checkCounts);
+  const warnings = counts.reduce((n, c) => n + c.warnings, 0);
+  let published = 0;
+  let publishFailed: string | null = null;
+  if (inputs.publish && client) {
+    if (failed.length > 0 || repo.packages.some((p) => !p.service?.ok)) {
+      publishFailed = "nothing published: lint, validation or the service stopped it";
+      sections.push(`**Nothing published**: every package must lint clean and validate first.`, "");
+    } else {
+      const rows: string[] = [
+        "### Published",
+        "",
+        "| package | problem | action | revision | problem id |",
+        "| --- | --- | --- | --- | --- |",
+      ];
+      for (const pkg of repo.packages) {
+        const outcome = await publishChanged(client, pkg, io.retry);
+        if (outcome === null) continue;
+        if (!outcome.ok) {
+          publishFailed = `publishing ${pkg.dir} failed: [${outcome.code}] ${outcome.message}`;
+          rows.push(
+            `| \`${pkg.dir}\` | | **failed** | | [${outcome.code}] ${outcome.message.replace(/\s+/g, " ")} |`,
+          );
+          break;
+        }
+        for (const p of outcome.problems) {
+          rows.push(
+            `| \`${pkg.dir}\` | \`${p.slug}\` | ${p.action} | ${p.revision_number} | \`${p.problem_id}\` |`,
+          );
+          if (p.action !== "noop") published++;
+        }
+      }
+      sections.push(...rows, "");
+    }
+  }
+  await io.summary(sections.join("\n"));
+  const ok = failed.length === 0 && publishFailed === null && !(inputs.failOnWarnings && warnings > 0);
+  writeOutputs(io, repo.packages, { ok, published });
+
+  for (const pkg of repo.packages) {
+    const c = checkCounts(pkg);
+    io.info(
+      `svc ${pkg.dir}: ${checkConclusion(pkg)} (${c.problems} problems, ${c.errors} errors, ${c.warnings} warnings)`,
+    );
+  }
+  if (failed.length > 0)
+    io.setFailed(
+      `svc: ${failed.map((p) => p.dir).join(", ")} failed; see the annotations and the job summary`,
+    );
+  else if (publishFailed !== null) io.setFailed(`svc: ${publishFailed}`);
+  else if (inputs.failOnWarnings && warnings > 0)
+    io.setFailed(`svc: ${warnings} warnings and fail-on-warnings is set`);
+  return ok;
+}
+
+/** Publishes a package whose reconciliation changes something; null when nothing would change. */
+async function publishChanged(
+  client: ServiceClient,
+  pkg: PackageCheck,
+  retry?: RetryOptions,
+): Promise<PublishOutcome | null> {
+  if (!pkg.service?.ok || !pkg.lint.plan_hash) return null;
+  const r = pkg.service.result.validation.reconciliation;
+  const changes =
+    r !== null &&
+    (r.counts.create + r.counts.update + r.counts.revise > 0 ||
+      r.campaign?.action === "create" ||
+      r.campaign?.action === "update");
+  if (!changes) return null;
+  const planHash = pkg.lint.plan_hash;
+  return publishValidated(client, pkg.service.result, { reported: planHash, linted: planHash }, retry);
+}
+
+/**
+ * The outputs: `ok`, `plan-hash` (the package's plan_hash; with several packages, the sha256 of
+ * the canonical JSON of `plan-hashes`), `plan-hashes` (JSON, package directory to plan_hash),
+ * `packages`, `problems`, `errors`, `warnings`, `published` and one count per action.
+ */
+function writeOutputs(
+  io: ActionIo,
+  packages: readonly PackageCheck[],
+  result: { ok: boolean; published: number },
+): void {
+  const hashes = Object.fromEntries(packages.map((p) => [p.dir, p.lint.plan_hash]));
+  const counts = packages.map(checkCounts);
+  const sum = (key: keyof (typeof counts)[number]) => String(counts.reduce((n, c) => n + c[key], 0));
+  const complete = packages.length > 0 && packages.every((p) => p.lint.plan_hash !== null);
+  io.setOutput("ok", String(result.ok));
+  io.setOutput(
+    "plan-hash",
+    !complete ? "" : packages.length === 1 ? packages[0]!.lint.plan_hash! : hashJson(hashes),
+  );
+  io.setOutput("plan-hashes", JSON.stringify(hashes));
+  io.setOutput("packages", String(packages.length));
+  for (const key of [
+    "problems",
+    "errors",
+    "warnings",
+    "create",
+    "update",
+    "revise",
+    "noop",
+    "conflict",
+  ] as const) {
+    io.setOutput(key, sum(key));
+  }
+  io.setOutput("published", String(result.published));
+}
