@@ -1,4 +1,5 @@
 import type postgres from "postgres";
+import type { Sql } from "../db/connect-sql.ts";
 import { randomId } from "../ids/random-id.ts";
 
 /** Why a run exists (spec 2.4). */
@@ -43,8 +44,16 @@ export async function queueVerificationRun(
     values
       (${id}, ${input.submissionId}, ${input.problemRevisionId}, ${input.verifierContractId}, ${input.trigger},
        ${tx.json(inputs as unknown as postgres.JSONValue)}, ${input.requestedByUserId ?? null})`;
-  await tx`
-    select graphile_worker.add_job(${VERIFY_TASK}, json_build_object('verification_run_id', ${id}::text),
-      max_attempts => 3, job_key => ${id})`;
+  await enqueueRun(tx, id);
   return id;
+}
+
+/**
+ * Enqueues a run's execution under its job key (the run id): at most one waiting job per run, so
+ * a run enqueued again (by the stalled-run sweep) is still executed once.
+ */
+export async function enqueueRun(sql: Sql, runId: string): Promise<void> {
+  await sql`
+    select graphile_worker.add_job(${VERIFY_TASK}, json_build_object('verification_run_id', ${runId}::text),
+      max_attempts => 3, job_key => ${runId})`;
 }

@@ -1,5 +1,6 @@
 import type { RuntimeBinding } from "@svc/app/sandbox/checker-job.ts";
 import type { Sql } from "../db/connect-sql.ts";
+import { imageKind } from "../sandbox-images/image-state.ts";
 import type { SandboxEngines } from "./sandbox-runner.ts";
 
 /** Where an implementation's image can run here, or why it cannot (yet). */
@@ -26,8 +27,9 @@ export async function resolveBinding(
   engines: SandboxEngines,
   imageRef: string,
 ): Promise<BindingResolution> {
-  if (imageRef.startsWith("svc-builtin/")) return { kind: "ready", binding: null };
-  if (imageRef.startsWith("svc-runtime/")) {
+  const kind = imageKind(imageRef);
+  if (kind === "builtin") return { kind: "ready", binding: null };
+  if (kind === "runtime") {
     const [bound] = await sql<{ backend: "docker" | "bwrap"; local_image: string }[]>`
       select backend, local_image from sandbox_runtimes where image_ref = ${imageRef}`;
     if (bound?.backend === "docker" && engines.docker) {

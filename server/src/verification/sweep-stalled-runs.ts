@@ -1,5 +1,5 @@
 import type { Services } from "../context/services.ts";
-import { VERIFY_TASK } from "./queue-verification-run.ts";
+import { enqueueRun } from "./queue-verification-run.ts";
 
 /** A run whose worker has not said it is alive for this long is taken to have lost its worker. */
 export const STALL_MS = 90_000;
@@ -21,9 +21,7 @@ export async function sweepStalledRuns(services: Services): Promise<string[]> {
        or (r.status <> 'finished' and r.created_at < ${before}
            and not exists (select 1 from graphile_worker.jobs j where j.key = r.id))`;
   for (const { id } of rows) {
-    await sql`
-      select graphile_worker.add_job(${VERIFY_TASK}, json_build_object('verification_run_id', ${id}::text),
-        max_attempts => 3, job_key => ${id})`;
+    await enqueueRun(sql, id);
     services.log.warn({ verification_run_id: id }, "verification run stalled; enqueued again");
   }
   return rows.map((row) => row.id);
