@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import { openLocalBlobStore } from "../blobs/open-local-blob-store.ts";
 import type { Pool } from "../db/connect-sql.ts";
+import { unavailableHostedReviewers } from "../reviews/agents/unavailable-hosted-reviewers.ts";
 import type { Clock } from "../time/clock.ts";
 import { localSandboxRunner } from "../verification/local-sandbox-runner.ts";
 import type { SandboxRunner } from "../verification/sandbox-runner.ts";
@@ -32,5 +33,6 @@ export async function openServices(options: OpenServicesOptions): Promise<Servic
     signingSecret: await loadSigningSecret(sql, options.signingSecret),
     baseUrl: options.baseUrl,
     sandbox: options.sandbox ?? localSandboxRunner(),
+    hostedReviewers: unavailableHostedReviewers,
   };
 }

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { BlobStore } from "../blobs/blob-store.ts";
 import type { Pool } from "../db/connect-sql.ts";
+import type { HostedReviewers } from "../reviews/hosted-reviewer.ts";
 import type { SigningSecret } from "../signing/signing-key.ts";
 import type { Clock } from "../time/clock.ts";
 import type { SandboxRunner } from "../verification/sandbox-runner.ts";
@@ -22,4 +23,6 @@ export interface Services {
   log: Logger;
   /** Runs sandbox checkers (verification runs, conformance fixtures). */
   sandbox: SandboxRunner;
+  /** Invokes the hosted agent reviewers of review protocols' agent nodes. */
+  hostedReviewers: HostedReviewers;
 }

@@ -5,6 +5,7 @@ import { openLocalBlobStore } from "../../src/blobs/open-local-blob-store.ts";
 import type { Services } from "../../src/context/services.ts";
 import type { Pool } from "../../src/db/connect-sql.ts";
 import type { Clock } from "../../src/time/clock.ts";
+import { unavailableHostedReviewers } from "../../src/reviews/agents/unavailable-hosted-reviewers.ts";
 import { localSandboxRunner } from "../../src/verification/local-sandbox-runner.ts";
 import type { SandboxRunner } from "../../src/verification/sandbox-runner.ts";
 import { silentLog } from "./test-database.ts";
@@ -28,6 +29,7 @@ export function testServices(
     signingSecret: TEST_SIGNING_SECRET,
     baseUrl: options.baseUrl,
     sandbox: options.sandbox ?? localSandboxRunner(),
+    hostedReviewers: unavailableHostedReviewers,
   };
 }
 
