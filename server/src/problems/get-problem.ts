@@ -51,6 +51,7 @@ export async function getProblem(
     sql,
     viewer.userId,
     envelope.revision,
+    row.owner_user_id,
     clock(),
   );
   const hint = problemReadHint(row, summary, input.working_attempt_id);

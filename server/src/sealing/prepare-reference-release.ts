@@ -2,7 +2,8 @@ import type { Sql } from "../db/connect-sql.ts";
 import { ServiceError } from "../errors/service-error.ts";
 import type { Viewer } from "../work/viewer.ts";
 import { acknowledgementFingerprint } from "./acknowledgement-fingerprint.ts";
-import { evaluationRevisions, readSealedRevision, type SealedRevision } from "./read-sealed-revision.ts";
+import { evaluationRevisions } from "./evaluation-revision-ids.ts";
+import { readSealedRevision, type SealedRevision } from "./read-sealed-revision.ts";
 import { isLabelReleased } from "./release-times.ts";
 import type { SealingPolicy } from "./sealing-policy.ts";
 
@@ -58,7 +59,7 @@ export async function prepareReferenceRelease(
 
 /** The plan for a sealed revision already read (unseal recomputes it under its lock). */
 export async function releasePlan(sql: Sql, found: SealedRevision, now: Date): Promise<ReferenceReleasePlan> {
-  const affected = await evaluationRevisions(sql, found.evaluationId, found.revision.id);
+  const affected = await evaluationRevisions(sql, found.evaluationId, found.problem.owner_user_id);
   const sealing: SealingPolicy = found.sealing;
   return {
     evaluation_id: found.evaluationId,

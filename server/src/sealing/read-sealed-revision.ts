@@ -51,15 +51,3 @@ export async function readSealedRevision(
     manager: canManageWork(viewer, problem),
   };
 }
-
-/** The ids of every revision of the evaluation (and `revisionId`), oldest Problem and number first. */
-export async function evaluationRevisions(
-  sql: Sql,
-  evaluationId: string,
-  revisionId: string,
-): Promise<Array<{ problem_revision_id: string; problem_id: string; revision_number: number }>> {
-  return await sql<Array<{ problem_revision_id: string; problem_id: string; revision_number: number }>>`
-    select id as problem_revision_id, problem_id, revision_number from problem_revisions
-    where id = ${revisionId} or (sealing is not null and sealing ->> 'evaluation_id' = ${evaluationId})
-    order by problem_id, revision_number`;
-}

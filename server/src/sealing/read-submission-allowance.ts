@@ -10,11 +10,12 @@ import { type SubmissionAllowance, submissionAllowance } from "./submission-allo
 export async function readSubmissionAllowance(
   sql: Sql,
   userId: string,
-  revision: { id: string; sealing: unknown },
+  revision: { sealing: unknown },
+  ownerUserId: string,
   now: Date,
 ): Promise<SubmissionAllowance | null> {
   const sealing = revision.sealing as SealingPolicy | null;
   if (sealing === null || sealing.evaluation_id === null) return null;
-  const usage = await readQuotaUsage(sql, userId, sealing.evaluation_id, revision.id, sealing, now);
+  const usage = await readQuotaUsage(sql, userId, sealing.evaluation_id, ownerUserId, sealing, now);
   return submissionAllowance(sealing, sealing.evaluation_id, usage);
 }

@@ -64,7 +64,14 @@ export async function createSubmission(
     const now = clock();
     if (sealing !== null && evaluationId !== null) {
       checkCutoff(sealing, now);
-      const usage = await readQuotaUsage(tx, attempt.user_id, evaluationId, revision.id, sealing, now);
+      const usage = await readQuotaUsage(
+        tx,
+        attempt.user_id,
+        evaluationId,
+        problem.owner_user_id,
+        sealing,
+        now,
+      );
       const allowance = submissionAllowance(sealing, evaluationId, usage);
       if (allowance.remaining === 0) throw quotaExhausted(allowance);
     }
