@@ -88,7 +88,11 @@ export interface SealedFixture {
   contractId: string;
   as(user: SeededUser): TestClient;
   /** A listed Problem with the sealed contract and the given sealing. */
-  sealedProblem(slug: string, policy: Record<string, unknown>): Promise<SeededProblem>;
+  sealedProblem(
+    slug: string,
+    policy: Record<string, unknown>,
+    options?: { campaignId?: string },
+  ): Promise<SeededProblem>;
   /** A second revision with the same sealed bytes: the same evaluation. */
   revise(slug: string, problem: SeededProblem, policy: Record<string, unknown>): Promise<string>;
   /** Starts an Attempt, uploads the assignment and submits it; returns the ids. */
@@ -138,11 +142,12 @@ export function useSealedFixture(): SealedFixture {
       ],
       sealing: policy,
     });
-    fixture.sealedProblem = (slug, policy) =>
+    fixture.sealedProblem = (slug, policy, options = {}) =>
       seedProblem(services, {
         owner: fixture.owner.id,
         slug,
         visibility: "listed",
+        campaignId: options.campaignId ?? null,
         revision: revision(slug, policy),
       });
     fixture.revise = (slug, problem, policy) =>
