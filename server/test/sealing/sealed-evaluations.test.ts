@@ -239,6 +239,11 @@ describeWithDatabase("sealed evaluations", () => {
       ).verification;
       expect(managed.result).toBe("refuted");
       expect(managed.stage_results[0]!.evidence_md).toContain(SEALED_CLAUSE);
+      const logPath = `/verifications/${refutedRun}/stages/check/log`;
+      const withheld = await f.http(logPath, f.solver);
+      expect(withheld.status).toBe(403);
+      expect(await withheld.json()).toMatchObject({ error: { code: "withheld", withheld_until: at(60) } });
+      expect((await f.http(logPath, f.owner)).status).toBe(200);
       const page = await f.http(`/verifications/${refutedRun}`, f.solver, "text/html");
       const html = await page.text();
       expect(html).toContain('data-testid="result" class="result ">withheld<');
