@@ -1,5 +1,7 @@
 import type { Sql } from "../db/connect-sql.ts";
 import { NOTE_COLUMNS, type Note, type NoteRow, toNote } from "../notes/note.ts";
+import { type RunReader, readRunWithholding } from "../sealing/read-run-withholdings.ts";
+import { type RunWithholding, withholdingNotice } from "../sealing/run-withholding.ts";
 import { readContractTerms } from "../submissions/submission-requirements.ts";
 import type { AttemptRow } from "./attempt.ts";
 
@@ -43,9 +45,15 @@ export interface Continues {
  * The `continues` block of a continuation. Verification results come straight from
  * verification_runs (the latest run of each Submission). A review stage is `pending` while the
  * run has not finished and a review stage of its Contract has no finished result; review defects
- * themselves arrive with the review domain.
+ * themselves arrive with the review domain. A sealed evaluation withholds what the reader may
+ * not see yet (final_only outcomes; evidence quoting protected stages).
  */
-export async function attemptContinues(sql: Sql, predecessor: AttemptRow): Promise<Continues> {
+export async function attemptContinues(
+  sql: Sql,
+  predecessor: AttemptRow,
+  reader: RunReader,
+): Promise<Continues> {
+  const withholding = await readRunWithholding(sql, reader, predecessor.problem_revision_id);
   const [summary] = await sql<NoteRow[]>`
     select ${sql.unsafe(NOTE_COLUMNS)} from notes n
     where n.attempt_id = ${predecessor.id} and n.kind = 'summary' order by n.created_at desc limit 1`;
@@ -105,9 +113,9 @@ export async function attemptContinues(sql: Sql, predecessor: AttemptRow): Promi
           ? {
               id: row.run_id,
               status: row.run_status!,
-              result: row.result,
-              score: row.score,
-              evidence_md: row.evidence_md ?? "",
+              result: withholding.outcome ? null : row.result,
+              score: withholding.outcome ? null : row.score,
+              evidence_md: withheldEvidence(row.evidence_md ?? "", withholding),
               finished_at: row.finished_at?.toISOString() ?? null,
             }
           : null,
@@ -116,4 +124,13 @@ export async function attemptContinues(sql: Sql, predecessor: AttemptRow): Promi
     }),
     artifacts: artifacts.map((a) => ({ ...a, size_bytes: Number(a.size_bytes) })),
   };
+}
+
+/** The run evidence a reader may see: it quotes every stage, protected ones included. */
+function withheldEvidence(evidence: string, withholding: RunWithholding): string {
+  if (evidence === "" || (!withholding.outcome && !withholding.protectedEvidence)) return evidence;
+  return withholdingNotice(
+    "Run evidence is",
+    withholding.outcome ? withholding.outcomeReleaseAt : withholding.evidenceReleaseAt,
+  );
 }

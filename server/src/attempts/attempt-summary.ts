@@ -1,4 +1,5 @@
 import type { Sql } from "../db/connect-sql.ts";
+import { type RunReader, readRunWithholding } from "../sealing/read-run-withholdings.ts";
 
 /** The latest VerificationRun of the caller's Submissions on a Problem, as a summary reports it. */
 export interface LatestVerification {
@@ -32,8 +33,16 @@ export interface AttemptSummary {
   latest_verification: LatestVerification | null;
 }
 
-/** The summary of `userId`'s work on `problemId`. */
-export async function attemptSummary(sql: Sql, userId: string, problemId: string): Promise<AttemptSummary> {
+/**
+ * The summary of the reader's own work on `problemId`; a sealed final_only evaluation withholds
+ * the latest run's result and score until score release.
+ */
+export async function attemptSummary(
+  sql: Sql,
+  reader: RunReader,
+  problemId: string,
+): Promise<AttemptSummary> {
+  const userId = reader.viewer.userId;
   const attempts = await sql<
     {
       id: string;
@@ -54,12 +63,15 @@ export async function attemptSummary(sql: Sql, userId: string, problemId: string
     (Omit<LatestVerification, "created_at" | "finished_at"> & {
       created_at: Date;
       finished_at: Date | null;
+      problem_revision_id: string;
     })[]
   >`
-    select r.id as verification_run_id, r.submission_id, r.status, r.result, r.score, r.created_at, r.finished_at
+    select r.id as verification_run_id, r.submission_id, r.status, r.result, r.score, r.created_at, r.finished_at,
+      r.problem_revision_id
     from verification_runs r join submissions s on s.id = r.submission_id
     where s.user_id = ${userId} and s.problem_id = ${problemId}
     order by r.created_at desc, r.id desc limit 1`;
+  const withheld = run ? (await readRunWithholding(sql, reader, run.problem_revision_id)).outcome : false;
   const latest = attempts[0];
   const active = attempts.filter((a) => a.status === "active");
   return {
@@ -79,7 +91,10 @@ export async function attemptSummary(sql: Sql, userId: string, problemId: string
     submissions: counts?.submissions ?? 0,
     latest_verification: run
       ? {
-          ...run,
+          verification_run_id: run.verification_run_id,
+          submission_id: run.submission_id,
+          status: run.status,
+          ...(withheld ? { result: null, score: null } : { result: run.result, score: run.score }),
           created_at: run.created_at.toISOString(),
           finished_at: run.finished_at?.toISOString() ?? null,
         }

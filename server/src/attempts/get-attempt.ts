@@ -38,7 +38,11 @@ export async function getAttempt(
       notes_count: counts?.notes ?? 0,
       summary_note: summary ? toNote(summary) : null,
       artifacts: await attemptArtifacts(sql, context, viewer, attempt.id),
-      submissions: await readSubmissions(sql, { attemptId: attempt.id }),
+      submissions: await readSubmissions(
+        sql,
+        { attemptId: attempt.id },
+        { viewer, now: context.services.clock() },
+      ),
     },
   };
 }

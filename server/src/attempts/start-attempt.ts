@@ -80,7 +80,7 @@ export async function startAttempt(context: ToolContext, input: StartAttemptInpu
     }
     return { attempt: (await findAttempt(tx, id))!, predecessor };
   });
-  const continues = predecessor ? await attemptContinues(sql, predecessor) : null;
+  const continues = predecessor ? await attemptContinues(sql, predecessor, { viewer, now }) : null;
   const terms = await readContractTerms(sql, envelope.revision.verifier_contract_id);
   const lists = withWorkingAttempt(envelope, attempt.id);
   const result: StartedAttempt = {

@@ -1,5 +1,7 @@
 import type { PlanProblem } from "@svc/schemas";
 import { IdPrefix, randomId } from "../ids/random-id.ts";
+import { sealedSlots } from "../problems/sealed-slots.ts";
+import { evaluationIdOf } from "../sealing/evaluation-id.ts";
 import type { CampaignPlacement } from "./publish-campaign.ts";
 import type { PublishContext } from "./publish-context.ts";
 import type { PublishedProblem, Visibility } from "./publish-result.ts";
@@ -170,11 +172,37 @@ async function insertRevision(
   changelog: string | null,
 ): Promise<void> {
   const { tx } = ctx;
+  const sealing = revision.sealing && (await sealingWithEvaluation(ctx, problemId, revision));
   await tx`
     insert into problem_revisions (id, problem_id, revision_number, statement_md, context_md, benchmark,
       verifier_contract_id, verifier_input_bindings, sealing, skill_refs, changelog_md, created_by_user_id, created_at, upload_id)
     values (${revisionId}, ${problemId}, ${number}, ${revision.statement_md}, null,
       ${revision.benchmark ? tx.json(revision.benchmark as never) : null}, ${revision.verifier_contract_id},
-      ${tx.json(revision.verifier_input_bindings as never)}, ${revision.sealing ? tx.json(revision.sealing as never) : null},
+      ${tx.json(revision.verifier_input_bindings as never)}, ${sealing ? tx.json(sealing as never) : null},
       ${tx.json(revision.skill_refs as never)}, ${changelog}, ${ctx.userId}, ${ctx.now}, ${ctx.uploadId})`;
+}
+
+/**
+ * The sealing to store: the authored policy with its `evaluation_id`, derived from the sealed
+ * bindings and the Problem's owner (spec 2.3), and the evaluation's release-state row created
+ * when this is its first revision. Revisions sharing the id share that row.
+ */
+async function sealingWithEvaluation(
+  ctx: PublishContext,
+  problemId: string,
+  revision: RevisionContent,
+): Promise<Record<string, unknown>> {
+  const { tx } = ctx;
+  const [owner] = await tx<
+    { owner_user_id: string }[]
+  >`select owner_user_id from problems where id = ${problemId}`;
+  const sealed = await sealedSlots(tx, revision.verifier_contract_id);
+  const evaluationId = evaluationIdOf(
+    revision.verifier_input_bindings.filter((b) => sealed.has(b.key) && b.url === undefined),
+    [owner!.owner_user_id],
+  );
+  await tx`
+    insert into sealed_evaluations (evaluation_id, created_at) values (${evaluationId}, ${ctx.now})
+    on conflict (evaluation_id) do nothing`;
+  return { ...revision.sealing, evaluation_id: evaluationId };
 }

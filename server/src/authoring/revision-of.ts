@@ -38,7 +38,7 @@ export function revisionOf(
         entries: problem.sealing.entries ?? "collaborative",
         unsealed_at: null,
         release_event: null,
-        // Shared sealed evaluations are the sealing work's; until then each revision stands alone.
+        // Derived from the sealed bindings and the owner when the revision is stored.
         evaluation_id: null,
       }
     : null;

@@ -60,6 +60,27 @@ export const ErrorCode = {
   },
   /** create_submission after the sealed revision's submission_closes_at (spec 2.3). */
   submissions_closed: { status: 409, meaning: "the revision's submission cutoff has passed" },
+  /** create_submission over a sealed evaluation's rolling quota; `next_slot_at` says when a slot frees up. */
+  submission_quota_exhausted: {
+    status: 429,
+    meaning: "the sealed evaluation's submission quota for this window is used up",
+  },
+  /** Output of a protected stage (a log) read by someone who may not see it before label release. */
+  withheld: { status: 403, meaning: "sealed-evaluation output is withheld from you until its release" },
+  /** unseal_reference_inputs without the fingerprint prepare_reference_release gives, or with a stale one (spec 7). */
+  stale_acknowledgement: {
+    status: 409,
+    meaning: "the acknowledgement fingerprint is missing or stale; call prepare_reference_release again",
+  },
+  /** unseal_reference_inputs on an evaluation already released (early or at sealed_until). */
+  already_unsealed: { status: 409, meaning: "the sealed evaluation is already released" },
+  /** nominate_final_entry after the cutoff or the label release, whichever came first. */
+  final_entry_frozen: { status: 409, meaning: "final-entry selection is frozen" },
+  /** A final-entry tool on a revision that is not a sealed evaluation with independent entries. */
+  final_entry_not_applicable: {
+    status: 409,
+    meaning: "the revision has no independent sealed evaluation, so it takes no final entries",
+  },
   /** The service cannot answer yet: the database is unreachable or not migrated. */
   unavailable: { status: 503, meaning: "the service is not ready" },
   /** The service's own machinery failed; the request may be retried. */

@@ -37,6 +37,7 @@ export const verificationRoutes: FastifyPluginAsync<{ services: Services }> = as
       viewerOf(context.principal),
       request.params.id,
       context.baseUrl,
+      services.clock(),
     );
     reply.header("cache-control", "private, max-age=0").header("vary", "accept");
     if (prefersJson(request.headers.accept)) return run;
@@ -50,6 +51,7 @@ export const verificationRoutes: FastifyPluginAsync<{ services: Services }> = as
       viewerOf(context.principal),
       request.params.id,
       context.baseUrl,
+      services.clock(),
     );
   });
 

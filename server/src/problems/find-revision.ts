@@ -1,11 +1,13 @@
 import type { Sql } from "../db/connect-sql.ts";
 import { ServiceError } from "../errors/service-error.ts";
+import { withEffectiveSealing } from "../sealing/read-sealing.ts";
 import type { ProblemRevisionRow } from "./problem-revision.ts";
 import type { ProblemRow } from "./problem-row.ts";
 
 /**
  * The revision `number` of a Problem the caller may already read, or its current one. not_found
- * when the number does not exist, or when the Problem has no revision yet.
+ * when the number does not exist, or when the Problem has no revision yet. Its `sealing` is the
+ * effective one, with the evaluation's release state merged in.
  */
 export async function findRevision(
   sql: Sql,
@@ -24,5 +26,5 @@ export async function findRevision(
       { problem: problem.id, revision: wanted },
     );
   }
-  return row;
+  return await withEffectiveSealing(sql, row, problem.owner_user_id);
 }

@@ -1,5 +1,7 @@
 import { problemReadHint } from "../attempts/attempt-hints.ts";
 import { type AttemptSummary, attemptSummary } from "../attempts/attempt-summary.ts";
+import { readSubmissionAllowance } from "../sealing/read-submission-allowance.ts";
+import type { SubmissionAllowance } from "../sealing/submission-allowance.ts";
 import { type SkillResourceEntry, skillResourceEntries } from "../skills/skill-resource-entries.ts";
 import type { ToolContext } from "../tools/tool.ts";
 import type { Viewer } from "../work/viewer.ts";
@@ -20,8 +22,8 @@ export interface ProblemEnvelope {
   reference_resources: ReferenceResourceEntry[];
   /** The caller's own Attempts on this Problem (docs/solving.md); null only inside start_attempt. */
   attempt_summary: AttemptSummary | null;
-  /** The caller's quota on sealed work; null until Submissions exist. */
-  submission_allowance: null;
+  /** The caller's rolling quota on sealed work (spec 4.1); null for unsealed work. */
+  submission_allowance: SubmissionAllowance | null;
   /**
    * Present when the caller has no active Attempt on an open Problem (call start_attempt), or
    * exactly one and the read did not name it (pass working_attempt_id).
@@ -43,8 +45,15 @@ export async function getProblem(
   const { sql, clock } = context.services;
   const row = await readProblem(sql, viewer, input.problem);
   const envelope = await problemEnvelope(context, row, input.revision, clock());
-  const summary = await attemptSummary(sql, viewer.userId, row.id);
+  const summary = await attemptSummary(sql, { viewer, now: clock() }, row.id);
   envelope.attempt_summary = summary;
+  envelope.submission_allowance = await readSubmissionAllowance(
+    sql,
+    viewer.userId,
+    envelope.revision,
+    row.owner_user_id,
+    clock(),
+  );
   const hint = problemReadHint(row, summary, input.working_attempt_id);
   if (hint) envelope.hint = hint;
   return envelope;

@@ -1,5 +1,6 @@
 import type { Sql } from "../db/connect-sql.ts";
 import { ServiceError } from "../errors/service-error.ts";
+import { withEffectiveSealing } from "../sealing/read-sealing.ts";
 import type { Viewer } from "../work/viewer.ts";
 import { canManageWork, canReadWork } from "../work/work-access.ts";
 import { findProblem } from "./find-problem.ts";
@@ -66,13 +67,15 @@ export async function loadReference(
   key: string,
   now: Date,
 ): Promise<Omit<ResolvedReference, "manager"> | null> {
-  const [revision] = /^prv_[0-9a-z]{10,32}$/.test(revisionId)
+  const [stored] = /^prv_[0-9a-z]{10,32}$/.test(revisionId)
     ? await sql<ProblemRevisionRow[]>`select * from problem_revisions where id = ${revisionId}`
     : [];
-  if (!revision) return null;
-  const problem = await findProblem(sql, revision.problem_id);
+  if (!stored) return null;
+  const problem = await findProblem(sql, stored.problem_id);
+  if (!problem) return null;
+  const revision = await withEffectiveSealing(sql, stored, problem.owner_user_id);
   const binding = revision.verifier_input_bindings.find((b) => b.key === key);
-  if (!problem || !binding) return null;
+  if (!binding) return null;
   const seal = referenceSeal(
     binding,
     revision.sealing,

@@ -4,6 +4,12 @@ import { AttemptAccess, readAttempt, requireActive } from "../attempts/read-atte
 import { inTransaction } from "../db/in-transaction.ts";
 import { ServiceError } from "../errors/service-error.ts";
 import { IdPrefix, randomId } from "../ids/random-id.ts";
+import { checkCutoff, quotaExhausted } from "../sealing/check-sealed-intake.ts";
+import { recordEntry } from "../sealing/final-entry-events.ts";
+import { lockQuota, readQuotaUsage } from "../sealing/read-quota-usage.ts";
+import { type SealedRevisionFacts, withEffectiveSealing } from "../sealing/read-sealing.ts";
+import { EntriesMode, type SealingPolicy } from "../sealing/sealing-policy.ts";
+import { submissionAllowance } from "../sealing/submission-allowance.ts";
 import type { ToolContext } from "../tools/tool.ts";
 import { queueVerificationRun, RunTrigger } from "../verification/queue-verification-run.ts";
 import { viewerOf } from "../work/viewer.ts";
@@ -22,7 +28,9 @@ export interface CreateSubmissionInput {
  * Contract's roles and, when the revision pins a Contract, queues its VerificationRun, all in one
  * transaction: the Submission and its `queued` run exist together or not at all. The Attempt row
  * is locked first, so concurrent calls on one Attempt take turns and none lands after end_attempt;
- * the named Artifacts are locked in id order, so none is withdrawn halfway.
+ * the named Artifacts are locked in id order, so none is withdrawn halfway. On a sealed revision
+ * it also enforces the cutoff and the evaluation's rolling quota under a per-(user, evaluation)
+ * advisory lock, and records the entry event of an independent evaluation.
  */
 export async function createSubmission(
   context: ToolContext,
@@ -36,8 +44,6 @@ export async function createSubmission(
       lock: true,
     });
     requireActive(attempt);
-    // Read after the lock, so creation times follow the order the Attempt's lock imposes.
-    const now = clock();
     if (problem.status !== "open") {
       throw new ServiceError(
         "problem_archived",
@@ -47,15 +53,27 @@ export async function createSubmission(
         },
       );
     }
-    const [revision] = await tx<{ verifier_contract_id: string | null; closes_at: string | null }[]>`
-      select verifier_contract_id, sealing->>'submission_closes_at' as closes_at
+    const [stored] = await tx<(SealedRevisionFacts & { id: string })[]>`
+      select id, verifier_contract_id, verifier_input_bindings, sealing
       from problem_revisions where id = ${attempt.problem_revision_id}`;
-    if (revision!.closes_at && now.getTime() >= Date.parse(revision!.closes_at)) {
-      throw new ServiceError(
-        "submissions_closed",
-        `submissions to this revision closed at ${revision!.closes_at} (its sealing's submission_closes_at)`,
-        { submission_closes_at: revision!.closes_at },
+    const revision = await withEffectiveSealing(tx, stored!, problem.owner_user_id);
+    const sealing = revision.sealing as SealingPolicy | null;
+    const evaluationId = sealing?.evaluation_id ?? null;
+    if (evaluationId !== null) await lockQuota(tx, attempt.user_id, evaluationId);
+    // Read after the locks, so creation times follow the order the locks impose.
+    const now = clock();
+    if (sealing !== null && evaluationId !== null) {
+      checkCutoff(sealing, now);
+      const usage = await readQuotaUsage(
+        tx,
+        attempt.user_id,
+        evaluationId,
+        problem.owner_user_id,
+        sealing,
+        now,
       );
+      const allowance = submissionAllowance(sealing, evaluationId, usage);
+      if (allowance.remaining === 0) throw quotaExhausted(allowance);
     }
     const artifacts = new Map<string, ArtifactRow>();
     const ids = [...new Set(input.artifacts.map((a) => a.artifact_id))].sort();
@@ -82,7 +100,7 @@ export async function createSubmission(
       }
       artifacts.set(id, artifact);
     }
-    const terms = await readContractTerms(tx, revision!.verifier_contract_id);
+    const terms = await readContractTerms(tx, revision.verifier_contract_id);
     const check = checkSubmissionArtifacts(
       terms,
       input.artifacts.map((a) => ({ role: a.role, artifact: artifacts.get(a.artifact_id)! })),
@@ -99,6 +117,15 @@ export async function createSubmission(
       insert into submissions (id, attempt_id, user_id, problem_id, problem_revision_id, artifacts, created_at)
       values (${id}, ${attempt.id}, ${attempt.user_id}, ${attempt.problem_id}, ${attempt.problem_revision_id},
         ${tx.json(check.artifacts as never)}, ${now})`;
+    if (sealing?.entries === EntriesMode.independent && evaluationId !== null) {
+      await recordEntry(tx, {
+        evaluationId,
+        revisionId: revision.id,
+        userId: attempt.user_id,
+        submissionId: id,
+        now,
+      });
+    }
     const runId =
       terms === null
         ? null
@@ -111,6 +138,6 @@ export async function createSubmission(
           });
     return { id, runId };
   });
-  const [submission] = await readSubmissions(sql, { id: created.id });
+  const [submission] = await readSubmissions(sql, { id: created.id }, { viewer, now: clock() });
   return { submission: submission!, verification_run_id: created.runId };
 }

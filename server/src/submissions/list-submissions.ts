@@ -16,6 +16,7 @@ export async function listSubmissions(
 ): Promise<{ submissions: Submission[] }> {
   const { sql } = context.services;
   const viewer = viewerOf(context.principal);
+  const reader = { viewer, now: context.services.clock() };
   if ((input.attempt_id === undefined) === (input.problem === undefined)) {
     throw new ServiceError("invalid_input", "give exactly one of attempt_id and problem", {
       field: input.attempt_id === undefined ? "attempt_id" : "problem",
@@ -23,8 +24,10 @@ export async function listSubmissions(
   }
   if (input.attempt_id !== undefined) {
     const { attempt } = await readAttempt(sql, viewer, input.attempt_id, { access: AttemptAccess.read });
-    return { submissions: await readSubmissions(sql, { attemptId: attempt.id }) };
+    return { submissions: await readSubmissions(sql, { attemptId: attempt.id }, reader) };
   }
   const problem = await readProblem(sql, viewer, input.problem!);
-  return { submissions: await readSubmissions(sql, { problemId: problem.id, userId: viewer.userId }) };
+  return {
+    submissions: await readSubmissions(sql, { problemId: problem.id, userId: viewer.userId }, reader),
+  };
 }

@@ -17,8 +17,9 @@ export async function readSubmission(
   viewer: Viewer,
   id: string,
   access: "own" | "read",
+  now: Date,
 ): Promise<Submission> {
-  const [submission] = SUBMISSION_ID.test(id) ? await readSubmissions(sql, { id }) : [];
+  const [submission] = SUBMISSION_ID.test(id) ? await readSubmissions(sql, { id }, { viewer, now }) : [];
   const problem = submission && (await findProblem(sql, submission.problem_id));
   if (!submission || !problem || !canReadWork(viewer, problem)) {
     throw new ServiceError(

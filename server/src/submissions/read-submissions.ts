@@ -1,5 +1,7 @@
 import type postgres from "postgres";
 import type { Sql } from "../db/connect-sql.ts";
+import { type RunReader, readRunWithholdings } from "../sealing/read-run-withholdings.ts";
+import type { RunWithholding } from "../sealing/run-withholding.ts";
 import type {
   Submission,
   SubmissionArtifact,
@@ -37,10 +39,15 @@ export interface SubmissionFilter {
 }
 
 /**
- * Submissions with their runs (latest first), oldest Submission first. Runs come straight from
- * verification_runs, so a run the integrator's worker finishes shows here at once.
+ * Submissions with their runs (latest first), oldest Submission first, as `reader` may see them
+ * (a final_only sealed evaluation withholds the latest run's result and score). Runs come straight
+ * from verification_runs, so a run the integrator's worker finishes shows here at once.
  */
-export async function readSubmissions(sql: Sql, filter: SubmissionFilter): Promise<Submission[]> {
+export async function readSubmissions(
+  sql: Sql,
+  filter: SubmissionFilter,
+  reader: RunReader,
+): Promise<Submission[]> {
   const conditions: postgres.Fragment[] = [];
   if (filter.id !== undefined) conditions.push(sql`s.id = ${filter.id}`);
   if (filter.attemptId !== undefined) conditions.push(sql`s.attempt_id = ${filter.attemptId}`);
@@ -57,7 +64,19 @@ export async function readSubmissions(sql: Sql, filter: SubmissionFilter): Promi
         from verification_runs r where r.submission_id = s.id), '[]'::jsonb) as runs
     from submissions s where ${where}
     order by s.created_at, s.id`;
-  return rows.map(toSubmission);
+  const withholdings = await readRunWithholdings(
+    sql,
+    reader,
+    rows.map((row) => row.problem_revision_id),
+  );
+  return rows.map((row) => withholdOutcome(toSubmission(row), withholdings.get(row.problem_revision_id)));
+}
+
+/** The latest run's result and score hidden while the evaluation withholds outcomes (final_only). */
+function withholdOutcome(submission: Submission, withholding: RunWithholding | undefined): Submission {
+  const latest = submission.latest_verification;
+  if (!latest || !withholding?.outcome) return submission;
+  return { ...submission, latest_verification: { ...latest, result: null, score: null } };
 }
 
 function toSubmission(row: SubmissionRow): Submission {

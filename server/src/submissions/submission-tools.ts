@@ -85,7 +85,13 @@ const getSubmissionTool = defineTool({
   async run(context, input) {
     const { services, principal } = context;
     return {
-      submission: await readSubmission(services.sql, viewerOf(principal), input.submission_id, "read"),
+      submission: await readSubmission(
+        services.sql,
+        viewerOf(principal),
+        input.submission_id,
+        "read",
+        services.clock(),
+      ),
     };
   },
 });

@@ -18,12 +18,12 @@ export async function withdrawSubmission(
 ): Promise<{ submission: Submission }> {
   const { sql, clock } = context.services;
   const viewer = viewerOf(context.principal);
-  const submission = await readSubmission(sql, viewer, input.submission_id, "own");
+  const submission = await readSubmission(sql, viewer, input.submission_id, "own", clock());
   await inTransaction(sql, async (tx) => {
     await tx`
       update submissions set status = 'withdrawn', withdrawn_at = ${clock()}
       where id = ${submission.id} and status = 'active'`;
   });
-  const [current] = await readSubmissions(sql, { id: submission.id });
+  const [current] = await readSubmissions(sql, { id: submission.id }, { viewer, now: clock() });
   return { submission: current! };
 }

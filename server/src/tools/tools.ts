@@ -4,6 +4,7 @@ import { authoringTools } from "../authoring/authoring-tools.ts";
 import { noteTools } from "../notes/note-tools.ts";
 import { discoveryResources, discoveryTools } from "../problems/discovery-tools.ts";
 import { sandboxImageTools } from "../sandbox-images/sandbox-image-tools.ts";
+import { sealingTools } from "../sealing/sealing-tools.ts";
 import { submissionTools } from "../submissions/submission-tools.ts";
 import { accountTools } from "../users/account-tools.ts";
 import { verificationResources, verificationTools } from "../verification/verification-tools.ts";
@@ -23,6 +24,7 @@ export const tools: readonly Tool[] = [
   ...submissionTools,
   ...verificationTools,
   ...sandboxImageTools,
+  ...sealingTools,
 ];
 
 /** Every `svc://` resource template. */

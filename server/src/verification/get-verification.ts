@@ -6,12 +6,16 @@ import { RUN_COLUMNS, type RunRow, toVerificationRuns, type VerificationRun } fr
 
 const RUN_ID = /^vrn_[0-9a-z]{10,32}$/;
 
-/** The run the viewer names, when they may read it; not_found otherwise (never a guess). */
+/**
+ * The run the viewer names, when they may read it, as they may see it at `now` (sealed
+ * evaluations withhold outcomes and protected evidence); not_found otherwise (never a guess).
+ */
 export async function getVerification(
   sql: Sql,
   viewer: Viewer,
   runId: string,
   baseUrl: string,
+  now: Date,
 ): Promise<VerificationRun> {
   const [row] = RUN_ID.test(runId)
     ? await sql<RunRow[]>`
@@ -23,6 +27,6 @@ export async function getVerification(
       verification_run_id: runId,
     });
   }
-  const [run] = await toVerificationRuns(sql, [row], baseUrl);
+  const [run] = await toVerificationRuns(sql, [row], baseUrl, { viewer, now });
   return run!;
 }

@@ -22,6 +22,7 @@ export async function listVerifications(
   viewer: Viewer,
   input: ListVerificationsInput,
   baseUrl: string,
+  now: Date,
 ): Promise<{ verifications: VerificationRun[]; cursor: string | null }> {
   const fingerprint = cursorFingerprint({
     submission_id: input.submission_id ?? null,
@@ -43,5 +44,5 @@ export async function listVerifications(
   const last = page.at(-1);
   const cursor =
     rows.length > input.limit && last ? encodeCursor({ k: [last.position, last.id], f: fingerprint }) : null;
-  return { verifications: await toVerificationRuns(sql, page, baseUrl), cursor };
+  return { verifications: await toVerificationRuns(sql, page, baseUrl, { viewer, now }), cursor };
 }

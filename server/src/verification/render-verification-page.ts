@@ -11,7 +11,8 @@ export function escapeHtml(text: string): string {
 /**
  * The web view of a run (`GET /verifications/{id}`): status, result and score, then each stage
  * with its result, mechanism and a link to its log. Evidence is Markdown shown as preformatted
- * text: it is the checker's words and is never rendered as HTML.
+ * text: it is the checker's words and is never rendered as HTML. A finished run without a result
+ * is one whose sealed evaluation withholds the outcome from this reader ("withheld").
  */
 export function renderVerificationPage(run: VerificationRun): string {
   const stageRows = run.stage_results.map(renderStage).join("\n");
@@ -38,7 +39,7 @@ table { border-collapse: collapse; } td, th { text-align: left; padding: 0.2rem 
 ${revoked}
 <table>
 <tr><th>Status</th><td data-testid="status">${escapeHtml(run.status)}</td></tr>
-<tr><th>Result</th><td><span data-testid="result" class="result ${escapeHtml(run.result ?? "")}">${escapeHtml(run.result ?? "pending")}</span></td></tr>
+<tr><th>Result</th><td><span data-testid="result" class="result ${escapeHtml(run.result ?? "")}">${escapeHtml(run.result ?? (run.status === "finished" ? "withheld" : "pending"))}</span></td></tr>
 <tr><th>Score</th><td data-testid="score">${run.score === null ? "-" : escapeHtml(String(run.score))}</td></tr>
 <tr><th>Submission</th><td><code>${escapeHtml(run.submission_id)}</code></td></tr>
 <tr><th>Revision</th><td><code>${escapeHtml(run.problem_revision_id)}</code></td></tr>

@@ -1,5 +1,7 @@
 import type { StageResult } from "@svc/app/sandbox/checker-job.ts";
 import type { Sql } from "../db/connect-sql.ts";
+import { type RunReader, readRunWithholdings } from "../sealing/read-run-withholdings.ts";
+import { NOTHING_WITHHELD, withholdRun } from "../sealing/run-withholding.ts";
 import type { RunArtifact, RunTrigger } from "./queue-verification-run.ts";
 import type { StageKind } from "./run-verdict.ts";
 import type { StageLog, StageMechanism } from "./stage-record.ts";
@@ -85,11 +87,16 @@ export function stageLogUri(runId: string, stageKey: string): string {
   return `svc://verifications/${runId}/stages/${stageKey}/log`;
 }
 
-/** Assembles records from run rows, reading their stage results in one query. */
+/**
+ * Assembles records from run rows, reading their stage results in one query, as `reader` may see
+ * them: on sealed evaluations withheld outcomes and protected evidence are replaced (withholdRun);
+ * the stored rows stay intact.
+ */
 export async function toVerificationRuns(
   sql: Sql,
   rows: readonly RunRow[],
   baseUrl: string,
+  reader: RunReader,
 ): Promise<VerificationRun[]> {
   if (rows.length === 0) return [];
   const stages = await sql<StageRow[]>`
@@ -118,7 +125,12 @@ export async function toVerificationRuns(
     });
     byRun.set(stage.verification_run_id, list);
   }
-  return rows.map((row) => ({
+  const withholdings = await readRunWithholdings(
+    sql,
+    reader,
+    rows.map((row) => row.problem_revision_id),
+  );
+  const records = rows.map((row) => ({
     id: row.id,
     submission_id: row.submission_id,
     problem_revision_id: row.problem_revision_id,
@@ -135,4 +147,7 @@ export async function toVerificationRuns(
     finished_at: row.finished_at?.toISOString() ?? null,
     revocation: row.revocation,
   }));
+  return records.map((run) =>
+    withholdRun(run, withholdings.get(run.problem_revision_id) ?? NOTHING_WITHHELD),
+  );
 }

@@ -34,6 +34,7 @@ const getVerificationTool = defineTool({
         viewerOf(principal),
         input.verification_run_id,
         baseUrl,
+        services.clock(),
       ),
     };
   },
@@ -59,7 +60,9 @@ const listVerificationsTool = defineTool({
     working_attempt_id: workingAttemptId,
   }),
   async run({ services, principal, baseUrl }, input) {
-    return { ...(await listVerifications(services.sql, viewerOf(principal), input, baseUrl)) };
+    return {
+      ...(await listVerifications(services.sql, viewerOf(principal), input, baseUrl, services.clock())),
+    };
   },
 });
 
@@ -110,6 +113,7 @@ const verificationResource: ResourceTemplate = {
       viewerOf(context.principal),
       variables.verification_run_id ?? "",
       context.baseUrl,
+      context.services.clock(),
     );
     return [resourceJson(uri, run)];
   },

@@ -162,7 +162,7 @@ describeWithDatabase("the records a publication creates", () => {
       entries: "collaborative",
       unsealed_at: null,
       release_event: null,
-      evaluation_id: null,
+      evaluation_id: expect.stringMatching(/^sev_[0-9a-f]{32}$/),
     });
   });
 

@@ -146,6 +146,7 @@ describe("svc-server", () => {
         "004_attempts",
         "005_verification",
         "006_reviews",
+        "007_sealing",
       ],
     });
     expect(JSON.parse((await svcServer(dir, "migrate")).stdout)).toEqual({ applied: [] });

@@ -126,7 +126,15 @@ describeWithDatabase("get_problem", () => {
       submissions: 0,
       latest_verification: null,
     });
-    expect(byId.submission_allowance).toBeNull();
+    // The revision is sealed: the caller's quota on its evaluation (docs/sealing.md).
+    expect(byId.submission_allowance).toEqual({
+      evaluation_id: `sev_${"a".repeat(32)}`,
+      limit: { max_submissions: 3, window_hours: 24 },
+      used: 0,
+      remaining: 3,
+      next_reset_at: null,
+      submission_closes_at: null,
+    });
     expect(byId.hint).toContain("start_attempt");
     expect(byId.hint).toContain(sat.problemId);
   });

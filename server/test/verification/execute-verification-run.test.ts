@@ -31,7 +31,7 @@ describeWithDatabase("executing a verification run", () => {
   });
 
   const read = (runId: string) =>
-    getVerification(db.sql, { userId: solver.user.id, isAdministrator: false }, runId, BASE);
+    getVerification(db.sql, { userId: solver.user.id, isAdministrator: false }, runId, BASE, new Date());
   const assignment = (text: string) => [
     { role: "assignment", filename: "a.txt", media_type: "text/plain", content: text },
   ];

@@ -130,7 +130,13 @@ describeWithDatabase("conformance, sandbox images and run administration", () =>
         kind: "finished",
         result: "inconclusive",
       });
-      const run = await getVerification(db.sql, viewerOf(solver), verification_run_id, "http://x");
+      const run = await getVerification(
+        db.sql,
+        viewerOf(solver),
+        verification_run_id,
+        "http://x",
+        new Date(),
+      );
       expect(run.stage_results[0]!.evidence_md).toMatch(/unbound/);
     });
   });
@@ -274,7 +280,13 @@ describeWithDatabase("conformance, sandbox images and run administration", () =>
 
       const rerun = await rerunVerification(db.sql, viewerOf(solver), seeded.submission_id);
       expect(rerun.verification_run_id).not.toBe(seeded.verification_run_id);
-      const run = await getVerification(db.sql, viewerOf(solver), rerun.verification_run_id, "http://x");
+      const run = await getVerification(
+        db.sql,
+        viewerOf(solver),
+        rerun.verification_run_id,
+        "http://x",
+        new Date(),
+      );
       expect(run).toMatchObject({ trigger: "rerun", status: "queued", submission_id: seeded.submission_id });
       const stranger = await newUser(db.sql);
       await expect(rerunVerification(db.sql, viewerOf(stranger), seeded.submission_id)).rejects.toMatchObject(
@@ -292,7 +304,13 @@ describeWithDatabase("conformance, sandbox images and run administration", () =>
       await expect(revokeVerification(services, viewerOf(admin), reason)).rejects.toBeInstanceOf(
         ServiceError,
       );
-      const after = await getVerification(db.sql, viewerOf(solver), seeded.verification_run_id, "http://x");
+      const after = await getVerification(
+        db.sql,
+        viewerOf(solver),
+        seeded.verification_run_id,
+        "http://x",
+        new Date(),
+      );
       expect(after).toMatchObject({ result: "verified", revocation: { reason_md: reason.reason_md } });
     });
   });

@@ -34,6 +34,7 @@ async function finished(
       { userId: viewer.user.id, isAdministrator: false },
       runId,
       "http://x",
+      new Date(),
     );
     if (run.status === "finished") return run;
     if (Date.now() > until) throw new Error(`run ${runId} still ${run.status} after ${timeoutMs} ms`);

@@ -1,0 +1,274 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { signedUrlExpiry, signUrl } from "../../src/http/signed-url.ts";
+import { referenceTarget } from "../../src/problems/download-target.ts";
+import { resourceTemplates, tools } from "../../src/tools/tools.ts";
+import { call } from "../attempts/support/solving-fixture.ts";
+import type { TestClient } from "../mcp/support/mcp-clients.ts";
+import { type SeededUser, seedCampaign } from "../support/seed-records.ts";
+import { describeWithDatabase } from "../support/test-database.ts";
+import { TEST_SIGNING_SECRET } from "../support/test-services.ts";
+import {
+  at,
+  BAD_ASSIGNMENT,
+  GOOD_ASSIGNMENT,
+  SEALED_CLAUSE,
+  sealedText,
+  sealing,
+  T0,
+  useSealedFixture,
+} from "./support/sealed-fixture.ts";
+
+/** What a row of the table may use: the ids the scenario made. */
+interface LeakContext {
+  slug: string;
+  campaignId: string;
+  problemId: string;
+  revisionId: string;
+  contractId: string;
+  attemptId: string;
+  artifactId: string;
+  submissionId: string;
+  verifiedRunId: string;
+  refutedRunId: string;
+  noteId: string;
+  client: TestClient;
+  user: SeededUser;
+  http(path: string, accept?: string): Promise<string>;
+}
+
+/** One read: a tool, a resource or a route, and how to call it. Its whole answer is inspected. */
+interface LeakRow {
+  /** A tool name, a resource template, or `GET <route>`. */
+  covers: string;
+  read(c: LeakContext): Promise<string>;
+  /** A fixed document (the authoring skill) whose examples quote results: checked for secrets only. */
+  document?: true;
+}
+
+/** A tool call's full answer (a refusal included) as text. */
+const tool =
+  (name: string, args: (c: LeakContext) => Record<string, unknown>): LeakRow["read"] =>
+  async (c) =>
+    JSON.stringify(await c.client.callTool(name, args(c)));
+
+/** A resource read's contents, or the error it raised, as text. */
+const resource =
+  (uri: (c: LeakContext) => string): LeakRow["read"] =>
+  async (c) => {
+    try {
+      return JSON.stringify(await c.client.readResource(uri(c)));
+    } catch (error) {
+      return String(error instanceof Error ? `${error.message} ${JSON.stringify(error)}` : error);
+    }
+  };
+
+/**
+ * Every read a participant can make while the evaluation is sealed. Review tools (other
+ * branches) add one row each; the first test fails when the registry has a read tool or template
+ * without a row.
+ */
+const table: LeakRow[] = [
+  { covers: "whoami", read: tool("whoami", () => ({})) },
+  { covers: "list_campaigns", read: tool("list_campaigns", () => ({})) },
+  { covers: "get_campaign", read: tool("get_campaign", (c) => ({ campaign: c.campaignId })) },
+  { covers: "search_problems", read: tool("search_problems", () => ({ query: "sealed instance" })) },
+  { covers: "get_problem", read: tool("get_problem", (c) => ({ problem: c.slug })) },
+  { covers: "get_problem", read: tool("get_problem", (c) => ({ problem: c.problemId, revision: 1 })) },
+  { covers: "pick_problem", read: tool("pick_problem", () => ({})) },
+  {
+    covers: "get_review_protocol",
+    read: tool("get_review_protocol", () => ({ review_protocol_id: "rpt_0000000000" })),
+  },
+  {
+    covers: "get_verifier_contract",
+    read: tool("get_verifier_contract", (c) => ({ verifier_contract_id: c.contractId })),
+  },
+  {
+    covers: "get_work_management",
+    read: tool("get_work_management", (c) => ({ work: { problem: c.slug } })),
+  },
+  { covers: "get_attempt", read: tool("get_attempt", (c) => ({ attempt_id: c.attemptId })) },
+  { covers: "list_my_attempts", read: tool("list_my_attempts", (c) => ({ problem: c.slug })) },
+  { covers: "list_attempts", read: tool("list_attempts", (c) => ({ problem: c.slug })) },
+  { covers: "search_notes", read: tool("search_notes", () => ({ query: "clause" })) },
+  { covers: "get_note", read: tool("get_note", (c) => ({ note_id: c.noteId })) },
+  { covers: "list_artifacts", read: tool("list_artifacts", (c) => ({ attempt_id: c.attemptId })) },
+  { covers: "list_submissions", read: tool("list_submissions", (c) => ({ problem: c.slug })) },
+  { covers: "list_submissions", read: tool("list_submissions", (c) => ({ attempt_id: c.attemptId })) },
+  { covers: "get_submission", read: tool("get_submission", (c) => ({ submission_id: c.submissionId })) },
+  {
+    covers: "get_verification",
+    read: tool("get_verification", (c) => ({ verification_run_id: c.refutedRunId })),
+  },
+  {
+    covers: "get_verification",
+    read: tool("get_verification", (c) => ({ verification_run_id: c.verifiedRunId })),
+  },
+  { covers: "list_verifications", read: tool("list_verifications", (c) => ({ problem: c.slug })) },
+  {
+    covers: "get_sandbox_image_status",
+    read: tool("get_sandbox_image_status", () => ({ image: "svc-builtin/sat-assignment-check:1" })),
+  },
+  {
+    covers: "prepare_reference_release",
+    read: tool("prepare_reference_release", (c) => ({ revision_id: c.revisionId })),
+  },
+  { covers: "get_final_entry", read: tool("get_final_entry", (c) => ({ revision_id: c.revisionId })) },
+  // start_attempt is a write, but it returns the same resource lists as get_problem.
+  { covers: "start_attempt", read: tool("start_attempt", (c) => ({ problem: c.slug })) },
+  {
+    covers: "svc://skill-versions/{skill_version_id}/{+path}",
+    read: resource(() => "svc://skill-versions/skv_0000000000/"),
+  },
+  {
+    covers: "svc://problem-revisions/{problem_revision_id}/reference/{key}",
+    read: resource((c) => `svc://problem-revisions/${c.revisionId}/reference/instance`),
+  },
+  {
+    covers: "svc://problem-revisions/{problem_revision_id}/reference/{key}",
+    read: resource((c) => `svc://problem-revisions/${c.revisionId}/reference/notes`),
+  },
+  {
+    covers: "svc://authoring/skill/latest",
+    read: resource(() => "svc://authoring/skill/latest"),
+    document: true,
+  },
+  {
+    covers: "svc://authoring/skill/latest/{+path}",
+    read: resource(() => "svc://authoring/skill/latest/SKILL.md"),
+    document: true,
+  },
+  { covers: "svc://artifacts/{artifact_id}", read: resource((c) => `svc://artifacts/${c.artifactId}`) },
+  {
+    covers: "svc://verifications/{verification_run_id}",
+    read: resource((c) => `svc://verifications/${c.refutedRunId}`),
+  },
+  {
+    covers: "svc://verifications/{verification_run_id}/stages/{stage_key}/log",
+    read: resource((c) => `svc://verifications/${c.refutedRunId}/stages/check/log`),
+  },
+  { covers: "GET /api/problems", read: (c) => c.http("/api/problems?q=sealed") },
+  { covers: "GET /api/problems/{problem}", read: (c) => c.http(`/api/problems/${c.slug}`) },
+  {
+    covers: "GET /api/problem-revisions/{prv}/reference/{key}",
+    read: (c) => c.http(`/api/problem-revisions/${c.revisionId}/reference/instance`),
+  },
+  { covers: "GET /api/verifications/{id}", read: (c) => c.http(`/api/verifications/${c.refutedRunId}`) },
+  { covers: "GET /verifications/{id}", read: (c) => c.http(`/verifications/${c.refutedRunId}`, "text/html") },
+  {
+    covers: "GET /verifications/{id}",
+    read: (c) => c.http(`/verifications/${c.refutedRunId}`, "application/json"),
+  },
+  {
+    covers: "GET /verifications/{id}/stages/{stage_key}/log",
+    read: (c) => c.http(`/verifications/${c.refutedRunId}/stages/check/log`),
+  },
+  {
+    covers: "GET /api/verifier-implementations/{id}/program",
+    read: (c) => c.http("/api/verifier-implementations/vfi_0000000000/program"),
+  },
+  {
+    covers: "GET /dl/<payload>.<signature>",
+    read: (c) =>
+      c.http(
+        signUrl(
+          { target: referenceTarget(c.revisionId, "instance"), expiresAt: signedUrlExpiry(T0) },
+          TEST_SIGNING_SECRET,
+        ),
+      ),
+  },
+];
+
+/**
+ * Outcomes a participant must not see while final_only withholds them: a run or stage `result`
+ * (in JSON, or JSON quoted inside a tool's text content) or the HTML page's result badge. The
+ * contract is pass_fail, so no score exists to leak (search_notes has a similarity `score`).
+ */
+const WITHHELD_OUTCOME = /"result\\?":\s*\\?"(verified|refuted|inconclusive|error)|>(verified|refuted)</;
+
+describeWithDatabase("nothing sealed leaks while sealed", () => {
+  const f = useSealedFixture();
+  const ids = {} as Omit<LeakContext, "client" | "user" | "http">;
+
+  beforeAll(async () => {
+    f.setNow(T0);
+    ids.slug = "leaky";
+    ids.campaignId = await seedCampaign(f.services.sql, {
+      owner: f.owner.id,
+      slug: "leak-campaign",
+      visibility: "listed",
+    });
+    const problem = await f.sealedProblem(
+      ids.slug,
+      sealing({ mode: "final_only", releaseAt: at(30), closesAt: at(20), entries: "independent" }),
+      { campaignId: ids.campaignId },
+    );
+    ids.problemId = problem.problemId;
+    ids.revisionId = problem.revisionId;
+    ids.contractId = f.contractId;
+    const good = await f.submit(f.solver, ids.slug, GOOD_ASSIGNMENT);
+    await f.execute(good.verification_run_id);
+    const bad = await f.submit(f.solver, ids.slug, BAD_ASSIGNMENT);
+    await f.execute(bad.verification_run_id);
+    ids.attemptId = bad.attempt_id;
+    ids.submissionId = bad.submission_id;
+    ids.verifiedRunId = good.verification_run_id;
+    ids.refutedRunId = bad.verification_run_id;
+    const listed = await call<{ artifacts: Array<{ id: string }> }>(f.as(f.solver), "list_artifacts", {
+      attempt_id: bad.attempt_id,
+    });
+    ids.artifactId = listed.artifacts[0]!.id;
+    const note = await call<{ note: { id: string } }>(f.as(f.solver), "add_note", {
+      attempt_id: bad.attempt_id,
+      body_md: "Trying another clause order.",
+    });
+    ids.noteId = note.note.id;
+    await call(f.as(f.solver), "nominate_final_entry", { submission_id: bad.submission_id });
+    // The manager sees what the participant must not: the scenario really holds the secrets.
+    const managed = await call<{ verification: { result: string; evidence_md: string } }>(
+      f.as(f.owner),
+      "get_verification",
+      { verification_run_id: bad.verification_run_id },
+    );
+    expect(managed.verification.result).toBe("refuted");
+    expect(managed.verification.evidence_md).toContain(SEALED_CLAUSE);
+  }, 60_000);
+
+  it("has a row for every read tool, resource template and read route", () => {
+    const covered = new Set(table.map((row) => row.covers));
+    for (const t of tools.filter((t) => t.kind === "read")) expect(covered, t.name).toContain(t.name);
+    for (const template of resourceTemplates)
+      expect(covered, template.uriTemplate).toContain(template.uriTemplate);
+  });
+
+  // The sealed binding's content_hash is not among them: spec 4.1 lists it in a sealed entry's
+  // metadata and 2.3 requires it in the canonical revision (docs/sealing.md).
+  const secrets = (): string[] => [
+    sealedText(ids.slug),
+    sealedText(ids.slug).replace(/\n/g, "\\n"),
+    Buffer.from(sealedText(ids.slug)).toString("base64"),
+    SEALED_CLAUSE,
+  ];
+
+  for (const who of ["solver", "rival"] as const) {
+    describe(`as the ${who === "solver" ? "submitter" : "user who is neither owner nor submitter"}`, () => {
+      for (const [index, row] of table.entries()) {
+        it(`${row.covers} (#${index}) shows no sealed byte, hash or withheld outcome`, async () => {
+          f.setNow(at(1));
+          const user = f[who];
+          const text = await row.read({
+            ...ids,
+            client: f.as(user),
+            user,
+            http: async (path, accept) => {
+              const response = await f.http(path, user, accept);
+              return `${response.status} ${JSON.stringify([...response.headers])} ${await response.text()}`;
+            },
+          });
+          for (const secret of secrets()) expect(text).not.toContain(secret);
+          if (!row.document) expect(text).not.toMatch(WITHHELD_OUTCOME);
+        });
+      }
+    });
+  }
+});
