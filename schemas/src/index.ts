@@ -84,4 +84,9 @@ export type {
   VerifierContractFile,
   VerifierImplementationFile,
 } from "./types.ts";
-export { type CompileUserSchemaResult, compileUserSchema, type UserSchemaValidate } from "./user-schema.ts";
+export {
+  type CompileUserSchemaResult,
+  compileUserSchema,
+  type UserSchemaIssue,
+  type UserSchemaValidate,
+} from "./user-schema.ts";

@@ -4,8 +4,23 @@ import addFormatsModule from "ajv-formats";
 // ajv-formats is CommonJS; under NodeNext its default import is typed as the module object.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
-/** Validates one value against a compiled author schema; `errors` are "<pointer> <message>" lines. */
-export type UserSchemaValidate = (value: unknown) => { valid: boolean; errors: string[] };
+/** One way a value fails an author schema, structured: where (JSON Pointer), which keyword, why. */
+export interface UserSchemaIssue {
+  instancePath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+  message: string;
+}
+
+/**
+ * Validates one value against a compiled author schema; `errors` are "<pointer> <message>" lines,
+ * `issues` the same failures structured for callers that build their own messages.
+ */
+export type UserSchemaValidate = (value: unknown) => {
+  valid: boolean;
+  errors: string[];
+  issues: UserSchemaIssue[];
+};
 
 export type CompileUserSchemaResult =
   | { ok: true; validate: UserSchemaValidate }
@@ -42,10 +57,14 @@ export function compileUserSchema(schema: unknown): CompileUserSchemaResult {
       ok: true,
       validate: (value) => {
         const valid = compiled(value) === true;
-        const errors = (compiled.errors ?? []).map(
-          (e) => `${e.instancePath || "/"} ${e.message ?? "is invalid"}`,
-        );
-        return { valid, errors };
+        const issues = (compiled.errors ?? []).map((e) => ({
+          instancePath: e.instancePath,
+          keyword: e.keyword,
+          params: e.params as Record<string, unknown>,
+          message: e.message ?? "is invalid",
+        }));
+        const errors = issues.map((e) => `${e.instancePath || "/"} ${e.message}`);
+        return { valid, errors, issues };
       },
     };
   } catch (error) {
