@@ -2,7 +2,9 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import { openLocalBlobStore } from "../blobs/open-local-blob-store.ts";
 import type { Pool } from "../db/connect-sql.ts";
+import { hostedReviewersFromEnv } from "../reviews/agents/hosted-reviewers-from-env.ts";
 import { unavailableHostedReviewers } from "../reviews/agents/unavailable-hosted-reviewers.ts";
+import type { HostedReviewers } from "../reviews/hosted-reviewer.ts";
 import type { Clock } from "../time/clock.ts";
 import { localSandboxRunner } from "../verification/local-sandbox-runner.ts";
 import type { SandboxRunner } from "../verification/sandbox-runner.ts";
@@ -20,11 +22,19 @@ export interface OpenServicesOptions {
   signingSecret?: string | undefined;
   /** How checkers run; default: this machine's engines. */
   sandbox?: SandboxRunner | undefined;
+  /** Who runs agent review seats; default: from `env` (ANTHROPIC_API_KEY, SVC_ANTHROPIC_BASE_URL). */
+  hostedReviewers?: HostedReviewers | undefined;
+  /** Where the hosted reviewers' settings are read; default process.env. */
+  env?: Readonly<Record<string, string | undefined>> | undefined;
 }
 
 /** Builds the Services over a migrated database: the blob store and the signing secret. */
 export async function openServices(options: OpenServicesOptions): Promise<Services> {
   const { sql, log, clock } = options;
+  const hostedReviewers = options.hostedReviewers ?? hostedReviewersFromEnv(options.env ?? process.env);
+  if (hostedReviewers === unavailableHostedReviewers) {
+    log.info("no hosted agent reviewers: ANTHROPIC_API_KEY is unset, so agent review seats cannot run");
+  }
   return {
     sql,
     log,
@@ -33,6 +43,6 @@ export async function openServices(options: OpenServicesOptions): Promise<Servic
     signingSecret: await loadSigningSecret(sql, options.signingSecret),
     baseUrl: options.baseUrl,
     sandbox: options.sandbox ?? localSandboxRunner(),
-    hostedReviewers: unavailableHostedReviewers,
+    hostedReviewers,
   };
 }
