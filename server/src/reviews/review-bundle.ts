@@ -201,10 +201,10 @@ async function readSubject(
       withdrawn_at: Date | null;
     }[]
   >`
-    select a.id, entry.role, a.filename, a.media_type, a.size_bytes, a.content_hash, a.withdrawn_at
+    select a.id, entry.value ->> 'role' as role, a.filename, a.media_type, a.size_bytes, a.content_hash, a.withdrawn_at
     from submissions s
-    cross join lateral jsonb_to_recordset(s.artifacts) with ordinality as entry(role text, artifact_id text, ord bigint)
-    join artifacts a on a.id = entry.artifact_id
+    cross join lateral jsonb_array_elements(s.artifacts) with ordinality as entry(value, ord)
+    join artifacts a on a.id = entry.value ->> 'artifact_id'
     where s.id = ${process.subject_id}
     order by entry.ord`;
   const materials: Array<Promise<BundleMaterial>> = [];
