@@ -130,6 +130,7 @@ describeWithDatabase("review bundles", () => {
         ...response,
         confidence: 0.7,
       });
+      world.clock.advanceMinutes(1);
     }
     // One reviewer of the second node submits; the other's bundle must not show it.
     const [early] = await reviewers(db.sql, 1);
