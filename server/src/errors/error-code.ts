@@ -63,7 +63,10 @@ export const ErrorCode = {
   /** claim_review: the caller does not meet the node's eligibility rule (spec 2.1). */
   not_eligible: { status: 403, meaning: "the caller is not eligible to review this node" },
   /** claim_review: the caller made the work, or belongs to its excluded Organization (spec 2.1 conflicts). */
-  conflict_of_interest: { status: 403, meaning: "the caller has a conflict of interest with the work under review" },
+  conflict_of_interest: {
+    status: 403,
+    meaning: "the caller has a conflict of interest with the work under review",
+  },
   /** claim_review: every seat of the node is taken or done, or the caller already reviewed it. */
   seat_unavailable: { status: 409, meaning: "no seat of this review node is free for the caller" },
   /** claim_review: the node is pending, skipped, completed, or past its deadline. */

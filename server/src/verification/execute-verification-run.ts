@@ -172,7 +172,10 @@ async function startStage(
   await services.sql`
     insert into verification_stage_results (verification_run_id, position, stage_key, kind, status, started_at)
     values (${runId}, ${position}, ${stage.key}, ${stage.kind}, 'running', ${now})
-    on conflict (verification_run_id, position) do update set started_at = excluded.started_at`;
+    on conflict (verification_run_id, position) do update
+    -- A half-run sandbox stage starts over; a review stage resumed on its process keeps its start.
+    set started_at = case when verification_stage_results.kind = 'review'
+                          then verification_stage_results.started_at else excluded.started_at end`;
 }
 
 async function finishStage(

@@ -139,7 +139,14 @@ describe("svc-server", () => {
     const first = await svcServer(dir, "migrate");
     expect(first).toMatchObject({ code: 0 });
     expect(JSON.parse(first.stdout)).toEqual({
-      applied: ["001_users", "002_records", "003_read_indexes", "004_attempts", "005_verification", "006_reviews"],
+      applied: [
+        "001_users",
+        "002_records",
+        "003_read_indexes",
+        "004_attempts",
+        "005_verification",
+        "006_reviews",
+      ],
     });
     expect(JSON.parse((await svcServer(dir, "migrate")).stdout)).toEqual({ applied: [] });
     expect((await svcServer(dir, "user", "add", "grace", "--admin")).code).toBe(0);
