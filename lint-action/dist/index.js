@@ -38402,10 +38402,14 @@ function compileUserSchema(schema) {
       ok: true,
       validate: (value) => {
         const valid = compiled(value) === true;
-        const errors = (compiled.errors ?? []).map(
-          (e) => `${e.instancePath || "/"} ${e.message ?? "is invalid"}`
-        );
-        return { valid, errors };
+        const issues = (compiled.errors ?? []).map((e) => ({
+          instancePath: e.instancePath,
+          keyword: e.keyword,
+          params: e.params,
+          message: e.message ?? "is invalid"
+        }));
+        const errors = issues.map((e) => `${e.instancePath || "/"} ${e.message}`);
+        return { valid, errors, issues };
       }
     };
   } catch (error3) {

@@ -204,6 +204,24 @@ describe("checkReviewResponse", () => {
     ]);
   });
 
+  it("follows local $refs, also when the compiled schema is reused from the cache", () => {
+    const withRefs = reviewNode({
+      response_schema: {
+        $id: "https://example.org/verdict.json",
+        type: "object",
+        required: ["verdict"],
+        properties: { verdict: { $ref: "#/$defs/verdict" } },
+        $defs: { verdict: { enum: ["accept", "reject"] } },
+      },
+    });
+    for (let round = 0; round < 2; round += 1) {
+      expect(checkReviewResponse(withRefs, { ...VALID, response: { verdict: "accept" } })).toEqual([]);
+      expect(checkReviewResponse(withRefs, { ...VALID, response: { verdict: "maybe" } })).toEqual([
+        { path: "/response/verdict", message: expect.stringMatching(/must be one of \["accept","reject"\]/) },
+      ]);
+    }
+  });
+
   it("refuses, without throwing, a rubric whose response_schema does not compile", () => {
     const broken = reviewNode({
       response_schema: { type: "object", properties: { a: { $ref: "#/nowhere" } } },
