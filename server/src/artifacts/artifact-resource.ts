@@ -18,12 +18,13 @@ export const artifactResource: ResourceTemplate = {
   uriTemplate: "svc://artifacts/{artifact_id}",
   title: "Artifact",
   description:
-    "The bytes of one of your Artifacts: text when UTF-8, else base64; above 5 MB a signed download link. " +
+    "The bytes of one of your Artifacts, or of a Submission you review: text when UTF-8, else base64; above 5 MB a signed download link. " +
     "Withdrawn Artifacts are not served.",
   async read(context, uri, variables) {
     const { sql, blobs } = context.services;
     const artifact = await readArtifact(sql, viewerOf(context.principal), variables.artifact_id ?? "", {
       access: "read",
+      now: context.services.clock(),
     });
     if (artifact.withdrawn_at !== null) {
       throw new ServiceError("gone", `artifact ${artifact.id} was withdrawn and is no longer served`, {

@@ -1,11 +1,37 @@
+import type { Sql } from "../db/connect-sql.ts";
 import type { Viewer } from "../work/viewer.ts";
 import type { ArtifactRow } from "./artifact.ts";
 
 /**
- * Whether the viewer may read an Artifact's bytes: its owner and administrators. This is the seam
- * for review: when review processes land, a reviewer holding a seat whose case names the
- * Artifact's Submission reads it too, and that check goes here, so the resource and `/dl/` follow.
+ * Whether the viewer may read an Artifact's bytes: its owner, administrators, and a reviewer
+ * whose assignment is live (claimed, hold not passed at `now`) or submitted on a ReviewProcess
+ * whose subject is a Submission naming the Artifact. A lapsed or declined claim reads nothing.
  */
-export function canReadArtifact(viewer: Viewer | null, artifact: Pick<ArtifactRow, "user_id">): boolean {
-  return viewer !== null && (viewer.isAdministrator || viewer.userId === artifact.user_id);
+export async function canReadArtifact(
+  sql: Sql,
+  viewer: Viewer | null,
+  artifact: Pick<ArtifactRow, "id" | "user_id">,
+  now: Date,
+): Promise<boolean> {
+  if (viewer === null) return false;
+  if (viewer.isAdministrator || viewer.userId === artifact.user_id) return true;
+  return await reviewsArtifact(sql, viewer.userId, artifact.id, now);
+}
+
+/** Whether `userId` holds a live or submitted review assignment on a Submission naming the Artifact. */
+export async function reviewsArtifact(
+  sql: Sql,
+  userId: string,
+  artifactId: string,
+  now: Date,
+): Promise<boolean> {
+  const rows = await sql`
+    select 1 from review_assignments a
+    join review_processes p on p.id = a.review_process_id and p.subject_kind = 'submission'
+    join submissions s on s.id = p.subject_id
+    where a.reviewer_user_id = ${userId}
+      and (a.status = 'submitted' or (a.status = 'claimed' and a.hold_until > ${now}))
+      and s.artifacts @> ${sql.json([{ artifact_id: artifactId }])}
+    limit 1`;
+  return rows.length > 0;
 }

@@ -32,5 +32,10 @@ export async function attemptArtifacts(
     select ${sql.unsafe(ARTIFACT_COLUMNS)} from artifacts r where r.attempt_id = ${attemptId}
     order by r.created_at, r.id`;
   const sign = signedDownloads(context);
-  return rows.map((row) => toArtifact(row, canReadArtifact(viewer, row) ? sign : undefined));
+  const now = context.services.clock();
+  return await Promise.all(
+    rows.map(async (row) =>
+      toArtifact(row, (await canReadArtifact(sql, viewer, row, now)) ? sign : undefined),
+    ),
+  );
 }

@@ -4,22 +4,29 @@ import { findProblem } from "../problems/find-problem.ts";
 import type { Viewer } from "../work/viewer.ts";
 import { canReadWork } from "../work/work-access.ts";
 import type { ArtifactRow } from "./artifact.ts";
-import { canReadArtifact } from "./can-read-artifact.ts";
+import { canReadArtifact, reviewsArtifact } from "./can-read-artifact.ts";
 import { findArtifact } from "./find-artifact.ts";
 
 /**
  * The Artifact `id` names, for this viewer: `own` for writes (the owner only), `read` for reads
- * (canReadArtifact). Someone else's Artifact on a Problem the viewer can see is `not_yours`;
+ * (canReadArtifact: owners, administrators and the Submission's reviewers). Someone else's Artifact on a Problem the viewer can see is `not_yours`;
  * otherwise an unknown id and an invisible one are the same `not_found`.
  */
 export async function readArtifact(
   sql: Sql,
   viewer: Viewer,
   id: string,
-  options: { access: "own" | "read"; lock?: boolean; field?: string },
+  options: { access: "own" | "read"; lock?: boolean; field?: string; now?: Date },
 ): Promise<ArtifactRow> {
   const field = options.field ?? "artifact_id";
   const artifact = await findArtifact(sql, id, { lock: options.lock });
+  // A reviewer of the Submission reads it even on private work they could not otherwise see.
+  if (
+    artifact &&
+    options.access === "read" &&
+    (await reviewsArtifact(sql, viewer.userId, artifact.id, options.now ?? new Date()))
+  )
+    return artifact;
   const problem = artifact && (await findProblem(sql, artifact.problem_id));
   if (!artifact || !problem || !canReadWork(viewer, problem)) {
     throw new ServiceError(
@@ -29,7 +36,9 @@ export async function readArtifact(
     );
   }
   const allowed =
-    options.access === "own" ? artifact.user_id === viewer.userId : canReadArtifact(viewer, artifact);
+    options.access === "own"
+      ? artifact.user_id === viewer.userId
+      : await canReadArtifact(sql, viewer, artifact, options.now ?? new Date());
   if (allowed) return artifact;
   throw new ServiceError(
     "not_yours",

@@ -29,7 +29,10 @@ export async function sendArtifact(
     });
   }
   const problem = await findProblem(services.sql, artifact.problem_id);
-  if (problem?.visibility === "private" && !canReadArtifact(viewer, artifact)) {
+  if (
+    problem?.visibility === "private" &&
+    !(await canReadArtifact(services.sql, viewer, artifact, services.clock()))
+  ) {
     if (viewer === null) {
       throw new ServiceError(
         "unauthorized",

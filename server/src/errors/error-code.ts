@@ -81,6 +81,25 @@ export const ErrorCode = {
     status: 409,
     meaning: "the revision has no independent sealed evaluation, so it takes no final entries",
   },
+  /** claim_review: the caller does not meet the node's eligibility rule (spec 2.1). */
+  not_eligible: { status: 403, meaning: "the caller is not eligible to review this node" },
+  /** claim_review: the caller made the work, or belongs to its excluded Organization (spec 2.1 conflicts). */
+  conflict_of_interest: {
+    status: 403,
+    meaning: "the caller has a conflict of interest with the work under review",
+  },
+  /** claim_review: every seat of the node is taken or done, or the caller already reviewed it. */
+  seat_unavailable: { status: 409, meaning: "no seat of this review node is free for the caller" },
+  /** claim_review: the node is pending, skipped, completed, or past its deadline. */
+  node_not_open: { status: 409, meaning: "the review node is not open for claims" },
+  /** A claim, decline or submission on a ReviewProcess that has finished. */
+  process_finished: { status: 409, meaning: "the review process has finished" },
+  /** decline or submit after the claim's hold passed: the seat reopened; claim again. */
+  hold_lapsed: { status: 409, meaning: "the claim's hold lapsed; claim the seat again" },
+  /** submit_review_response: the response fails the rubric; `problems` names each; the claim stays open (spec 7). */
+  response_rejected: { status: 422, meaning: "the review response fails the node's rubric" },
+  /** decline or submit on an assignment already submitted or declined. */
+  assignment_ended: { status: 409, meaning: "the review assignment has already ended" },
   /** The service cannot answer yet: the database is unreachable or not migrated. */
   unavailable: { status: 503, meaning: "the service is not ready" },
   /** The service's own machinery failed; the request may be retried. */

@@ -3,6 +3,7 @@ import type { ContractStage } from "@svc/schemas";
 import type postgres from "postgres";
 import type { Services } from "../context/services.ts";
 import { type RunContext, readRunContext } from "./run-context.ts";
+import { type AwaitingReviewOutcome, runReviewStage } from "./run-review-stage.ts";
 import { NO_MECHANISM, runSandboxStage, type StageOutcome } from "./run-sandbox-stage.ts";
 import { type FinishedStage, runVerdict } from "./run-verdict.ts";
 
@@ -18,7 +19,12 @@ export type ExecuteResult =
   /** Already finished by an earlier execution: nothing done. */
   | { kind: "skipped" }
   /** A stage cannot start yet; execute the run again later. */
-  | { kind: "waiting"; reason: string };
+  | { kind: "waiting"; reason: string }
+  /**
+   * A review stage waits on its ReviewProcess: nothing to do until the process finishes, which
+   * enqueues the run again. Not polled, not bounded by MAX_WAIT_MS, not a stalled run.
+   */
+  | AwaitingReviewOutcome;
 
 /**
  * Executes a VerificationRun (spec 2.4 and 3): moves it to `running`, runs its stages in Contract
@@ -34,10 +40,11 @@ export async function executeVerificationRun(services: Services, runId: string):
     update verification_runs
     set status = 'running', started_at = coalesce(started_at, ${now}), heartbeat_at = ${now},
       restarts = restarts + (select count(*)::int from verification_stage_results
-                             where verification_run_id = ${runId} and status = 'running')
+                             where verification_run_id = ${runId} and status = 'running' and kind <> 'review')
     where id = ${runId} and status <> 'finished'
     returning created_at, restarts,
-      exists (select 1 from verification_stage_results where verification_run_id = ${runId} and status = 'running') as half_run`;
+      exists (select 1 from verification_stage_results
+              where verification_run_id = ${runId} and status = 'running' and kind <> 'review') as half_run`;
   if (!run) return { kind: "skipped" };
   if (run.half_run && run.restarts >= MAX_RESTARTS) {
     await finishWithError(
@@ -64,6 +71,7 @@ export async function executeVerificationRun(services: Services, runId: string):
       const stage = context.contract.stages[position]!;
       await startStage(services, runId, position, stage);
       const outcome = await runStage(services, context, stage);
+      if (outcome.kind === "awaiting_review") return outcome;
       if (outcome.kind === "wait") {
         if (services.clock().getTime() - run.created_at.getTime() < MAX_WAIT_MS)
           return { kind: "waiting", reason: outcome.reason };
@@ -119,16 +127,16 @@ The submission was withdrawn before its verification began; nothing was run.',
   return true;
 }
 
-function runStage(services: Services, context: RunContext, stage: ContractStage): Promise<StageOutcome> {
+function runStage(
+  services: Services,
+  context: RunContext,
+  stage: ContractStage,
+): Promise<StageOutcome | AwaitingReviewOutcome> {
   switch (stage.kind) {
     case "sandbox":
       return runSandboxStage(services, context, stage);
     case "review":
-      return Promise.resolve(
-        notExecuted(
-          `review stage \`${stage.key}\`: review protocols are not executed by this deployment yet`,
-        ),
-      );
+      return runReviewStage(services, context, stage);
     case "external":
       return Promise.resolve(
         notExecuted(
@@ -164,7 +172,10 @@ async function startStage(
   await services.sql`
     insert into verification_stage_results (verification_run_id, position, stage_key, kind, status, started_at)
     values (${runId}, ${position}, ${stage.key}, ${stage.kind}, 'running', ${now})
-    on conflict (verification_run_id, position) do update set started_at = excluded.started_at`;
+    on conflict (verification_run_id, position) do update
+    -- A half-run sandbox stage starts over; a review stage resumed on its process keeps its start.
+    set started_at = case when verification_stage_results.kind = 'review'
+                          then verification_stage_results.started_at else excluded.started_at end`;
 }
 
 async function finishStage(

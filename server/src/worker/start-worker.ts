@@ -3,6 +3,9 @@ import { conformanceTask } from "../conformance/conformance-task.ts";
 import { sweepPendingConformance } from "../conformance/sweep-pending-conformance.ts";
 import type { Services } from "../context/services.ts";
 import { workerConnection } from "../db/worker-connection.ts";
+import { advanceReviewProcess } from "../reviews/advance-review-process.ts";
+import { runAgentSeat } from "../reviews/run-agent-seat.ts";
+import { sweepReviewProcesses } from "../reviews/sweep-review-processes.ts";
 import { provisionImage } from "../sandbox-images/provision-image.ts";
 import { sweepStalledRuns } from "../verification/sweep-stalled-runs.ts";
 import { TaskName } from "./task-names.ts";
@@ -19,7 +22,8 @@ export interface WorkerOptions {
 
 /**
  * Starts a graphile-worker runner for the service's tasks over the service's database: each
- * verification run, a sweep for stalled runs every minute, and the tasks given. Any number of
+ * verification run, review process timers and hosted agent seats, a sweep for stalled runs and
+ * review processes every minute, and the tasks given. Any number of
  * these run at once, in `svc-server serve` or apart (`svc-server worker`); jobs are claimed with
  * row locks, so each runs once.
  */
@@ -41,10 +45,17 @@ export async function startWorker(services: Services, options: WorkerOptions = {
       [TaskName.sweepStalledRuns]: async () => {
         await sweepStalledRuns(services);
         await sweepPendingConformance(services);
+        await sweepReviewProcesses(services);
       },
       [TaskName.runConformance]: conformanceTask(services),
       [TaskName.provisionImage]: async (payload) => {
         await provisionImage(services, (payload as { image_ref: string }).image_ref);
+      },
+      [TaskName.advanceReviewProcess]: async (payload) => {
+        await advanceReviewProcess(services, (payload as { review_process_id: string }).review_process_id);
+      },
+      [TaskName.reviewAgentSeat]: async (payload) => {
+        await runAgentSeat(services, (payload as { assignment_id: string }).assignment_id);
       },
       ...options.tasks,
     },
