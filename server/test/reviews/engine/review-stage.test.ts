@@ -84,7 +84,13 @@ describeWithDatabase("review stages of verification runs, with the worker runnin
   });
 
   const run = (runId: string) =>
-    getVerification(services.sql, { userId: solver.user.id, isAdministrator: false }, runId, "http://x");
+    getVerification(
+      services.sql,
+      { userId: solver.user.id, isAdministrator: false },
+      runId,
+      "http://x",
+      services.clock(),
+    );
 
   /** Submits a satisfying assignment and waits until the review stage opens its seats. */
   async function submitAndAwaitReview() {
