@@ -3,6 +3,7 @@ import { attemptTools } from "../attempts/attempt-tools.ts";
 import { authoringTools } from "../authoring/authoring-tools.ts";
 import { noteTools } from "../notes/note-tools.ts";
 import { discoveryResources, discoveryTools } from "../problems/discovery-tools.ts";
+import { reviewResources, reviewTools } from "../reviews/review-tools.ts";
 import { sandboxImageTools } from "../sandbox-images/sandbox-image-tools.ts";
 import { submissionTools } from "../submissions/submission-tools.ts";
 import { accountTools } from "../users/account-tools.ts";
@@ -23,6 +24,7 @@ export const tools: readonly Tool[] = [
   ...submissionTools,
   ...verificationTools,
   ...sandboxImageTools,
+  ...reviewTools,
 ];
 
 /** Every `svc://` resource template. */
@@ -30,4 +32,5 @@ export const resourceTemplates: readonly ResourceTemplate[] = [
   ...discoveryResources,
   ...artifactResources,
   ...verificationResources,
+  ...reviewResources,
 ];
