@@ -11,6 +11,7 @@ import { healthRoutes } from "./health-routes.ts";
 import { oauthMetadataRoutes } from "./oauth-metadata-routes.ts";
 import { protectedResourceMetadataUrl } from "./protected-resource-metadata.ts";
 import { publicBaseUrl } from "./request-principal.ts";
+import { reviewRoutes } from "./review-routes.ts";
 import { uploadRoutes } from "./upload-routes.ts";
 import { verificationRoutes } from "./verification-routes.ts";
 
@@ -58,6 +59,7 @@ export function buildApp(services: Services) {
   app.register(oauthMetadataRoutes, { services });
   app.register(uploadRoutes, { services });
   app.register(verificationRoutes, { services });
+  app.register(reviewRoutes, { services });
   app.register(adminRoutes, { services });
   return app;
 }

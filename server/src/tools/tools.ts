@@ -3,6 +3,7 @@ import { attemptTools } from "../attempts/attempt-tools.ts";
 import { authoringTools } from "../authoring/authoring-tools.ts";
 import { noteTools } from "../notes/note-tools.ts";
 import { discoveryResources, discoveryTools } from "../problems/discovery-tools.ts";
+import { reviewResources, reviewTools } from "../reviews/review-tools.ts";
 import { sandboxImageTools } from "../sandbox-images/sandbox-image-tools.ts";
 import { sealingTools } from "../sealing/sealing-tools.ts";
 import { submissionTools } from "../submissions/submission-tools.ts";
@@ -25,6 +26,7 @@ export const tools: readonly Tool[] = [
   ...verificationTools,
   ...sandboxImageTools,
   ...sealingTools,
+  ...reviewTools,
 ];
 
 /** Every `svc://` resource template. */
@@ -32,4 +34,5 @@ export const resourceTemplates: readonly ResourceTemplate[] = [
   ...discoveryResources,
   ...artifactResources,
   ...verificationResources,
+  ...reviewResources,
 ];

@@ -1,0 +1,41 @@
+import type { Sql } from "../../db/connect-sql.ts";
+import { readAssignmentRows, readNodeRows, readProcessRow } from "../read-process-rows.ts";
+import type { ReviewAssignmentRow, ReviewNodeRow, ReviewProcessRow } from "../review-records.ts";
+
+const PROCESS_ID = /^rpr_[0-9a-z]{10,32}$/;
+
+/** A process with every node and assignment, as stored; what the read models project. */
+export interface LoadedReviewProcess {
+  process: ReviewProcessRow;
+  /** In protocol order. */
+  nodes: ReviewNodeRow[];
+  /** Oldest claim first. */
+  assignments: ReviewAssignmentRow[];
+  /** The submitter's handle, for readers allowed to see who submitted. */
+  submitterHandle: string;
+  /** Who manages the subject: the Problem's owner, else the Campaign's (proposals). */
+  managerUserId: string | null;
+}
+
+/** The process with this id and everything under it, or null (a malformed id is simply unknown). */
+export async function loadReviewProcess(sql: Sql, processId: string): Promise<LoadedReviewProcess | null> {
+  if (!PROCESS_ID.test(processId)) return null;
+  const process = await readProcessRow(sql, processId);
+  if (!process) return null;
+  const nodes = await readNodeRows(sql, processId);
+  const order = new Map(process.protocol_snapshot.nodes.map((node, index) => [node.id, index]));
+  nodes.sort((a, b) => (order.get(a.node_id) ?? 0) - (order.get(b.node_id) ?? 0));
+  const assignments = await readAssignmentRows(sql, processId);
+  const [people] = await sql<{ handle: string; manager_user_id: string | null }[]>`
+    select u.handle,
+      coalesce((select owner_user_id from problems where id = ${process.problem_id}),
+        (select owner_user_id from campaigns where id = ${process.campaign_id})) as manager_user_id
+    from users u where u.id = ${process.subject_user_id}`;
+  return {
+    process,
+    nodes,
+    assignments,
+    submitterHandle: people?.handle ?? "",
+    managerUserId: people?.manager_user_id ?? null,
+  };
+}
