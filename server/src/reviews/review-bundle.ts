@@ -8,6 +8,13 @@ import type {
 } from "@svc/schemas";
 import type { Services } from "../context/services.ts";
 import { ServiceError } from "../errors/service-error.ts";
+import { readRunWithholding } from "../sealing/read-run-withholdings.ts";
+import {
+  isStageEvidenceWithheld,
+  isStageResultWithheld,
+  NOTHING_WITHHELD,
+  withholdingNotice,
+} from "../sealing/run-withholding.ts";
 import { blobMaterial, textMaterial } from "./bundle-material.ts";
 import type { BundleMaterial } from "./hosted-reviewer.ts";
 import { readAssignmentRows, readNodeRows } from "./read-process-rows.ts";
@@ -258,9 +265,31 @@ async function readStageEvidence(
       and st.position < (select position from verification_stage_results
                          where verification_run_id = ${process.verification_run_id} and stage_key = ${process.stage_key})
     order by st.position`;
+  // Reviewers are never the Problem's managers in this respect: a bundle shows every reviewer
+  // what a participant may see of a sealed evaluation's protected stages (spec 2.4).
+  const withholding = process.problem_revision_id
+    ? await readRunWithholding(
+        services.sql,
+        { viewer: BUNDLE_READER, now: services.clock() },
+        process.problem_revision_id,
+      )
+    : NOTHING_WITHHELD;
   const withScores = !hidden.includes("prior_scores");
-  return rows.map(({ score, ...stage }) => (withScores ? { ...stage, score } : stage));
+  return rows.map(({ score, ...stage }) => {
+    const resultWithheld = isStageResultWithheld(withholding, stage.stage_key);
+    const shown = {
+      ...stage,
+      result: resultWithheld ? null : stage.result,
+      evidence_md: isStageEvidenceWithheld(withholding, stage.stage_key)
+        ? withholdingNotice("Evidence of this protected stage", withholding.evidenceReleaseAt)
+        : stage.evidence_md,
+    };
+    return withScores ? { ...shown, score: resultWithheld ? null : score } : shown;
+  });
 }
+
+/** Who a bundle is built for: any reviewer, with no manager rights over the Problem. */
+const BUNDLE_READER = { userId: "", isAdministrator: false };
 
 /** The outputs of the node's `prior_nodes`: completed ones in full, skipped ones by reason. */
 async function readPriorNodes(

@@ -63,9 +63,9 @@ const resource =
   };
 
 /**
- * Every read a participant can make while the evaluation is sealed. Review tools (other
- * branches) add one row each; the first test fails when the registry has a read tool or template
- * without a row.
+ * Every read a participant can make while the evaluation is sealed; the first test fails when
+ * the registry has a read tool or template without a row. The reviewer's side is in
+ * review-leak.test.ts.
  */
 const table: LeakRow[] = [
   { covers: "whoami", read: tool("whoami", () => ({})) },
@@ -114,6 +114,22 @@ const table: LeakRow[] = [
     read: tool("prepare_reference_release", (c) => ({ revision_id: c.revisionId })),
   },
   { covers: "get_final_entry", read: tool("get_final_entry", (c) => ({ revision_id: c.revisionId })) },
+  // The review paths a participant without a seat can call; review-leak.test.ts reads every one
+  // of them as the reviewer of a sealed Submission.
+  { covers: "pick_review", read: tool("pick_review", () => ({})) },
+  {
+    covers: "get_review_process",
+    read: tool("get_review_process", () => ({ review_process_id: "rpr_0000000000" })),
+  },
+  {
+    covers: "get_review_case",
+    read: tool("get_review_case", () => ({ review_process_id: "rpr_0000000000", node_id: "readers" })),
+  },
+  { covers: "list_my_review_assignments", read: tool("list_my_review_assignments", () => ({})) },
+  {
+    covers: "get_review_assignment",
+    read: tool("get_review_assignment", () => ({ assignment_id: "ras_0000000000" })),
+  },
   // start_attempt is a write, but it returns the same resource lists as get_problem.
   { covers: "start_attempt", read: tool("start_attempt", (c) => ({ problem: c.slug })) },
   {
@@ -137,6 +153,10 @@ const table: LeakRow[] = [
     covers: "svc://authoring/skill/latest/{+path}",
     read: resource(() => "svc://authoring/skill/latest/SKILL.md"),
     document: true,
+  },
+  {
+    covers: "svc://review-processes/{review_process_id}",
+    read: resource(() => "svc://review-processes/rpr_0000000000"),
   },
   { covers: "svc://artifacts/{artifact_id}", read: resource((c) => `svc://artifacts/${c.artifactId}`) },
   {
