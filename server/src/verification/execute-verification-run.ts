@@ -69,12 +69,24 @@ export async function executeVerificationRun(services: Services, runId: string):
     for (let position = done.length; position < context.contract.stages.length; position++) {
       if (done.length > 0 && done.at(-1)!.result !== "verified") break;
       const stage = context.contract.stages[position]!;
-      await startStage(services, runId, position, stage);
-      const outcome = await runStage(services, context, stage);
+      // The stage is `queued` until its mechanism really starts: a stage waiting for its image or
+      // its conformance is not half-run, so re-polling it never counts as a restart.
+      await queueStage(services, runId, position, stage);
+      let started = false;
+      const start = async () => {
+        await startStage(services, runId, position);
+        started = true;
+      };
+      const outcome = await runStage(services, context, stage, start);
       if (outcome.kind === "awaiting_review") return outcome;
+      if (
+        !started &&
+        outcome.kind === "wait" &&
+        services.clock().getTime() - run.created_at.getTime() < MAX_WAIT_MS
+      )
+        return { kind: "waiting", reason: outcome.reason };
+      if (!started) await start();
       if (outcome.kind === "wait") {
-        if (services.clock().getTime() - run.created_at.getTime() < MAX_WAIT_MS)
-          return { kind: "waiting", reason: outcome.reason };
         await finishStage(services, runId, position, {
           kind: "finished",
           result: "inconclusive",
@@ -127,21 +139,22 @@ The submission was withdrawn before its verification began; nothing was run.',
   return true;
 }
 
-function runStage(
+/** Runs one stage; `start` marks it running, called once its mechanism is about to run. */
+async function runStage(
   services: Services,
   context: RunContext,
   stage: ContractStage,
+  start: () => Promise<void>,
 ): Promise<StageOutcome | AwaitingReviewOutcome> {
   switch (stage.kind) {
     case "sandbox":
-      return runSandboxStage(services, context, stage);
+      return await runSandboxStage(services, context, stage, start);
     case "review":
-      return runReviewStage(services, context, stage);
+      await start();
+      return await runReviewStage(services, context, stage);
     case "external":
-      return Promise.resolve(
-        notExecuted(
-          `external stage \`${stage.key}\`: attestations from ${stage.external_system ?? "the partner system"} are not received by this deployment`,
-        ),
+      return notExecuted(
+        `external stage \`${stage.key}\`: attestations from ${stage.external_system ?? "the partner system"} are not received by this deployment`,
       );
     default: {
       const never: never = stage.kind;
@@ -162,20 +175,26 @@ function notExecuted(reason: string): StageOutcome {
   };
 }
 
-async function startStage(
+/** The stage's row, `queued` until it starts; kept as it is when the run is executed again. */
+async function queueStage(
   services: Services,
   runId: string,
   position: number,
   stage: ContractStage,
 ): Promise<void> {
-  const now = services.clock();
   await services.sql`
-    insert into verification_stage_results (verification_run_id, position, stage_key, kind, status, started_at)
-    values (${runId}, ${position}, ${stage.key}, ${stage.kind}, 'running', ${now})
-    on conflict (verification_run_id, position) do update
+    insert into verification_stage_results (verification_run_id, position, stage_key, kind, status)
+    values (${runId}, ${position}, ${stage.key}, ${stage.kind}, 'queued')
+    on conflict (verification_run_id, position) do nothing`;
+}
+
+async function startStage(services: Services, runId: string, position: number): Promise<void> {
+  await services.sql`
+    update verification_stage_results
     -- A half-run sandbox stage starts over; a review stage resumed on its process keeps its start.
-    set started_at = case when verification_stage_results.kind = 'review'
-                          then verification_stage_results.started_at else excluded.started_at end`;
+    set status = 'running',
+      started_at = case when kind = 'review' and started_at is not null then started_at else ${services.clock()} end
+    where verification_run_id = ${runId} and position = ${position} and status <> 'finished'`;
 }
 
 async function finishStage(

@@ -43,6 +43,8 @@ export async function runSandboxStage(
   services: Services,
   context: RunContext,
   stage: ContractStage,
+  /** Marks the stage running: called just before the checker runs, never while it waits. */
+  start: () => Promise<void>,
 ): Promise<StageOutcome> {
   const { current, pending } = await currentImplementation(
     services.sql,
@@ -76,6 +78,7 @@ export async function runSandboxStage(
   if (resolution.kind === "failed") return notRun("error", resolution.reason);
 
   const job = await checkerJob(services, context, stage, current);
+  await start();
   const outcome = await services.sandbox.run(job, resolution.binding);
   return await recordOutcome(services, current, outcome);
 }

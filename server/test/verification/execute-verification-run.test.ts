@@ -118,6 +118,29 @@ describeWithDatabase("executing a verification run", () => {
     expect(run.stage_results[0]!.mechanism).toEqual({ sandbox: null, review: null, external: null });
   });
 
+  it("re-polls a waiting stage any number of times without counting restarts, then runs it", async () => {
+    const files = withSlug("valid-builtin-sat", "sat-long-wait");
+    const contract = JSON.parse(Buffer.from(files["verifier-contract.json"]!).toString());
+    contract.title = "Satisfying assignment, long pending";
+    files["verifier-contract.json"] = JSON.stringify(contract);
+    const pending = await publishProblem(services, author, files);
+    const { verification_run_id } = await seedSubmission(services, solver, pending, assignment("v 1 2 -3 0"));
+    for (let poll = 0; poll < MAX_RESTARTS + 3; poll++) {
+      expect((await executeVerificationRun(services, verification_run_id)).kind).toBe("waiting");
+    }
+    const waiting = await read(verification_run_id);
+    expect(waiting.stage_results[0]).toMatchObject({ status: "queued", started_at: null });
+    const [row] = await db.sql<{ restarts: number }[]>`
+      select restarts from verification_runs where id = ${verification_run_id}`;
+    expect(row!.restarts).toBe(0);
+
+    await passConformance(db.sql, pending.verifier_contract_id);
+    expect(await executeVerificationRun(services, verification_run_id)).toEqual({
+      kind: "finished",
+      result: "verified",
+    });
+  });
+
   it("finishes review and external stages inconclusive, after the sandbox stage passes", async () => {
     const files = withSlug("valid-builtin-sat", "sat-with-external");
     const contract = JSON.parse(Buffer.from(files["verifier-contract.json"]!).toString());
