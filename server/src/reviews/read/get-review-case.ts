@@ -3,7 +3,7 @@ import type { Services } from "../../context/services.ts";
 import { ServiceError } from "../../errors/service-error.ts";
 import type { Viewer } from "../../work/viewer.ts";
 import { advanceReviewProcess } from "../advance-review-process.ts";
-import { reviewNodeState } from "../node-state.ts";
+import { holdPassed, reviewNodeState } from "../node-state.ts";
 import { buildReviewBundle, type ReviewBundle } from "../review-bundle.ts";
 import { reviewerStanding } from "../review-eligibility.ts";
 import type { ReviewAssignmentRow } from "../review-records.ts";
@@ -127,6 +127,6 @@ export function currentAssignmentOf(
   return assignments.find(
     (a) =>
       a.reviewer_user_id === userId &&
-      (a.status === "submitted" || (a.status === "claimed" && (a.hold_until === null || a.hold_until > now))),
+      (a.status === "submitted" || (a.status === "claimed" && !holdPassed(a, now))),
   );
 }

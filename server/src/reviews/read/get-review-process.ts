@@ -2,6 +2,7 @@ import type { Services } from "../../context/services.ts";
 import { ServiceError } from "../../errors/service-error.ts";
 import type { Viewer } from "../../work/viewer.ts";
 import { advanceReviewProcess } from "../advance-review-process.ts";
+import { holdPassed } from "../node-state.ts";
 import { type LoadedReviewProcess, loadReviewProcess } from "./load-review-process.ts";
 import { type ProcessReader, processReaderOf } from "./process-reader.ts";
 import { type ReviewProcessView, toReviewProcessView } from "./review-process-view.ts";
@@ -54,11 +55,9 @@ export async function getReviewProcess(
 /** Whether something time-dependent is due that the stored rows do not show yet. */
 export function timePassedUnrecorded(loaded: LoadedReviewProcess, now: Date): boolean {
   if (loaded.process.status !== "open") return false;
-  const holdPassed = loaded.assignments.some(
-    (a) => a.status === "claimed" && a.hold_until !== null && a.hold_until <= now,
-  );
+  const holdLapsed = loaded.assignments.some((a) => a.status === "claimed" && holdPassed(a, now));
   const deadlinePassed = loaded.nodes.some(
     (n) => n.status === "open" && n.deadline_at !== null && n.deadline_at <= now,
   );
-  return holdPassed || deadlinePassed;
+  return holdLapsed || deadlinePassed;
 }

@@ -1,3 +1,4 @@
+import { holdPassed } from "../node-state.ts";
 import type { ReviewAssignmentRow } from "../review-records.ts";
 import { assignmentUrl, caseUrl } from "./review-links.ts";
 
@@ -58,7 +59,7 @@ export function toAssignmentView(
   lens: AssignmentLens,
 ): ReviewAssignmentView {
   const own = row.reviewer_user_id !== null && row.reviewer_user_id === readerId;
-  const lapsed = row.status === "claimed" && row.hold_until !== null && row.hold_until <= lens.now;
+  const lapsed = row.status === "claimed" && holdPassed(row, lens.now);
   const submitted = row.status === "submitted";
   const visible = submitted && (own || lens.nodeCompleted);
   return {
