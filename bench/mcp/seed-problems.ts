@@ -1,4 +1,4 @@
-import type { Pool } from "../../server/src/db/connect-sql.ts";
+import type { Pool } from "../../server/src/core/db/connect-sql.ts";
 
 /**
  * Inserts `count` listed, open, standalone problems with one revision each, with statements of

@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
 import postgres from "postgres";
-import { connectSql, type Pool } from "../../server/src/db/connect-sql.ts";
-import { migrate } from "../../server/src/db/migrate.ts";
-import { openDatabase } from "../../server/src/db/open-database.ts";
+import { connectSql, type Pool } from "../../server/src/core/db/connect-sql.ts";
+import { migrate } from "../../server/src/core/db/migrate.ts";
+import { openDatabase } from "../../server/src/core/db/open-database.ts";
 
 export interface BenchDatabase {
   sql: Pool;

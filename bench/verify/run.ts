@@ -15,11 +15,11 @@ import { pino } from "pino";
 import { runChecker } from "../../app/src/sandbox/run-checker.ts";
 import { uploadArtifact } from "../../server/src/artifacts/upload-artifact.ts";
 import { startAttempt } from "../../server/src/attempts/start-attempt.ts";
-import { openServices } from "../../server/src/context/open-services.ts";
+import { openServices } from "../../server/src/edges/cli/open-services.ts";
+import type { ToolContext } from "../../server/src/edges/mcp/tools/tool.ts";
+import { startWorker } from "../../server/src/edges/worker/start-worker.ts";
 import { createSubmission } from "../../server/src/submissions/create-submission.ts";
-import type { ToolContext } from "../../server/src/tools/tool.ts";
 import { localSandboxRunner } from "../../server/src/verification/local-sandbox-runner.ts";
-import { startWorker } from "../../server/src/worker/start-worker.ts";
 import { newAuthor, newUser } from "../../server/test/authoring/support/authoring-harness.ts";
 import {
   passConformance,
@@ -92,8 +92,8 @@ try {
   async function endToEnd(concurrency: number): Promise<number> {
     const attempts: Array<{ attempt_id: string; artifact_id: string }> = [];
     for (let i = 0; i < SUBMISSIONS; i++) {
-      const { attempt } = await startAttempt(context, { problem: problem.problem_id });
-      const { artifact } = await uploadArtifact(context, {
+      const { attempt } = await startAttempt(context.services, context, { problem: problem.problem_id });
+      const { artifact } = await uploadArtifact(context.services, context, {
         attempt_id: attempt.id,
         filename: "a.txt",
         content_text: `v 1 2 -3 0 %${i}\n`,
@@ -106,7 +106,7 @@ try {
     await Promise.all(
       Array.from({ length: 4 }, async (_, lane) => {
         for (let i = lane; i < attempts.length; i += 4) {
-          const created = await createSubmission(context, {
+          const created = await createSubmission(context.services, context, {
             attempt_id: attempts[i]!.attempt_id,
             artifacts: [{ role: "assignment", artifact_id: attempts[i]!.artifact_id }],
           });

@@ -8,5 +8,5 @@ if (major < 22 || (major === 22 && minor < 18)) {
   );
   process.exit(2);
 }
-const { runServerCli } = await import("../src/main.ts");
+const { runServerCli } = await import("../src/edges/cli/main.ts");
 process.exitCode = await runServerCli(process.argv.slice(2));

@@ -1,4 +1,4 @@
-import type { Sql } from "../db/connect-sql.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
 import { ARTIFACT_COLUMNS, type ArtifactRow } from "./artifact.ts";
 
 const ARTIFACT_ID = /^art_[0-9a-z]{10,32}$/;

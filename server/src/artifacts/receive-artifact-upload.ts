@@ -1,9 +1,9 @@
 import { findAttempt } from "../attempts/find-attempt.ts";
 import { requireActive } from "../attempts/read-attempt.ts";
-import { BlobRefusalCode, BlobRefusedError, type BlobSource } from "../blobs/index.ts";
-import type { Services } from "../context/services.ts";
-import { ServiceError } from "../errors/service-error.ts";
-import type { SignedUpload } from "../http/signed-upload-url.ts";
+import { BlobRefusalCode, BlobRefusedError, type BlobSource } from "../core/blobs/index.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
+import type { Services } from "../core/services/services.ts";
+import type { SignedUpload } from "../core/signing/signed-upload-url.ts";
 import { type Artifact, toArtifact } from "./artifact.ts";
 import { findArtifact } from "./find-artifact.ts";
 import { insertArtifact } from "./insert-artifact.ts";

@@ -1,11 +1,12 @@
 import { mediaTypeOf } from "@svc/app";
 import { AttemptAccess, readAttempt, requireActive } from "../attempts/read-attempt.ts";
-import { isContentHash } from "../blobs/content-hash.ts";
-import { ServiceError } from "../errors/service-error.ts";
-import { signUploadUrl } from "../http/signed-upload-url.ts";
-import { IdPrefix, randomId } from "../ids/random-id.ts";
-import { signedUrlExpiry } from "../signing/signed-url-expiry.ts";
-import type { ToolContext } from "../tools/tool.ts";
+import { isContentHash } from "../core/blobs/content-hash.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
+import { IdPrefix, randomId } from "../core/ids/random-id.ts";
+import type { Services } from "../core/services/services.ts";
+import { signUploadUrl } from "../core/signing/signed-upload-url.ts";
+import { signedUrlExpiry } from "../core/signing/signed-url-expiry.ts";
+import type { Caller } from "../users/caller.ts";
 import { viewerOf } from "../work/viewer.ts";
 import { MAX_ARTIFACT_BYTES } from "./artifact-limits.ts";
 
@@ -32,11 +33,12 @@ export interface RequestedArtifactUpload {
  * the Artifact (receiveArtifactUpload); nothing exists as an Artifact before it.
  */
 export async function requestArtifactUpload(
-  context: ToolContext,
+  services: Services,
+  caller: Caller,
   input: RequestArtifactUploadInput,
 ): Promise<RequestedArtifactUpload> {
-  const { services, baseUrl } = context;
-  const viewer = viewerOf(context.principal);
+  const { baseUrl } = caller;
+  const viewer = viewerOf(caller.principal);
   if (input.size_bytes > MAX_ARTIFACT_BYTES) {
     throw new ServiceError(
       "too_large",

@@ -1,8 +1,9 @@
 import { AttemptAccess, readAttempt, requireActive } from "../attempts/read-attempt.ts";
-import { inTransaction } from "../db/in-transaction.ts";
-import { ServiceError } from "../errors/service-error.ts";
+import { inTransaction } from "../core/db/in-transaction.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
+import type { Services } from "../core/services/services.ts";
 import { signedDownloads } from "../problems/signed-download.ts";
-import type { ToolContext } from "../tools/tool.ts";
+import type { Caller } from "../users/caller.ts";
 import { viewerOf } from "../work/viewer.ts";
 import { type Artifact, toArtifact } from "./artifact.ts";
 import { insertArtifact } from "./insert-artifact.ts";
@@ -15,11 +16,12 @@ import { readArtifact } from "./read-artifact.ts";
  * The source is locked while it is copied, so it cannot be withdrawn halfway.
  */
 export async function reuseArtifact(
-  context: ToolContext,
+  services: Services,
+  caller: Caller,
   input: { attempt_id: string; artifact_id: string },
 ): Promise<{ artifact: Artifact }> {
-  const { sql, clock } = context.services;
-  const viewer = viewerOf(context.principal);
+  const { sql, clock } = services;
+  const viewer = viewerOf(caller.principal);
   const row = await inTransaction(sql, async (tx) => {
     const { attempt } = await readAttempt(tx, viewer, input.attempt_id, {
       access: AttemptAccess.own,
@@ -62,5 +64,5 @@ export async function reuseArtifact(
       clock(),
     );
   });
-  return { artifact: toArtifact(row, signedDownloads(context)) };
+  return { artifact: toArtifact(row, signedDownloads(services, caller)) };
 }

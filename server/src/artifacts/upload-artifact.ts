@@ -1,9 +1,10 @@
 import { mediaTypeOf } from "@svc/app";
 import { AttemptAccess, readAttempt, requireActive } from "../attempts/read-attempt.ts";
-import { inTransaction } from "../db/in-transaction.ts";
-import { ServiceError } from "../errors/service-error.ts";
+import { inTransaction } from "../core/db/in-transaction.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
+import type { Services } from "../core/services/services.ts";
 import { signedDownloads } from "../problems/signed-download.ts";
-import type { ToolContext } from "../tools/tool.ts";
+import type { Caller } from "../users/caller.ts";
 import { viewerOf } from "../work/viewer.ts";
 import { type Artifact, toArtifact } from "./artifact.ts";
 import { MAX_INLINE_ARTIFACT_BYTES } from "./artifact-limits.ts";
@@ -27,11 +28,12 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
  * Attempt that ended meanwhile.
  */
 export async function uploadArtifact(
-  context: ToolContext,
+  services: Services,
+  caller: Caller,
   input: UploadArtifactInput,
 ): Promise<{ artifact: Artifact }> {
-  const { sql, blobs, clock } = context.services;
-  const viewer = viewerOf(context.principal);
+  const { sql, blobs, clock } = services;
+  const viewer = viewerOf(caller.principal);
   const bytes = decodeContent(input);
   if (bytes.byteLength > MAX_INLINE_ARTIFACT_BYTES) {
     throw new ServiceError(
@@ -65,7 +67,7 @@ export async function uploadArtifact(
       clock(),
     );
   });
-  return { artifact: toArtifact(row, signedDownloads(context)) };
+  return { artifact: toArtifact(row, signedDownloads(services, caller)) };
 }
 
 /** The bytes of exactly one of `content_text` and `content_base64`. */

@@ -1,5 +1,6 @@
-import { inTransaction } from "../db/in-transaction.ts";
-import type { ToolContext } from "../tools/tool.ts";
+import { inTransaction } from "../core/db/in-transaction.ts";
+import type { Services } from "../core/services/services.ts";
+import type { Caller } from "../users/caller.ts";
 import { viewerOf } from "../work/viewer.ts";
 import { ARTIFACT_COLUMNS, type Artifact, type ArtifactRow, toArtifact } from "./artifact.ts";
 import { readArtifact } from "./read-artifact.ts";
@@ -13,11 +14,12 @@ import { readArtifact } from "./read-artifact.ts";
  * as it is. Ended Attempts' Artifacts may be withdrawn too.
  */
 export async function withdrawArtifact(
-  context: ToolContext,
+  services: Services,
+  caller: Caller,
   input: { artifact_id: string },
 ): Promise<{ artifact: Artifact }> {
-  const { sql, clock } = context.services;
-  const viewer = viewerOf(context.principal);
+  const { sql, clock } = services;
+  const viewer = viewerOf(caller.principal);
   const row = await inTransaction(sql, async (tx) => {
     const artifact = await readArtifact(tx, viewer, input.artifact_id, { access: "own", lock: true });
     if (artifact.withdrawn_at !== null) return artifact;

@@ -1,4 +1,4 @@
-import type { Sql } from "../db/connect-sql.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
 import { NOTE_COLUMNS, type Note, type NoteRow, toNote } from "../notes/note.ts";
 import { type RunReader, readRunWithholding } from "../sealing/read-run-withholdings.ts";
 import { type RunWithholding, withholdingNotice } from "../sealing/run-withholding.ts";

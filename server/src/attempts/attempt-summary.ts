@@ -1,4 +1,4 @@
-import type { Sql } from "../db/connect-sql.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
 import { type RunReader, readRunWithholding } from "../sealing/read-run-withholdings.ts";
 
 /** The latest VerificationRun of the caller's Submissions on a Problem, as a summary reports it. */

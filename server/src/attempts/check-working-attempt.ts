@@ -1,4 +1,4 @@
-import type { Sql } from "../db/connect-sql.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
 import { findProblem } from "../problems/find-problem.ts";
 import type { Viewer } from "../work/viewer.ts";
 import { canReadWork } from "../work/work-access.ts";

@@ -1,4 +1,4 @@
-import { ServiceError } from "../errors/service-error.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
 import type { Viewer } from "../work/viewer.ts";
 import type { AttemptRow } from "./attempt.ts";
 

@@ -1,7 +1,8 @@
-import { inTransaction } from "../db/in-transaction.ts";
+import { inTransaction } from "../core/db/in-transaction.ts";
+import type { Services } from "../core/services/services.ts";
 import { insertNote } from "../notes/insert-note.ts";
 import { type Note, NoteKind } from "../notes/note.ts";
-import type { ToolContext } from "../tools/tool.ts";
+import type { Caller } from "../users/caller.ts";
 import { viewerOf } from "../work/viewer.ts";
 import { type Attempt, type AttemptOutcome, toAttempt } from "./attempt.ts";
 import { findAttempt } from "./find-attempt.ts";
@@ -14,11 +15,12 @@ import { AttemptAccess, readAttempt, requireActive } from "./read-attempt.ts";
  * `attempt_ended` (the database keeps `ended_at` write-once as well).
  */
 export async function endAttempt(
-  context: ToolContext,
+  services: Services,
+  caller: Caller,
   input: { attempt_id: string; outcome: AttemptOutcome; note_md: string },
 ): Promise<{ attempt: Attempt; note: Note }> {
-  const { sql, clock } = context.services;
-  const viewer = viewerOf(context.principal);
+  const { sql, clock } = services;
+  const viewer = viewerOf(caller.principal);
   return inTransaction(sql, async (tx) => {
     const { attempt } = await readAttempt(tx, viewer, input.attempt_id, {
       access: AttemptAccess.own,

@@ -1,4 +1,4 @@
-import type { Sql } from "../db/connect-sql.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
 import { ATTEMPT_COLUMNS, type AttemptRow } from "./attempt.ts";
 
 /** An Attempt id: `att_` and 10 to 32 characters of [0-9a-z]. */

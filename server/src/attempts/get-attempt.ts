@@ -1,9 +1,10 @@
 import type { Artifact } from "../artifacts/artifact.ts";
 import { attemptArtifacts } from "../artifacts/list-artifacts.ts";
+import type { Services } from "../core/services/services.ts";
 import { NOTE_COLUMNS, type Note, type NoteRow, toNote } from "../notes/note.ts";
 import { readSubmissions } from "../submissions/read-submissions.ts";
 import type { Submission } from "../submissions/submission.ts";
-import type { ToolContext } from "../tools/tool.ts";
+import type { Caller } from "../users/caller.ts";
 import { viewerOf } from "../work/viewer.ts";
 import { type Attempt, toAttempt } from "./attempt.ts";
 import { AttemptAccess, readAttempt } from "./read-attempt.ts";
@@ -21,11 +22,12 @@ export type AttemptDetail = Attempt & {
  * note count, summary note, Artifacts and a summary of each Submission with its latest run.
  */
 export async function getAttempt(
-  context: ToolContext,
+  services: Services,
+  caller: Caller,
   input: { attempt_id: string },
 ): Promise<{ attempt: AttemptDetail }> {
-  const { sql } = context.services;
-  const viewer = viewerOf(context.principal);
+  const { sql } = services;
+  const viewer = viewerOf(caller.principal);
   const { attempt } = await readAttempt(sql, viewer, input.attempt_id, { access: AttemptAccess.read });
   const [counts] = await sql<{ notes: number }[]>`
     select count(*)::int as notes from notes where attempt_id = ${attempt.id}`;
@@ -37,12 +39,8 @@ export async function getAttempt(
       ...toAttempt(attempt),
       notes_count: counts?.notes ?? 0,
       summary_note: summary ? toNote(summary) : null,
-      artifacts: await attemptArtifacts(sql, context, viewer, attempt.id),
-      submissions: await readSubmissions(
-        sql,
-        { attemptId: attempt.id },
-        { viewer, now: context.services.clock() },
-      ),
+      artifacts: await attemptArtifacts(sql, services, caller, viewer, attempt.id),
+      submissions: await readSubmissions(sql, { attemptId: attempt.id }, { viewer, now: services.clock() }),
     },
   };
 }

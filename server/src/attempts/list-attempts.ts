@@ -1,5 +1,6 @@
+import type { Services } from "../core/services/services.ts";
 import { readProblem } from "../problems/read-problem.ts";
-import type { ToolContext } from "../tools/tool.ts";
+import type { Caller } from "../users/caller.ts";
 import { viewerOf } from "../work/viewer.ts";
 import { canManageWork } from "../work/work-access.ts";
 import type { Attempt } from "./attempt.ts";
@@ -11,11 +12,12 @@ import { pageAttempts } from "./page-attempts.ts";
  * their own; the Problem's managers (owner, administrators) see everyone's. `scope` says which.
  */
 export async function listAttempts(
-  context: ToolContext,
+  services: Services,
+  caller: Caller,
   input: { problem: string; limit: number; cursor?: string },
 ): Promise<{ attempts: Attempt[]; cursor: string | null; scope: "own" | "all" }> {
-  const { sql } = context.services;
-  const viewer = viewerOf(context.principal);
+  const { sql } = services;
+  const viewer = viewerOf(caller.principal);
   const problem = await readProblem(sql, viewer, input.problem);
   const all = canManageWork(viewer, problem);
   const filters = [sql`a.problem_id = ${problem.id}`];

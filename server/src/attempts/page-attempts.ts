@@ -1,6 +1,6 @@
 import type postgres from "postgres";
-import type { Sql } from "../db/connect-sql.ts";
-import { cursorFingerprint, decodeCursor, encodeCursor } from "../problems/page-cursor.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
+import { cursorFingerprint, decodeCursor, encodeCursor } from "../core/paging/page-cursor.ts";
 import { ATTEMPT_COLUMNS, type Attempt, type AttemptRow, toAttempt } from "./attempt.ts";
 
 /**

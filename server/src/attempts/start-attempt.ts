@@ -1,8 +1,9 @@
-import type { Sql } from "../db/connect-sql.ts";
-import { inTransaction } from "../db/in-transaction.ts";
-import { isUniqueViolation } from "../db/is-unique-violation.ts";
-import { ServiceError } from "../errors/service-error.ts";
-import { IdPrefix, randomId } from "../ids/random-id.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
+import { inTransaction } from "../core/db/in-transaction.ts";
+import { isUniqueViolation } from "../core/db/is-unique-violation.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
+import { IdPrefix, randomId } from "../core/ids/random-id.ts";
+import type { Services } from "../core/services/services.ts";
 import { findProblem } from "../problems/find-problem.ts";
 import { problemEnvelope } from "../problems/get-problem.ts";
 import type { ProblemRow } from "../problems/problem-row.ts";
@@ -10,7 +11,7 @@ import { readProblem } from "../problems/read-problem.ts";
 import type { ReferenceResourceEntry } from "../problems/reference-resource-entries.ts";
 import type { SkillResourceEntry } from "../skills/skill-resource-entries.ts";
 import { readContractTerms } from "../submissions/submission-requirements.ts";
-import type { ToolContext } from "../tools/tool.ts";
+import type { Caller } from "../users/caller.ts";
 import { type Viewer, viewerOf } from "../work/viewer.ts";
 import { canReadWork } from "../work/work-access.ts";
 import { type Attempt, toAttempt } from "./attempt.ts";
@@ -45,9 +46,13 @@ export interface StartedAttempt {
  * (the column is unique). Several active Attempts per user and Problem are allowed (separate lines
  * of work); the result hints when others are active.
  */
-export async function startAttempt(context: ToolContext, input: StartAttemptInput): Promise<StartedAttempt> {
-  const { sql, clock } = context.services;
-  const viewer = viewerOf(context.principal);
+export async function startAttempt(
+  services: Services,
+  caller: Caller,
+  input: StartAttemptInput,
+): Promise<StartedAttempt> {
+  const { sql, clock } = services;
+  const viewer = viewerOf(caller.principal);
   const problem = await readProblem(sql, viewer, input.problem);
   if (problem.status !== "open") {
     throw new ServiceError(
@@ -58,7 +63,7 @@ export async function startAttempt(context: ToolContext, input: StartAttemptInpu
   }
   const now = clock();
   // The envelope checks the revision exists before anything is written.
-  const envelope = await problemEnvelope(context, problem, input.revision, now);
+  const envelope = await problemEnvelope(services, caller, problem, input.revision, now);
   const { attempt, predecessor } = await inTransaction(sql, async (tx) => {
     const predecessor =
       input.continues_attempt_id === undefined

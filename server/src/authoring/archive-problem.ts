@@ -1,4 +1,4 @@
-import type { Services } from "../context/services.ts";
+import type { Services } from "../core/services/services.ts";
 import { Capability } from "../users/capability.ts";
 import type { Principal } from "../users/principal.ts";
 import { requireCapability } from "../users/require-capability.ts";

@@ -1,5 +1,5 @@
-import type { Sql } from "../db/connect-sql.ts";
-import { ServiceError } from "../errors/service-error.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
 import type { PublishResult } from "./publish-result.ts";
 import type { LiveSnapshot } from "./read-live-state.ts";
 import type { UploadState } from "./upload-state.ts";

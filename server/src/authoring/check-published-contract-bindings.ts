@@ -1,5 +1,5 @@
 import type { Plan, PlanProblem, ReferenceInputSlot } from "@svc/schemas";
-import type { Sql } from "../db/connect-sql.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
 import { problemFile } from "./package-files.ts";
 import type { ValidationError } from "./validation-result.ts";
 

@@ -1,5 +1,5 @@
 import type { Plan } from "@svc/schemas";
-import type { Services } from "../context/services.ts";
+import type { Services } from "../core/services/services.ts";
 import { imageKind, liveImageState } from "../sandbox-images/image-state.ts";
 import type { ImageStatus } from "./validation-result.ts";
 

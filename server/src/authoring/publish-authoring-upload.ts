@@ -1,6 +1,6 @@
-import type { Services } from "../context/services.ts";
-import { isUniqueViolation } from "../db/is-unique-violation.ts";
-import { ServiceError } from "../errors/service-error.ts";
+import { isUniqueViolation } from "../core/db/is-unique-violation.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
+import type { Services } from "../core/services/services.ts";
 import { Capability } from "../users/capability.ts";
 import { type LiveRole, liveRole } from "../users/live-role.ts";
 import type { Principal } from "../users/principal.ts";

@@ -1,4 +1,4 @@
-import { IdPrefix, randomId } from "../ids/random-id.ts";
+import { IdPrefix, randomId } from "../core/ids/random-id.ts";
 import type { PublishContext } from "./publish-context.ts";
 import type { Visibility } from "./publish-result.ts";
 import type { LiveRead } from "./read-live-state.ts";

@@ -1,5 +1,5 @@
 import type { Plan } from "@svc/schemas";
-import type { Sql } from "../db/connect-sql.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
 import type { WorkAuditEntry } from "./record-work-audit.ts";
 
 /** What each step of a publication works with, inside the publishing transaction. */

@@ -1,5 +1,5 @@
 import type { PlanProblem } from "@svc/schemas";
-import { IdPrefix, randomId } from "../ids/random-id.ts";
+import { IdPrefix, randomId } from "../core/ids/random-id.ts";
 import { sealedSlots } from "../problems/sealed-slots.ts";
 import { evaluationIdOf } from "../sealing/evaluation-id.ts";
 import type { CampaignPlacement } from "./publish-campaign.ts";

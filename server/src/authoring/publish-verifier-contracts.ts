@@ -1,5 +1,5 @@
 import { hashJson } from "@svc/app";
-import { IdPrefix, randomId } from "../ids/random-id.ts";
+import { IdPrefix, randomId } from "../core/ids/random-id.ts";
 import { byteOrder, type PublishContext } from "./publish-context.ts";
 
 /**

@@ -2,7 +2,7 @@ import { buffer } from "node:stream/consumers";
 import type { FileTree } from "@svc/app/tree/file-tree.ts";
 import { SERVER_ARCHIVE_LIMITS } from "@svc/app/tree/file-tree.ts";
 import { openZipTree } from "@svc/app/tree/open-zip-tree.ts";
-import type { BlobStore } from "../blobs/blob-store.ts";
+import type { BlobStore } from "../core/blobs/blob-store.ts";
 
 /**
  * The package inside an uploaded archive, unpacked in memory under the server's ceilings (spec 8:

@@ -1,7 +1,7 @@
-import { BlobRefusalCode, BlobRefusedError, type BlobSource } from "../blobs/index.ts";
-import type { Services } from "../context/services.ts";
-import { ServiceError } from "../errors/service-error.ts";
-import { verifySignedUploadPath } from "../http/signed-upload-url.ts";
+import { BlobRefusalCode, BlobRefusedError, type BlobSource } from "../core/blobs/index.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
+import type { Services } from "../core/services/services.ts";
+import { verifySignedUploadPath } from "../core/signing/signed-upload-url.ts";
 import { UploadState } from "./upload-state.ts";
 
 export interface ReceivedUpload {

@@ -1,9 +1,9 @@
-import { isContentHash } from "../blobs/content-hash.ts";
-import type { Services } from "../context/services.ts";
-import { ServiceError } from "../errors/service-error.ts";
-import { signUploadUrl } from "../http/signed-upload-url.ts";
-import { IdPrefix, randomId } from "../ids/random-id.ts";
-import { signedUrlExpiry } from "../signing/signed-url-expiry.ts";
+import { isContentHash } from "../core/blobs/content-hash.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
+import { IdPrefix, randomId } from "../core/ids/random-id.ts";
+import type { Services } from "../core/services/services.ts";
+import { signUploadUrl } from "../core/signing/signed-upload-url.ts";
+import { signedUrlExpiry } from "../core/signing/signed-url-expiry.ts";
 import type { Principal } from "../users/principal.ts";
 import { requireScope } from "../users/require-scope.ts";
 import { Scope } from "../users/scope.ts";

@@ -1,7 +1,7 @@
 import { sha256 } from "@svc/app";
 import type { FileTree } from "@svc/app/tree/file-tree.ts";
 import type { Plan } from "@svc/schemas";
-import type { BlobStore } from "../blobs/blob-store.ts";
+import type { BlobStore } from "../core/blobs/blob-store.ts";
 
 /**
  * Puts into the blob store every file a publication's records point at by hash: skill files,

@@ -1,8 +1,8 @@
 import { lintPackage } from "@svc/app";
 import { TreeError } from "@svc/app/tree/file-tree.ts";
 import { validationConformance } from "../conformance/validation-conformance.ts";
-import type { Services } from "../context/services.ts";
-import { ServiceError } from "../errors/service-error.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
+import type { Services } from "../core/services/services.ts";
 import { registerImages } from "../sandbox-images/register-images.ts";
 import { Capability } from "../users/capability.ts";
 import { liveRole } from "../users/live-role.ts";

@@ -1,4 +1,4 @@
-import type { Sql } from "../db/connect-sql.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
 import type { CampaignRow } from "./campaign-row.ts";
 
 const CAMPAIGN_ID = /^cmp_[0-9a-z]{10,32}$/;

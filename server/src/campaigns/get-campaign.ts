@@ -1,5 +1,5 @@
-import type { Sql } from "../db/connect-sql.ts";
-import { cursorFingerprint, decodeCursor, encodeCursor } from "../problems/page-cursor.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
+import { cursorFingerprint, decodeCursor, encodeCursor } from "../core/paging/page-cursor.ts";
 import { pageProblems } from "../problems/page-problems.ts";
 import { type Problem, toProblem } from "../problems/problem.ts";
 import type { Viewer } from "../work/viewer.ts";

@@ -1,4 +1,4 @@
-import type { Sql } from "../db/connect-sql.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
 import type { Viewer } from "../work/viewer.ts";
 import { type Campaign, toCampaign } from "./campaign.ts";
 import type { CampaignRow } from "./campaign-row.ts";

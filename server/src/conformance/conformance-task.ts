@@ -1,5 +1,5 @@
 import type { Task } from "graphile-worker";
-import type { Services } from "../context/services.ts";
+import type { Services } from "../core/services/services.ts";
 import { CONFORMANCE_TASK } from "./enqueue-conformance.ts";
 import { runImplementationConformance } from "./run-implementation-conformance.ts";
 

@@ -1,4 +1,4 @@
-import type { Sql } from "../db/connect-sql.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
 
 /** The graphile-worker task that runs an implementation's conformance fixtures. */
 export const CONFORMANCE_TASK = "run_conformance";

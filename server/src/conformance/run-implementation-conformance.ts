@@ -2,7 +2,7 @@ import { runConformance } from "@svc/app/sandbox/run-conformance.ts";
 import { checkerImplementation } from "@svc/app/sandbox/stage-job.ts";
 import type { VerifierContractFile } from "@svc/schemas";
 import type postgres from "postgres";
-import type { Services } from "../context/services.ts";
+import type { Services } from "../core/services/services.ts";
 import { readBlobBytes } from "../problems/read-blob-bytes.ts";
 import type { RunnableImplementation } from "../verification/current-implementation.ts";
 import { resolveBinding } from "../verification/resolve-binding.ts";

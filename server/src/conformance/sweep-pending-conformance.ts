@@ -1,4 +1,4 @@
-import type { Services } from "../context/services.ts";
+import type { Services } from "../core/services/services.ts";
 import { resolveBinding } from "../verification/resolve-binding.ts";
 import { enqueueConformance } from "./enqueue-conformance.ts";
 

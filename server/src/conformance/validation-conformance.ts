@@ -3,7 +3,7 @@ import { runConformance } from "@svc/app/sandbox/run-conformance.ts";
 import { checkerImplementation } from "@svc/app/sandbox/stage-job.ts";
 import type { FileTree } from "@svc/app/tree/file-tree.ts";
 import type { Plan } from "@svc/schemas";
-import type { Services } from "../context/services.ts";
+import type { Services } from "../core/services/services.ts";
 import { resolveBinding } from "../verification/resolve-binding.ts";
 
 /** One entry of validate_authoring_upload's `conformance` (spec 4.1). */

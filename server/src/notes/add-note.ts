@@ -1,17 +1,19 @@
 import { AttemptAccess, readAttempt, requireActive } from "../attempts/read-attempt.ts";
-import { inTransaction } from "../db/in-transaction.ts";
-import type { ToolContext } from "../tools/tool.ts";
+import { inTransaction } from "../core/db/in-transaction.ts";
+import type { Services } from "../core/services/services.ts";
+import type { Caller } from "../users/caller.ts";
 import { viewerOf } from "../work/viewer.ts";
 import { insertNote } from "./insert-note.ts";
 import { type Note, NoteKind } from "./note.ts";
 
 /** add_note: a working note on the caller's active Attempt, under its row lock (end_attempt cannot slip in between). */
 export async function addNote(
-  context: ToolContext,
+  services: Services,
+  caller: Caller,
   input: { attempt_id: string; body_md: string },
 ): Promise<{ note: Note }> {
-  const { sql, clock } = context.services;
-  const viewer = viewerOf(context.principal);
+  const { sql, clock } = services;
+  const viewer = viewerOf(caller.principal);
   return inTransaction(sql, async (tx) => {
     const { attempt } = await readAttempt(tx, viewer, input.attempt_id, {
       access: AttemptAccess.own,

@@ -1,6 +1,7 @@
 import { AttemptAccess, readAttempt } from "../attempts/read-attempt.ts";
-import { ServiceError } from "../errors/service-error.ts";
-import type { ToolContext } from "../tools/tool.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
+import type { Services } from "../core/services/services.ts";
+import type { Caller } from "../users/caller.ts";
 import { viewerOf } from "../work/viewer.ts";
 import { NOTE_COLUMNS, type Note, type NoteRow, toNote } from "./note.ts";
 
@@ -10,8 +11,12 @@ const NOTE_ID = /^nte_[0-9a-z]{10,32}$/;
  * get_note: one Note, readable by whoever may read its Attempt (its author, and the Problem's
  * managers); someone else's note on a Problem the caller sees is `not_yours`.
  */
-export async function getNote(context: ToolContext, input: { note_id: string }): Promise<{ note: Note }> {
-  const { sql } = context.services;
+export async function getNote(
+  services: Services,
+  caller: Caller,
+  input: { note_id: string },
+): Promise<{ note: Note }> {
+  const { sql } = services;
   const [row] = NOTE_ID.test(input.note_id)
     ? await sql<NoteRow[]>`select ${sql.unsafe(NOTE_COLUMNS)} from notes n where n.id = ${input.note_id}`
     : [];
@@ -26,7 +31,7 @@ export async function getNote(context: ToolContext, input: { note_id: string }):
     );
   if (!row) throw notFound();
   try {
-    await readAttempt(sql, viewerOf(context.principal), row.attempt_id, { access: AttemptAccess.read });
+    await readAttempt(sql, viewerOf(caller.principal), row.attempt_id, { access: AttemptAccess.read });
   } catch (error) {
     if (!(error instanceof ServiceError)) throw error;
     if (error.code === "not_yours") {

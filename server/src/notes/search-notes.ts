@@ -1,8 +1,9 @@
 import type postgres from "postgres";
 import { AttemptAccess, readAttempt } from "../attempts/read-attempt.ts";
-import { cursorFingerprint, decodeCursor, encodeCursor } from "../problems/page-cursor.ts";
+import { cursorFingerprint, decodeCursor, encodeCursor } from "../core/paging/page-cursor.ts";
+import type { Services } from "../core/services/services.ts";
 import { readProblem } from "../problems/read-problem.ts";
-import type { ToolContext } from "../tools/tool.ts";
+import type { Caller } from "../users/caller.ts";
 import { viewerOf } from "../work/viewer.ts";
 import { NOTE_COLUMNS, type Note, type NoteRow, toNote } from "./note.ts";
 
@@ -29,7 +30,8 @@ export type NoteHit = Note & { score: number; matched: Array<"keyword" | "semant
  * into one ranking (own notes are few), the cursor fingerprinted with the query and filters.
  */
 export async function searchNotes(
-  context: ToolContext,
+  services: Services,
+  caller: Caller,
   input: {
     query: string;
     mode: NoteSearchMode;
@@ -39,8 +41,8 @@ export async function searchNotes(
     cursor?: string;
   },
 ): Promise<{ notes: NoteHit[]; cursor: string | null; mode: NoteSearchMode }> {
-  const { sql } = context.services;
-  const viewer = viewerOf(context.principal);
+  const { sql } = services;
+  const viewer = viewerOf(caller.principal);
   const filters: postgres.Fragment[] = [sql`n.user_id = ${viewer.userId}`];
   if (input.problem !== undefined) {
     const problem = await readProblem(sql, viewer, input.problem);

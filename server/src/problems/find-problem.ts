@@ -1,4 +1,4 @@
-import type { Sql } from "../db/connect-sql.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
 import { type ProblemRow, problemColumnsSql } from "./problem-row.ts";
 
 const PROBLEM_ID = /^prb_[0-9a-z]{10,32}$/;

@@ -1,5 +1,5 @@
-import type { Sql } from "../db/connect-sql.ts";
-import { ServiceError } from "../errors/service-error.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
 import { withEffectiveSealing } from "../sealing/read-sealing.ts";
 import type { ProblemRevisionRow } from "./problem-revision.ts";
 import type { ProblemRow } from "./problem-row.ts";

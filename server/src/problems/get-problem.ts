@@ -1,9 +1,10 @@
 import { problemReadHint } from "../attempts/attempt-hints.ts";
 import { type AttemptSummary, attemptSummary } from "../attempts/attempt-summary.ts";
+import type { Services } from "../core/services/services.ts";
 import { readSubmissionAllowance } from "../sealing/read-submission-allowance.ts";
 import type { SubmissionAllowance } from "../sealing/submission-allowance.ts";
 import { type SkillResourceEntry, skillResourceEntries } from "../skills/skill-resource-entries.ts";
-import type { ToolContext } from "../tools/tool.ts";
+import type { Caller } from "../users/caller.ts";
 import type { Viewer } from "../work/viewer.ts";
 import { findRevision } from "./find-revision.ts";
 import { type Problem, toProblem } from "./problem.ts";
@@ -38,13 +39,14 @@ export interface ProblemEnvelope {
  * and link lives in the two resource lists.
  */
 export async function getProblem(
-  context: ToolContext,
+  services: Services,
+  caller: Caller,
   viewer: Viewer,
   input: { problem: string; revision?: number; working_attempt_id?: string },
 ): Promise<ProblemEnvelope> {
-  const { sql, clock } = context.services;
+  const { sql, clock } = services;
   const row = await readProblem(sql, viewer, input.problem);
-  const envelope = await problemEnvelope(context, row, input.revision, clock());
+  const envelope = await problemEnvelope(services, caller, row, input.revision, clock());
   const summary = await attemptSummary(sql, { viewer, now: clock() }, row.id);
   envelope.attempt_summary = summary;
   envelope.submission_allowance = await readSubmissionAllowance(
@@ -64,14 +66,15 @@ export async function getProblem(
  * attempt summary or hint (start_attempt reuses it for its resource lists).
  */
 export async function problemEnvelope(
-  context: ToolContext,
+  services: Services,
+  caller: Caller,
   row: ProblemRow,
   revisionNumber: number | undefined,
   now: Date,
 ): Promise<ProblemEnvelope> {
-  const { sql, blobs } = context.services;
+  const { sql, blobs } = services;
   const revision = toProblemRevision(await findRevision(sql, row, revisionNumber));
-  const sign = signedDownloads(context);
+  const sign = signedDownloads(services, caller);
   const envelope: ProblemEnvelope = {
     problem: toProblem(row),
     revision,

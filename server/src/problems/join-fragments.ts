@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import type { Sql } from "../db/connect-sql.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
 
 /** Joins SQL fragments with a fixed separator (such as `", "` or `" and "`); at least one fragment. */
 export function joinFragments(

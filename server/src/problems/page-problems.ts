@@ -1,6 +1,6 @@
 import type postgres from "postgres";
-import type { Sql } from "../db/connect-sql.ts";
-import { ServiceError } from "../errors/service-error.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
 import { joinFragments } from "./join-fragments.ts";
 import { type ProblemRow, problemColumnsSql } from "./problem-row.ts";
 

@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import { readCampaign } from "../campaigns/read-campaign.ts";
-import type { Sql } from "../db/connect-sql.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
 import type { Viewer } from "../work/viewer.ts";
 import { discoverableProblemSql } from "../work/visibility-sql.ts";
 import { joinFragments } from "./join-fragments.ts";

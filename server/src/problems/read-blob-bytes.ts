@@ -1,5 +1,5 @@
-import type { BlobStore } from "../blobs/blob-store.ts";
-import { ServiceError } from "../errors/service-error.ts";
+import type { BlobStore } from "../core/blobs/blob-store.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
 
 /**
  * The whole blob in memory, for resources small enough to inline. A blob a record names but the

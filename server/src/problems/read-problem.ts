@@ -1,5 +1,5 @@
-import type { Sql } from "../db/connect-sql.ts";
-import { ServiceError } from "../errors/service-error.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
 import type { Viewer } from "../work/viewer.ts";
 import { canReadWork } from "../work/work-access.ts";
 import { findProblem } from "./find-problem.ts";

@@ -1,4 +1,4 @@
-import type { BlobStore } from "../blobs/blob-store.ts";
+import type { BlobStore } from "../core/blobs/blob-store.ts";
 import { referenceTarget } from "./download-target.ts";
 import type { ProblemRevision } from "./problem-revision.ts";
 import { referenceSeal } from "./reference-seal.ts";

@@ -1,4 +1,4 @@
-import type { Sql } from "../db/connect-sql.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
 
 /** The keys of the reference slots a Contract declares sealed; empty without a Contract. */
 export async function sealedSlots(sql: Sql, verifierContractId: string | null): Promise<Set<string>> {

@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
 import type postgres from "postgres";
 import { readCampaign } from "../campaigns/read-campaign.ts";
-import type { Sql } from "../db/connect-sql.ts";
-import { ServiceError } from "../errors/service-error.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
+import { cursorFingerprint, decodeCursor, encodeCursor } from "../core/paging/page-cursor.ts";
 import type { Viewer } from "../work/viewer.ts";
 import { discoverableProblemSql } from "../work/visibility-sql.ts";
 import { joinFragments } from "./join-fragments.ts";
-import { cursorFingerprint, decodeCursor, encodeCursor } from "./page-cursor.ts";
 import { pageProblems, type SortKey } from "./page-problems.ts";
 import { type Problem, toProblem } from "./problem.ts";
 import { ProblemOrder } from "./problem-order.ts";

@@ -1,5 +1,6 @@
-import { signedUrlExpiry, signUrl } from "../http/signed-url.ts";
-import type { ToolContext } from "../tools/tool.ts";
+import type { Services } from "../core/services/services.ts";
+import { signedUrlExpiry, signUrl } from "../core/signing/signed-url.ts";
+import type { Caller } from "../users/caller.ts";
 
 /** A signed download link as envelopes and large-resource pointers report it. */
 export interface SignedDownloadLink {
@@ -10,8 +11,8 @@ export interface SignedDownloadLink {
 }
 
 /** Makes signed links for one response, all expiring at the same instant. */
-export function signedDownloads(context: ToolContext): (target: string) => SignedDownloadLink {
-  const { services, baseUrl } = context;
+export function signedDownloads(services: Services, caller: Caller): (target: string) => SignedDownloadLink {
+  const { baseUrl } = caller;
   const expiresAt = signedUrlExpiry(services.clock());
   return (target) => ({
     download_url: `${baseUrl}${signUrl({ target, expiresAt }, services.signingSecret)}`,

@@ -1,5 +1,5 @@
-import type { Sql } from "../db/connect-sql.ts";
-import { ServiceError } from "../errors/service-error.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
 import { readableProtocolSql } from "../work/mechanism-visibility-sql.ts";
 import type { Viewer } from "../work/viewer.ts";
 import { type ReviewProtocol, type ReviewProtocolRow, toReviewProtocol } from "./review-protocol.ts";

@@ -1,10 +1,10 @@
 import type { ProtocolNode } from "@svc/schemas";
 import type postgres from "postgres";
-import type { Services } from "../context/services.ts";
-import type { Sql } from "../db/connect-sql.ts";
-import { IdPrefix, randomId } from "../ids/random-id.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
+import { IdPrefix, randomId } from "../core/ids/random-id.ts";
+import type { EffectiveAgentConfig } from "../core/services/hosted-reviewer.ts";
+import type { Services } from "../core/services/services.ts";
 import { enqueueRun } from "../verification/queue-verification-run.ts";
-import type { EffectiveAgentConfig } from "./hosted-reviewer.ts";
 import { planTransitions, type Transition } from "./process-transitions.ts";
 import { readAssignmentRows, readNodeRows, readProcessRow } from "./read-process-rows.ts";
 import { reduceNode } from "./reduce/reduce-node.ts";

@@ -1,5 +1,5 @@
-import type { BlobStore } from "../blobs/blob-store.ts";
-import type { BundleMaterial } from "./hosted-reviewer.ts";
+import type { BlobStore } from "../core/blobs/blob-store.ts";
+import type { BundleMaterial } from "../core/services/hosted-reviewer.ts";
 
 /** Text files of at most this many bytes are inlined whole (spec 8: 16 KiB). */
 export const INLINE_TEXT_BYTES = 16 * 1024;

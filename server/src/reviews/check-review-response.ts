@@ -6,7 +6,7 @@ import {
   type Rubric,
   type UserSchemaIssue,
 } from "@svc/schemas";
-import type { ResponseProblem } from "./review-response.ts";
+import type { ResponseProblem } from "../core/services/review-response.ts";
 
 /** Citation and assistance bounds (decisions.md, spec 8); lengths count Unicode code points, as JSON Schema does. */
 const LIMITS = {

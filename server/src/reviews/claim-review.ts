@@ -1,9 +1,9 @@
 import type { ProtocolNode } from "@svc/schemas";
 import type postgres from "postgres";
-import type { Services } from "../context/services.ts";
-import type { Sql } from "../db/connect-sql.ts";
-import { ServiceError } from "../errors/service-error.ts";
-import { IdPrefix, randomId } from "../ids/random-id.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
+import { IdPrefix, randomId } from "../core/ids/random-id.ts";
+import type { Services } from "../core/services/services.ts";
 import { reviewNodeState } from "./node-state.ts";
 import { readAssignmentRows, readProcessRow } from "./read-process-rows.ts";
 import { reviewerStanding } from "./review-eligibility.ts";

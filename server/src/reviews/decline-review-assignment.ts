@@ -1,4 +1,4 @@
-import type { Services } from "../context/services.ts";
+import type { Services } from "../core/services/services.ts";
 import { lockOwnAssignment } from "./lock-own-assignment.ts";
 import { ASSIGNMENT_COLUMNS, type ReviewAssignmentRow } from "./review-records.ts";
 

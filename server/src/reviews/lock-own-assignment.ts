@@ -1,6 +1,6 @@
 import type { ProtocolNode } from "@svc/schemas";
-import type { Sql } from "../db/connect-sql.ts";
-import { ServiceError } from "../errors/service-error.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
 import { lockProcessNode } from "./claim-review.ts";
 import { holdPassed } from "./node-state.ts";
 import { readAssignmentRow } from "./read-process-rows.ts";

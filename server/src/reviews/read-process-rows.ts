@@ -1,4 +1,4 @@
-import type { Sql } from "../db/connect-sql.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
 import {
   ASSIGNMENT_COLUMNS,
   NODE_COLUMNS,

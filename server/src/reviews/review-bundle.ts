@@ -6,8 +6,9 @@ import type {
   Rubric,
   SkillRequirement,
 } from "@svc/schemas";
-import type { Services } from "../context/services.ts";
-import { ServiceError } from "../errors/service-error.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
+import type { BundleMaterial } from "../core/services/hosted-reviewer.ts";
+import type { Services } from "../core/services/services.ts";
 import { readRunWithholding } from "../sealing/read-run-withholdings.ts";
 import {
   isStageEvidenceWithheld,
@@ -16,7 +17,6 @@ import {
   withholdingNotice,
 } from "../sealing/run-withholding.ts";
 import { blobMaterial, textMaterial } from "./bundle-material.ts";
-import type { BundleMaterial } from "./hosted-reviewer.ts";
 import { readAssignmentRows, readNodeRows } from "./read-process-rows.ts";
 import type { Reduction } from "./reduction.ts";
 import type { ReviewAssignmentRow, ReviewNodeRow, ReviewProcessRow } from "./review-records.ts";

@@ -1,5 +1,5 @@
 import type { ProtocolNode } from "@svc/schemas";
-import type { Sql } from "../db/connect-sql.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
 import type { ReviewProcessRow } from "./review-records.ts";
 
 /** Whether a user may take a seat of a node, and if not why (the code a refusal carries). */

@@ -1,4 +1,4 @@
-import type { Sql } from "../db/connect-sql.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
 
 /** The graphile-worker tasks of review processes; jobs name them, so they never change once shipped. */
 export const ReviewTask = {

@@ -1,6 +1,6 @@
 import type { ReduceOutcome, ReviewProtocolDocument, SubjectKind } from "@svc/schemas";
+import type { AssistanceDeclaration, Citation } from "../core/services/review-response.ts";
 import type { Reduction } from "./reduction.ts";
-import type { AssistanceDeclaration, Citation } from "./review-response.ts";
 
 /**
  * Row types of migration 006 (review_processes, review_nodes, review_assignments).

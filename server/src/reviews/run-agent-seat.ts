@@ -1,10 +1,10 @@
 import type { ProtocolNode } from "@svc/schemas";
-import type { Services } from "../context/services.ts";
+import type { HostedReviewRequest } from "../core/services/hosted-reviewer.ts";
+import type { Services } from "../core/services/services.ts";
 import { readBlobBytes } from "../problems/read-blob-bytes.ts";
 import { advanceReviewProcess } from "./advance-review-process.ts";
 import { textMaterial } from "./bundle-material.ts";
 import { checkReviewResponse } from "./check-review-response.ts";
-import type { HostedReviewRequest } from "./hosted-reviewer.ts";
 import { readAssignmentRow, readProcessRow } from "./read-process-rows.ts";
 import { buildReviewBundle } from "./review-bundle.ts";
 import type { ReviewAssignmentRow, ReviewProcessRow } from "./review-records.ts";

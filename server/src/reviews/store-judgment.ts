@@ -1,7 +1,7 @@
 import type postgres from "postgres";
-import type { Sql } from "../db/connect-sql.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
+import type { ReviewResponseInput } from "../core/services/review-response.ts";
 import { ASSIGNMENT_COLUMNS, type ReviewAssignmentRow } from "./review-records.ts";
-import type { ReviewResponseInput } from "./review-response.ts";
 
 /**
  * Records a judgment that passed its rubric on a `claimed` assignment (a human's or an agent's):

@@ -1,10 +1,10 @@
-import type { Services } from "../context/services.ts";
-import { ServiceError } from "../errors/service-error.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
+import type { ReviewResponseInput } from "../core/services/review-response.ts";
+import type { Services } from "../core/services/services.ts";
 import { advanceReviewProcess } from "./advance-review-process.ts";
 import { checkReviewResponse } from "./check-review-response.ts";
 import { lockOwnAssignment } from "./lock-own-assignment.ts";
 import type { ReviewAssignmentRow, ReviewNodeRow } from "./review-records.ts";
-import type { ReviewResponseInput } from "./review-response.ts";
 import { storeJudgment } from "./store-judgment.ts";
 
 /**

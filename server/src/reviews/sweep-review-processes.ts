@@ -1,4 +1,4 @@
-import type { Services } from "../context/services.ts";
+import type { Services } from "../core/services/services.ts";
 import { advanceReviewProcess } from "./advance-review-process.ts";
 import { agentJobKey, enqueueAgentSeat } from "./review-jobs.ts";
 

@@ -1,7 +1,7 @@
 import Docker from "dockerode";
-import type { Services } from "../context/services.ts";
-import { isUniqueViolation } from "../db/is-unique-violation.ts";
-import { ServiceError } from "../errors/service-error.ts";
+import { isUniqueViolation } from "../core/db/is-unique-violation.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
+import type { Services } from "../core/services/services.ts";
 
 /** A script runtime's binding on this deployment. */
 export interface RuntimeBindingRecord {

@@ -1,6 +1,6 @@
 import { catalogueDigest } from "@svc/app/lint/implementation-catalogue.ts";
-import type { Services } from "../context/services.ts";
-import { ServiceError } from "../errors/service-error.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
+import type { Services } from "../core/services/services.ts";
 import { readableContractSql } from "../work/mechanism-visibility-sql.ts";
 import type { Viewer } from "../work/viewer.ts";
 import { type ImageState, imageKind, liveImageState } from "./image-state.ts";

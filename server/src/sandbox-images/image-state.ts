@@ -1,5 +1,5 @@
-import type { Sql } from "../db/connect-sql.ts";
-import type { SandboxEngines } from "../verification/sandbox-runner.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
+import type { SandboxEngines } from "../core/services/sandbox-runner.ts";
 
 /** Sandbox image states (spec 3, get_sandbox_image_status). */
 export const ImageState = {

@@ -1,5 +1,5 @@
 import Docker from "dockerode";
-import type { Services } from "../context/services.ts";
+import type { Services } from "../core/services/services.ts";
 
 /**
  * Provisions a registered custom image (the `provision_image` job): pulls it by its digest-pinned

@@ -1,4 +1,4 @@
-import type { Sql } from "../db/connect-sql.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
 
 /** The graphile-worker task that provisions (pulls) a custom image. */
 export const PROVISION_TASK = "provision_image";

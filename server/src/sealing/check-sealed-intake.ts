@@ -1,4 +1,4 @@
-import { ServiceError } from "../errors/service-error.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
 import { isCutOff } from "./release-times.ts";
 import type { SealingPolicy } from "./sealing-policy.ts";
 import type { SubmissionAllowance } from "./submission-allowance.ts";

@@ -1,4 +1,4 @@
-import type { Sql } from "../db/connect-sql.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
 
 /** The kinds of final-entry events (spec 6.3). */
 export const EntryEventKind = { entry: "entry", nomination: "nomination" } as const;

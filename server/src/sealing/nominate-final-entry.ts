@@ -1,6 +1,6 @@
-import type { Sql } from "../db/connect-sql.ts";
-import { inTransaction } from "../db/in-transaction.ts";
-import { ServiceError } from "../errors/service-error.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
+import { inTransaction } from "../core/db/in-transaction.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
 import { readSubmission } from "../submissions/read-submission.ts";
 import type { Viewer } from "../work/viewer.ts";
 import { type EntryEvent, latestNomination, recordNomination } from "./final-entry-events.ts";

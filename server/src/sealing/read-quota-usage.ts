@@ -1,4 +1,4 @@
-import type { Sql } from "../db/connect-sql.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
 import { evaluationRevisions } from "./evaluation-revision-ids.ts";
 import type { SealingPolicy } from "./sealing-policy.ts";
 import { type QuotaUsage, windowStart } from "./submission-allowance.ts";

@@ -1,4 +1,4 @@
-import type { Sql } from "../db/connect-sql.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
 import type { ReferenceBinding } from "../problems/problem-revision.ts";
 import type { Viewer } from "../work/viewer.ts";
 import { canManageWork } from "../work/work-access.ts";

@@ -1,4 +1,4 @@
-import type { Sql } from "../db/connect-sql.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
 import type { ReferenceBinding } from "../problems/problem-revision.ts";
 import { sealedSlots } from "../problems/sealed-slots.ts";
 import { evaluationIdOf } from "./evaluation-id.ts";

@@ -1,4 +1,4 @@
-import type { Sql } from "../db/connect-sql.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
 import { readQuotaUsage } from "./read-quota-usage.ts";
 import type { SealingPolicy } from "./sealing-policy.ts";
 import { type SubmissionAllowance, submissionAllowance } from "./submission-allowance.ts";

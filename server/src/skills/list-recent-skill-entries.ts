@@ -1,4 +1,4 @@
-import type { Sql } from "../db/connect-sql.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
 import type { Viewer } from "../work/viewer.ts";
 import { discoverableProblemSql } from "../work/visibility-sql.ts";
 import { skillVersionUri } from "./skill-uris.ts";

@@ -1,5 +1,5 @@
-import type { BlobStore } from "../blobs/blob-store.ts";
-import type { Sql } from "../db/connect-sql.ts";
+import type { BlobStore } from "../core/blobs/blob-store.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
 import { blobTarget } from "../problems/download-target.ts";
 import type { SignedDownloadLink } from "../problems/signed-download.ts";
 import { skillVersionUri } from "./skill-uris.ts";

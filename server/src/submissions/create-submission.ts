@@ -1,16 +1,17 @@
 import type { ArtifactRow } from "../artifacts/artifact.ts";
 import { readArtifact } from "../artifacts/read-artifact.ts";
 import { AttemptAccess, readAttempt, requireActive } from "../attempts/read-attempt.ts";
-import { inTransaction } from "../db/in-transaction.ts";
-import { ServiceError } from "../errors/service-error.ts";
-import { IdPrefix, randomId } from "../ids/random-id.ts";
+import { inTransaction } from "../core/db/in-transaction.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
+import { IdPrefix, randomId } from "../core/ids/random-id.ts";
+import type { Services } from "../core/services/services.ts";
 import { checkCutoff, quotaExhausted } from "../sealing/check-sealed-intake.ts";
 import { recordEntry } from "../sealing/final-entry-events.ts";
 import { lockQuota, readQuotaUsage } from "../sealing/read-quota-usage.ts";
 import { type SealedRevisionFacts, withEffectiveSealing } from "../sealing/read-sealing.ts";
 import { EntriesMode, type SealingPolicy } from "../sealing/sealing-policy.ts";
 import { submissionAllowance } from "../sealing/submission-allowance.ts";
-import type { ToolContext } from "../tools/tool.ts";
+import type { Caller } from "../users/caller.ts";
 import { queueVerificationRun, RunTrigger } from "../verification/queue-verification-run.ts";
 import { viewerOf } from "../work/viewer.ts";
 import { checkSubmissionArtifacts } from "./check-submission-artifacts.ts";
@@ -33,11 +34,12 @@ export interface CreateSubmissionInput {
  * advisory lock, and records the entry event of an independent evaluation.
  */
 export async function createSubmission(
-  context: ToolContext,
+  services: Services,
+  caller: Caller,
   input: CreateSubmissionInput,
 ): Promise<{ submission: Submission; verification_run_id: string | null }> {
-  const { sql, clock } = context.services;
-  const viewer = viewerOf(context.principal);
+  const { sql, clock } = services;
+  const viewer = viewerOf(caller.principal);
   const created = await inTransaction(sql, async (tx) => {
     const { attempt, problem } = await readAttempt(tx, viewer, input.attempt_id, {
       access: AttemptAccess.own,

@@ -1,7 +1,8 @@
 import { AttemptAccess, readAttempt } from "../attempts/read-attempt.ts";
-import { ServiceError } from "../errors/service-error.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
+import type { Services } from "../core/services/services.ts";
 import { readProblem } from "../problems/read-problem.ts";
-import type { ToolContext } from "../tools/tool.ts";
+import type { Caller } from "../users/caller.ts";
 import { viewerOf } from "../work/viewer.ts";
 import { readSubmissions } from "./read-submissions.ts";
 import type { Submission } from "./submission.ts";
@@ -11,12 +12,13 @@ import type { Submission } from "./submission.ts";
  * Problem they manage), or the caller's own on one Problem; oldest first, withdrawn included.
  */
 export async function listSubmissions(
-  context: ToolContext,
+  services: Services,
+  caller: Caller,
   input: { attempt_id?: string; problem?: string },
 ): Promise<{ submissions: Submission[] }> {
-  const { sql } = context.services;
-  const viewer = viewerOf(context.principal);
-  const reader = { viewer, now: context.services.clock() };
+  const { sql } = services;
+  const viewer = viewerOf(caller.principal);
+  const reader = { viewer, now: services.clock() };
   if ((input.attempt_id === undefined) === (input.problem === undefined)) {
     throw new ServiceError("invalid_input", "give exactly one of attempt_id and problem", {
       field: input.attempt_id === undefined ? "attempt_id" : "problem",

@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import type { Sql } from "../db/connect-sql.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
 import { type RunReader, readRunWithholdings } from "../sealing/read-run-withholdings.ts";
 import type { RunWithholding } from "../sealing/run-withholding.ts";
 import type {

@@ -1,4 +1,4 @@
-import type { Sql } from "../db/connect-sql.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
 
 /** One role a Submission binds an Artifact to (spec 2.5 `required_artifacts` item). */
 export interface RequiredArtifact {

@@ -1,5 +1,6 @@
-import { inTransaction } from "../db/in-transaction.ts";
-import type { ToolContext } from "../tools/tool.ts";
+import { inTransaction } from "../core/db/in-transaction.ts";
+import type { Services } from "../core/services/services.ts";
+import type { Caller } from "../users/caller.ts";
 import { viewerOf } from "../work/viewer.ts";
 import { readSubmission } from "./read-submission.ts";
 import { readSubmissions } from "./read-submissions.ts";
@@ -13,11 +14,12 @@ import type { Submission } from "./submission.ts";
  * The Attempt may have ended: withdrawing is allowed after the end.
  */
 export async function withdrawSubmission(
-  context: ToolContext,
+  services: Services,
+  caller: Caller,
   input: { submission_id: string },
 ): Promise<{ submission: Submission }> {
-  const { sql, clock } = context.services;
-  const viewer = viewerOf(context.principal);
+  const { sql, clock } = services;
+  const viewer = viewerOf(caller.principal);
   const submission = await readSubmission(sql, viewer, input.submission_id, "own", clock());
   await inTransaction(sql, async (tx) => {
     await tx`

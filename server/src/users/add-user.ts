@@ -1,7 +1,7 @@
-import type { Sql } from "../db/connect-sql.ts";
-import { isUniqueViolation } from "../db/is-unique-violation.ts";
-import { ServiceError } from "../errors/service-error.ts";
-import { randomId } from "../ids/random-id.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
+import { isUniqueViolation } from "../core/db/is-unique-violation.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
+import { randomId } from "../core/ids/random-id.ts";
 import { HANDLE_MAX_LENGTH, HANDLE_PATTERN, type User } from "./user.ts";
 
 /** Creates a user with a new random `usr_` id. Throws invalid_input for a bad handle, conflict for a taken one. */

@@ -1,5 +1,5 @@
-import type { Sql } from "../db/connect-sql.ts";
-import { ServiceError } from "../errors/service-error.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
 import type { User } from "./user.ts";
 
 /** The user with this handle; not_found when there is none. */

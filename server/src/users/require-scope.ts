@@ -1,4 +1,4 @@
-import { ServiceError } from "../errors/service-error.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
 import type { Principal } from "./principal.ts";
 import type { Scope } from "./scope.ts";
 

@@ -1,5 +1,5 @@
-import type { Sql } from "../db/connect-sql.ts";
-import { ServiceError } from "../errors/service-error.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
 import type { Capability } from "./capability.ts";
 import type { CapabilityGrant } from "./capability-grant.ts";
 

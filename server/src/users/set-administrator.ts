@@ -1,5 +1,5 @@
-import type { Sql } from "../db/connect-sql.ts";
-import { ServiceError } from "../errors/service-error.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
 
 /** Gives or takes the administrator role; effective on the user's next action, whatever their tokens say. */
 export async function setAdministrator(sql: Sql, userId: string, isAdmin: boolean): Promise<void> {

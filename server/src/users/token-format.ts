@@ -1,5 +1,5 @@
 import { sha256 } from "@svc/app/hash/sha256.ts";
-import { randomChars } from "../ids/random-chars.ts";
+import { randomChars } from "../core/ids/random-chars.ts";
 
 /**
  * Bearer tokens are `svc_` and 40 base62 characters (about 238 bits). The first 12 characters

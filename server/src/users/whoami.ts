@@ -1,4 +1,4 @@
-import type { Sql } from "../db/connect-sql.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
 import type { Capability } from "./capability.ts";
 import { liveRole } from "./live-role.ts";
 import type { Principal } from "./principal.ts";

@@ -1,5 +1,5 @@
 import type { ImplementationLimits, ImplementationRuntime } from "@svc/schemas";
-import type { Sql } from "../db/connect-sql.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
 
 /** A VerifierImplementation as a run executes it. */
 export interface RunnableImplementation {

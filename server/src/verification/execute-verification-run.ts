@@ -1,7 +1,7 @@
 import type { StageResult } from "@svc/app/sandbox/checker-job.ts";
 import type { ContractStage } from "@svc/schemas";
 import type postgres from "postgres";
-import type { Services } from "../context/services.ts";
+import type { Services } from "../core/services/services.ts";
 import { type RunContext, readRunContext } from "./run-context.ts";
 import { type AwaitingReviewOutcome, runReviewStage } from "./run-review-stage.ts";
 import { NO_MECHANISM, runSandboxStage, type StageOutcome } from "./run-sandbox-stage.ts";

@@ -1,5 +1,5 @@
-import type { Sql } from "../db/connect-sql.ts";
-import { ServiceError } from "../errors/service-error.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
 import type { Viewer } from "../work/viewer.ts";
 import { readableRunSql } from "./readable-run-sql.ts";
 import { RUN_COLUMNS, type RunRow, toVerificationRuns, type VerificationRun } from "./verification-run.ts";

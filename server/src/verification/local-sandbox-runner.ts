@@ -4,7 +4,7 @@ import { bwrapRuns } from "@svc/app/sandbox/detect-sandbox.ts";
 import { createDockerBackend, pingDocker } from "@svc/app/sandbox/docker-backend.ts";
 import { type Backends, runChecker } from "@svc/app/sandbox/run-checker.ts";
 import Docker from "dockerode";
-import type { SandboxEngines, SandboxRunner } from "./sandbox-runner.ts";
+import type { SandboxEngines, SandboxRunner } from "../core/services/sandbox-runner.ts";
 
 /**
  * The sandbox runner of one service process: app/src/sandbox's backends on this machine. Unless

@@ -1,6 +1,6 @@
 import type postgres from "postgres";
-import type { Sql } from "../db/connect-sql.ts";
-import { randomId } from "../ids/random-id.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
+import { randomId } from "../core/ids/random-id.ts";
 
 /** Why a run exists (spec 2.4). */
 export const RunTrigger = { submission: "submission", rerun: "rerun", manual: "manual" } as const;

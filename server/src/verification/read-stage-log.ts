@@ -1,5 +1,5 @@
-import type { Services } from "../context/services.ts";
-import { ServiceError } from "../errors/service-error.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
+import type { Services } from "../core/services/services.ts";
 import { readBlobBytes } from "../problems/read-blob-bytes.ts";
 import { readRunWithholding } from "../sealing/read-run-withholdings.ts";
 import { isStageEvidenceWithheld } from "../sealing/run-withholding.ts";

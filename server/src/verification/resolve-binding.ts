@@ -1,7 +1,7 @@
 import type { RuntimeBinding } from "@svc/app/sandbox/checker-job.ts";
-import type { Sql } from "../db/connect-sql.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
+import type { SandboxEngines } from "../core/services/sandbox-runner.ts";
 import { imageKind } from "../sandbox-images/image-state.ts";
-import type { SandboxEngines } from "./sandbox-runner.ts";
 
 /** Where an implementation's image can run here, or why it cannot (yet). */
 export type BindingResolution =

@@ -1,5 +1,5 @@
-import type { Services } from "../context/services.ts";
-import { ServiceError } from "../errors/service-error.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
+import type { Services } from "../core/services/services.ts";
 import type { Viewer } from "../work/viewer.ts";
 
 /**

@@ -1,5 +1,5 @@
 import type { VerifierContractFile } from "@svc/schemas";
-import type { Sql } from "../db/connect-sql.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
 import type { RunArtifact } from "./queue-verification-run.ts";
 
 /** A stored reference binding of the run's revision (spec 2.3). */

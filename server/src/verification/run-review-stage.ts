@@ -1,5 +1,5 @@
 import type { ContractStage } from "@svc/schemas";
-import type { Services } from "../context/services.ts";
+import type { Services } from "../core/services/services.ts";
 import { advanceReviewProcess } from "../reviews/advance-review-process.ts";
 import { readNodeRows, readProcessRow } from "../reviews/read-process-rows.ts";
 import type { ReviewProcessRow } from "../reviews/review-records.ts";

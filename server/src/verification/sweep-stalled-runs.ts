@@ -1,4 +1,4 @@
-import type { Services } from "../context/services.ts";
+import type { Services } from "../core/services/services.ts";
 import { enqueueRun } from "./queue-verification-run.ts";
 
 /** A run whose worker has not said it is alive for this long is taken to have lost its worker. */

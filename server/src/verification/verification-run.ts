@@ -1,5 +1,5 @@
 import type { StageResult } from "@svc/app/sandbox/checker-job.ts";
-import type { Sql } from "../db/connect-sql.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
 import { type RunReader, readRunWithholdings } from "../sealing/read-run-withholdings.ts";
 import { NOTHING_WITHHELD, withholdRun } from "../sealing/run-withholding.ts";
 import type { RunArtifact, RunTrigger } from "./queue-verification-run.ts";

@@ -1,4 +1,4 @@
-import type { Sql } from "../db/connect-sql.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
 
 /** One VerifierImplementation as get_verifier_contract summarizes it. */
 export interface ImplementationSummary {

@@ -1,4 +1,4 @@
-import { ServiceError } from "../errors/service-error.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
 import type { ManagedWork } from "./managed-work.ts";
 import { workSnapshot } from "./work-snapshot.ts";
 

@@ -1,4 +1,4 @@
-import type { Sql } from "../db/connect-sql.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
 import { loadManagedWork, type ManagedWork } from "./managed-work.ts";
 import type { Viewer } from "./viewer.ts";
 import type { WorkReference } from "./work-reference.ts";

@@ -1,6 +1,6 @@
 import type { CampaignRow } from "../campaigns/campaign-row.ts";
-import type { Sql } from "../db/connect-sql.ts";
-import { ServiceError } from "../errors/service-error.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
 import { type ProblemRow, problemColumnsSql } from "../problems/problem-row.ts";
 import type { Viewer } from "./viewer.ts";
 import type { Visibility } from "./visibility.ts";

@@ -1,7 +1,7 @@
 import { recordWorkAudit } from "../authoring/record-work-audit.ts";
-import type { Services } from "../context/services.ts";
-import { inTransaction } from "../db/in-transaction.ts";
-import { ServiceError } from "../errors/service-error.ts";
+import { inTransaction } from "../core/db/in-transaction.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
+import type { Services } from "../core/services/services.ts";
 import { checkSnapshot } from "./check-snapshot.ts";
 import { loadManagedWork, type ManagedWork } from "./managed-work.ts";
 import type { Viewer } from "./viewer.ts";

@@ -1,8 +1,8 @@
 import { sha256 } from "@svc/app";
 import { expect, it } from "vitest";
-import { authoringTools } from "../../src/authoring/authoring-tools.ts";
-import { buildApp } from "../../src/http/build-app.ts";
-import type { Tool, ToolContext } from "../../src/tools/tool.ts";
+import { buildApp } from "../../src/edges/http/build-app.ts";
+import { authoringTools } from "../../src/edges/mcp/tools/authoring-tools.ts";
+import type { Tool, ToolContext } from "../../src/edges/mcp/tools/tool.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
 import { builtinsOnly, testServices } from "../support/test-services.ts";
 import { fixturePackage, newAuthor, putUpload, zipFiles } from "./support/authoring-harness.ts";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { expect, it } from "vitest";
 import { publishAuthoringUpload } from "../../src/authoring/publish-authoring-upload.ts";
 import { validateAuthoringUpload } from "../../src/authoring/validate-authoring-upload.ts";
-import { connectSql } from "../../src/db/connect-sql.ts";
+import { connectSql } from "../../src/core/db/connect-sql.ts";
 import { describeWithDatabase, silentLog, useTestDatabase } from "../support/test-database.ts";
 import { testServices } from "../support/test-services.ts";
 import { fixturePackage, newAuthor, uploadBytes, zipFiles } from "./support/authoring-harness.ts";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { InvalidContentHashError, isContentHash, openLocalBlobStore } from "../../src/blobs/index.ts";
+import { InvalidContentHashError, isContentHash, openLocalBlobStore } from "../../src/core/blobs/index.ts";
 
 const hex = "ab".repeat(32);
 const HOSTILE = {

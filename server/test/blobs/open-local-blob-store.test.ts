@@ -12,7 +12,7 @@ import {
   type BlobStore,
   blobPath,
   openLocalBlobStore,
-} from "../../src/blobs/index.ts";
+} from "../../src/core/blobs/index.ts";
 
 const MiB = 1024 * 1024;
 let root: string;

@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
-import { processAlive } from "../../src/db/embedded/process-alive.ts";
-import { openDatabase } from "../../src/db/open-database.ts";
+import { processAlive } from "../../src/core/db/embedded/process-alive.ts";
+import { openDatabase } from "../../src/core/db/open-database.ts";
 import { authenticate } from "../../src/users/authenticate.ts";
 import { silentLog } from "../support/test-database.ts";
 

@@ -6,9 +6,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { attachEmbeddedPostgres } from "../../src/db/embedded/attach-embedded-postgres.ts";
-import { processAlive } from "../../src/db/embedded/process-alive.ts";
-import { openDatabase } from "../../src/db/open-database.ts";
+import { attachEmbeddedPostgres } from "../../src/core/db/embedded/attach-embedded-postgres.ts";
+import { processAlive } from "../../src/core/db/embedded/process-alive.ts";
+import { openDatabase } from "../../src/core/db/open-database.ts";
 import { describeWithDatabase, silentLog } from "../support/test-database.ts";
 
 /**

@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { expect, it } from "vitest";
-import { connectSql } from "../../src/db/connect-sql.ts";
-import { migrate } from "../../src/db/migrate.ts";
-import { pendingMigrations } from "../../src/db/pending-migrations.ts";
-import { type Migration, readMigrations } from "../../src/db/read-migrations.ts";
+import { connectSql } from "../../src/core/db/connect-sql.ts";
+import { migrate } from "../../src/core/db/migrate.ts";
+import { pendingMigrations } from "../../src/core/db/pending-migrations.ts";
+import { type Migration, readMigrations } from "../../src/core/db/read-migrations.ts";
 import { createTestDatabase, describeWithDatabase, silentLog } from "../support/test-database.ts";
 
 function extraMigration(id: number, sql: string): Migration {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ErrorCode } from "../../src/errors/error-code.ts";
-import { ServiceError } from "../../src/errors/service-error.ts";
+import { ErrorCode } from "../../src/core/errors/error-code.ts";
+import { ServiceError } from "../../src/core/errors/service-error.ts";
 
 describe("the error catalogue", () => {
   it("names every code in snake_case with an HTTP error status and a meaning", () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ErrorCode } from "../../src/errors/error-code.ts";
+import { ErrorCode } from "../../src/core/errors/error-code.ts";
 
 const doc =
   readFileSync(new URL("../../../docs/errors.md", import.meta.url), "utf8").split("## Service errors")[1] ??

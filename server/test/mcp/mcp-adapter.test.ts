@@ -1,9 +1,9 @@
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ServiceError } from "../../src/errors/service-error.ts";
-import type { ResourceTemplate } from "../../src/tools/resource-template.ts";
-import { defineTool, type Tool } from "../../src/tools/tool.ts";
+import { ServiceError } from "../../src/core/errors/service-error.ts";
+import type { ResourceTemplate } from "../../src/edges/mcp/resources/resource-template.ts";
+import { defineTool, type Tool } from "../../src/edges/mcp/tools/tool.ts";
 import { addUser, issueToken } from "../../src/users/index.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
 import { testServices } from "../support/test-services.ts";

@@ -1,8 +1,8 @@
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defineTool, type Tool } from "../../src/tools/tool.ts";
-import { tools } from "../../src/tools/tools.ts";
+import { defineTool, type Tool } from "../../src/edges/mcp/tools/tool.ts";
+import { tools } from "../../src/edges/mcp/tools/tools.ts";
 import { addUser, issueToken, revokeToken } from "../../src/users/index.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
 import { testServices } from "../support/test-services.ts";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resourceTemplates, tools } from "../../src/tools/tools.ts";
+import { resourceTemplates, tools } from "../../src/edges/mcp/tools/tools.ts";
 import { addUser, issueToken } from "../../src/users/index.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
 import { testServices } from "../support/test-services.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { compileUriTemplate } from "../../src/mcp/uri-template-matcher.ts";
-import { splitResourceUri } from "../../src/mcp/working-attempt.ts";
+import { compileUriTemplate } from "../../src/edges/mcp/uri-template-matcher.ts";
+import { splitResourceUri } from "../../src/edges/mcp/working-attempt.ts";
 
 describe("compileUriTemplate", () => {
   const skill = compileUriTemplate("svc://skill-versions/{skill_version_id}/{+path}");

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { randomId } from "../../src/ids/random-id.ts";
+import { randomId } from "../../src/core/ids/random-id.ts";
 import {
   addUser,
   grantCapability,

@@ -1,9 +1,9 @@
-import type { Services } from "../../src/context/services.ts";
-import { ServiceError } from "../../src/errors/service-error.ts";
-import { discoveryTools } from "../../src/problems/discovery-tools.ts";
+import { ServiceError } from "../../src/core/errors/service-error.ts";
+import type { Services } from "../../src/core/services/services.ts";
+import { discoveryTools } from "../../src/edges/mcp/tools/discovery-tools.ts";
+import { workTools } from "../../src/edges/mcp/tools/work-tools.ts";
 import { authenticate } from "../../src/users/authenticate.ts";
 import { requireScope } from "../../src/users/require-scope.ts";
-import { workTools } from "../../src/work/work-tools.ts";
 import type { SeededUser } from "../support/seed-records.ts";
 
 /** The base address tests pass as the public origin. */

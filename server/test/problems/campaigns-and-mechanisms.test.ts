@@ -1,8 +1,8 @@
 import { checkSchema } from "@svc/schemas";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Campaign } from "../../src/campaigns/campaign.ts";
-import type { Services } from "../../src/context/services.ts";
-import { discoveryTools } from "../../src/problems/discovery-tools.ts";
+import type { Services } from "../../src/core/services/services.ts";
+import { discoveryTools } from "../../src/edges/mcp/tools/discovery-tools.ts";
 import type { PickedProblem } from "../../src/problems/pick-problems.ts";
 import type { Problem } from "../../src/problems/problem.ts";
 import {
@@ -347,7 +347,7 @@ describeWithDatabase("campaigns, picks and mechanisms", () => {
     });
 
     it("makes a protocol's skills readable through the protocol", async () => {
-      const { discoveryResources } = await import("../../src/problems/discovery-tools.ts");
+      const { discoveryResources } = await import("../../src/edges/mcp/tools/discovery-tools.ts");
       const template = discoveryResources.find((t) => t.uriTemplate.startsWith("svc://skill-versions/"))!;
       const [content] = await template.read(
         { services, principal: stranger.principal, baseUrl: "http://svc.test" },

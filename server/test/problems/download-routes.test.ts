@@ -1,8 +1,8 @@
 import { sha256 } from "@svc/app";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { Services } from "../../src/context/services.ts";
-import { type App, buildApp } from "../../src/http/build-app.ts";
-import { signUrl } from "../../src/http/signed-url.ts";
+import type { Services } from "../../src/core/services/services.ts";
+import { signUrl } from "../../src/core/signing/signed-url.ts";
+import { type App, buildApp } from "../../src/edges/http/build-app.ts";
 import type { ProblemEnvelope } from "../../src/problems/get-problem.ts";
 import {
   contractDocument,

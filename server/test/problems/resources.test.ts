@@ -1,11 +1,11 @@
 import { LintCode, sha256 } from "@svc/app";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { Services } from "../../src/context/services.ts";
-import { type App, buildApp } from "../../src/http/build-app.ts";
-import { compileUriTemplate } from "../../src/mcp/uri-template-matcher.ts";
-import { discoveryResources } from "../../src/problems/discovery-tools.ts";
-import { INLINE_RESOURCE_LIMIT } from "../../src/problems/resource-bytes.ts";
-import type { ResourceContent } from "../../src/tools/resource-template.ts";
+import type { Services } from "../../src/core/services/services.ts";
+import { type App, buildApp } from "../../src/edges/http/build-app.ts";
+import { INLINE_RESOURCE_LIMIT } from "../../src/edges/mcp/resources/resource-bytes.ts";
+import type { ResourceContent } from "../../src/edges/mcp/resources/resource-template.ts";
+import { discoveryResources } from "../../src/edges/mcp/tools/discovery-tools.ts";
+import { compileUriTemplate } from "../../src/edges/mcp/uri-template-matcher.ts";
 import {
   contractDocument,
   type SeededProblem,

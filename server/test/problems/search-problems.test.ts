@@ -1,5 +1,5 @@
 import { beforeAll, expect, it } from "vitest";
-import type { Services } from "../../src/context/services.ts";
+import type { Services } from "../../src/core/services/services.ts";
 import type { ProblemWithAttempts } from "../../src/problems/search-problems.ts";
 import { type SeededUser, seedCampaign, seedProblem, seedUser } from "../support/seed-records.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";

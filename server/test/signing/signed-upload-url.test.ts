@@ -10,9 +10,9 @@ import {
   BlobRefusedError,
   InvalidContentHashError,
   openLocalBlobStore,
-} from "../../src/blobs/index.ts";
-import { signUploadUrl, verifySignedUploadPath } from "../../src/http/signed-upload-url.ts";
-import { SignedUrlFailure, signUrl, verifySignedPath } from "../../src/http/signed-url.ts";
+} from "../../src/core/blobs/index.ts";
+import { signUploadUrl, verifySignedUploadPath } from "../../src/core/signing/signed-upload-url.ts";
+import { SignedUrlFailure, signUrl, verifySignedPath } from "../../src/core/signing/signed-url.ts";
 
 const SECRET = "a test secret of at least thirty-two bytes";
 const NOW = new Date("2026-11-22T10:00:00Z");

@@ -6,7 +6,7 @@ import {
   signedUrlExpiry,
   signUrl,
   verifySignedPath,
-} from "../../src/http/signed-url.ts";
+} from "../../src/core/signing/signed-url.ts";
 
 const SECRET = "a test secret of at least thirty-two bytes";
 const OTHER_SECRET = "another secret of at least thirty-two bytes";

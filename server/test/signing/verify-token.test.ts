@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { signToken } from "../../src/signing/sign-token.ts";
-import { SignedUrlFailure } from "../../src/signing/signed-url-failure.ts";
-import { verifyToken } from "../../src/signing/verify-token.ts";
+import { signToken } from "../../src/core/signing/sign-token.ts";
+import { SignedUrlFailure } from "../../src/core/signing/signed-url-failure.ts";
+import { verifyToken } from "../../src/core/signing/verify-token.ts";
 
 const SECRET = "a test secret of at least thirty-two bytes";
 const KIND = { purpose: "test.v1", keys: ["t", "e"] };

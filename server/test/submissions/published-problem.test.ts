@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { Services } from "../../src/context/services.ts";
+import type { Services } from "../../src/core/services/services.ts";
 import { issueToken } from "../../src/users/issue-token.ts";
 import { call } from "../attempts/support/solving-fixture.ts";
 import { fixturePackage, newAuthor, publishFiles } from "../authoring/support/authoring-harness.ts";

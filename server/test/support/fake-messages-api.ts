@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
+import type { HostedReviewers } from "../../src/core/services/hosted-reviewer.ts";
 import { createAnthropicHostedReviewers } from "../../src/reviews/agents/anthropic-hosted-reviewers.ts";
-import type { HostedReviewers } from "../../src/reviews/hosted-reviewer.ts";
 
 /**
  * A local stand-in for Anthropic's Messages API, on node:http, for tests that drive the real

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { pino } from "pino";
 import postgres from "postgres";
 import type { TestProject } from "vitest/node";
-import { attachEmbeddedPostgres } from "../../src/db/embedded/attach-embedded-postgres.ts";
+import { attachEmbeddedPostgres } from "../../src/core/db/embedded/attach-embedded-postgres.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {

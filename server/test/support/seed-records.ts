@@ -1,7 +1,7 @@
 import { hashJson, mediaTypeOf, sha256 } from "@svc/app";
-import type { Services } from "../../src/context/services.ts";
-import type { Sql } from "../../src/db/connect-sql.ts";
-import { IdPrefix, randomId } from "../../src/ids/random-id.ts";
+import type { Sql } from "../../src/core/db/connect-sql.ts";
+import { IdPrefix, randomId } from "../../src/core/ids/random-id.ts";
+import type { Services } from "../../src/core/services/services.ts";
 import { addUser } from "../../src/users/add-user.ts";
 import { authenticate } from "../../src/users/authenticate.ts";
 import type { Capability } from "../../src/users/capability.ts";

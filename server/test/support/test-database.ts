@@ -1,9 +1,9 @@
 import { pino } from "pino";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, inject } from "vitest";
-import { connectSql, type Pool } from "../../src/db/connect-sql.ts";
-import { migrate } from "../../src/db/migrate.ts";
-import { randomChars } from "../../src/ids/random-chars.ts";
+import { connectSql, type Pool } from "../../src/core/db/connect-sql.ts";
+import { migrate } from "../../src/core/db/migrate.ts";
+import { randomChars } from "../../src/core/ids/random-chars.ts";
 
 /** A fresh database of the test server, for one test file. */
 export interface TestDatabase {

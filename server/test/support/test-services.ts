@@ -1,13 +1,13 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openLocalBlobStore } from "../../src/blobs/open-local-blob-store.ts";
-import type { Services } from "../../src/context/services.ts";
-import type { Pool } from "../../src/db/connect-sql.ts";
+import { openLocalBlobStore } from "../../src/core/blobs/open-local-blob-store.ts";
+import type { Pool } from "../../src/core/db/connect-sql.ts";
+import type { SandboxRunner } from "../../src/core/services/sandbox-runner.ts";
+import type { Services } from "../../src/core/services/services.ts";
+import type { Clock } from "../../src/core/time/clock.ts";
 import { unavailableHostedReviewers } from "../../src/reviews/agents/unavailable-hosted-reviewers.ts";
-import type { Clock } from "../../src/time/clock.ts";
 import { localSandboxRunner } from "../../src/verification/local-sandbox-runner.ts";
-import type { SandboxRunner } from "../../src/verification/sandbox-runner.ts";
 import { silentLog } from "./test-database.ts";
 
 /** A fixed signing secret for tests (32 bytes). */

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { expect, it } from "vitest";
-import { ServiceError } from "../../src/errors/service-error.ts";
+import { ServiceError } from "../../src/core/errors/service-error.ts";
 import { addUser } from "../../src/users/add-user.ts";
 import { authenticate } from "../../src/users/authenticate.ts";
 import { grantCapability } from "../../src/users/grant-capability.ts";

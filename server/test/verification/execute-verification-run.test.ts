@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Services } from "../../src/context/services.ts";
+import type { Services } from "../../src/core/services/services.ts";
 import type { Principal } from "../../src/users/principal.ts";
 import { executeVerificationRun, MAX_RESTARTS } from "../../src/verification/execute-verification-run.ts";
 import { getVerification } from "../../src/verification/get-verification.ts";

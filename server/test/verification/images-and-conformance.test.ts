@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { runImplementationConformance } from "../../src/conformance/run-implementation-conformance.ts";
-import type { Services } from "../../src/context/services.ts";
-import { ServiceError } from "../../src/errors/service-error.ts";
+import { ServiceError } from "../../src/core/errors/service-error.ts";
+import type { Services } from "../../src/core/services/services.ts";
 import { getSandboxImageStatus } from "../../src/sandbox-images/get-sandbox-image-status.ts";
 import { provisionImage } from "../../src/sandbox-images/provision-image.ts";
 import type { Principal } from "../../src/users/principal.ts";

@@ -1,10 +1,10 @@
 import { bwrapRuns } from "@svc/app/sandbox/detect-sandbox.ts";
 import type { Runner } from "graphile-worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Services } from "../../src/context/services.ts";
+import type { Services } from "../../src/core/services/services.ts";
+import { startWorker } from "../../src/edges/worker/start-worker.ts";
 import { issueToken } from "../../src/users/issue-token.ts";
 import type { Principal } from "../../src/users/principal.ts";
-import { startWorker } from "../../src/worker/start-worker.ts";
 import { newAuthor, newUser } from "../authoring/support/authoring-harness.ts";
 import { clientLines, envelopeOf, type TestClient } from "../mcp/support/mcp-clients.ts";
 import { type RunningApp, startApp } from "../mcp/support/start-app.ts";

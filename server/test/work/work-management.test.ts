@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Services } from "../../src/context/services.ts";
+import type { Services } from "../../src/core/services/services.ts";
+import { workTools } from "../../src/edges/mcp/tools/work-tools.ts";
 import type { ManagedWork } from "../../src/work/managed-work.ts";
-import { workTools } from "../../src/work/work-tools.ts";
 import { callTool, callToolAs } from "../problems/call-tool.ts";
 import { type SeededUser, seedCampaign, seedProblem, seedToken, seedUser } from "../support/seed-records.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";

@@ -1,7 +1,7 @@
 import Anthropic, { APIConnectionError, APIError } from "@anthropic-ai/sdk";
 import type { AllowedAgent } from "@svc/schemas";
-import type { HostedReviewers, HostedReviewRequest } from "../hosted-reviewer.ts";
-import type { ReviewResponseInput } from "../review-response.ts";
+import type { HostedReviewers, HostedReviewRequest } from "../../core/services/hosted-reviewer.ts";
+import type { ReviewResponseInput } from "../../core/services/review-response.ts";
 import { buildReviewPrompt } from "./build-review-prompt.ts";
 import { parseReviewReply, type ReplyBlock } from "./parse-review-reply.ts";
 import { type AnthropicAgentConfig, resolveAnthropicAgent } from "./resolve-anthropic-agent.ts";

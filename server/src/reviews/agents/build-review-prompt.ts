@@ -1,4 +1,4 @@
-import type { BundleMaterial, HostedReviewRequest } from "../hosted-reviewer.ts";
+import type { BundleMaterial, HostedReviewRequest } from "../../core/services/hosted-reviewer.ts";
 import { REVIEW_TOOL_NAME } from "./review-reply-schema.ts";
 
 /** The two texts of a review request: the system prompt and the one user message. */

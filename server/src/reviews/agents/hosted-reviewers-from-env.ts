@@ -1,4 +1,4 @@
-import type { HostedReviewers } from "../hosted-reviewer.ts";
+import type { HostedReviewers } from "../../core/services/hosted-reviewer.ts";
 import { createAnthropicHostedReviewers } from "./anthropic-hosted-reviewers.ts";
 import { unavailableHostedReviewers } from "./unavailable-hosted-reviewers.ts";
 

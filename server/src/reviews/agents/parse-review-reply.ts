@@ -1,4 +1,4 @@
-import type { ReviewResponseInput } from "../review-response.ts";
+import type { ReviewResponseInput } from "../../core/services/review-response.ts";
 import { REVIEW_TOOL_NAME } from "./review-reply-schema.ts";
 
 /** The content blocks of a Messages API reply this parser reads; others are passed over. */

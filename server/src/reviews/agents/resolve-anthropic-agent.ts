@@ -1,6 +1,6 @@
 import { HOSTED_PROVIDERS } from "@svc/app";
 import type { AllowedAgent } from "@svc/schemas";
-import type { EffectiveAgentConfig } from "../hosted-reviewer.ts";
+import type { EffectiveAgentConfig } from "../../core/services/hosted-reviewer.ts";
 
 /** The one hosted provider (decisions.md). */
 export const ANTHROPIC_PROVIDER = "anthropic";

@@ -1,5 +1,5 @@
 import type { AllowedAgent } from "@svc/schemas";
-import type { EffectiveAgentConfig, HostedReviewers } from "../hosted-reviewer.ts";
+import type { EffectiveAgentConfig, HostedReviewers } from "../../core/services/hosted-reviewer.ts";
 
 /**
  * The hosted reviewers of a deployment with no provider configured: every invocation fails, so an

@@ -1,5 +1,5 @@
-import type { Services } from "../../context/services.ts";
-import { ServiceError } from "../../errors/service-error.ts";
+import { ServiceError } from "../../core/errors/service-error.ts";
+import type { Services } from "../../core/services/services.ts";
 import type { Viewer } from "../../work/viewer.ts";
 import { ASSIGNMENT_COLUMNS, type ReviewAssignmentRow } from "../review-records.ts";
 import { type ReviewAssignmentView, toAssignmentView } from "./review-assignment-view.ts";

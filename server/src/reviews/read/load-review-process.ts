@@ -1,4 +1,4 @@
-import type { Sql } from "../../db/connect-sql.ts";
+import type { Sql } from "../../core/db/connect-sql.ts";
 import { readAssignmentRows, readNodeRows, readProcessRow } from "../read-process-rows.ts";
 import type { ReviewAssignmentRow, ReviewNodeRow, ReviewProcessRow } from "../review-records.ts";
 

@@ -1,7 +1,7 @@
 import type { ProtocolNode, ReviewProtocolDocument } from "@svc/schemas";
 import { findCampaign } from "../../campaigns/find-campaign.ts";
-import type { Services } from "../../context/services.ts";
-import { ServiceError } from "../../errors/service-error.ts";
+import { ServiceError } from "../../core/errors/service-error.ts";
+import type { Services } from "../../core/services/services.ts";
 import { findProblem } from "../../problems/find-problem.ts";
 import type { Viewer } from "../../work/viewer.ts";
 import { reviewNodeState } from "../node-state.ts";

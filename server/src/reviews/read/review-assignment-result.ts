@@ -1,4 +1,4 @@
-import type { Services } from "../../context/services.ts";
+import type { Services } from "../../core/services/services.ts";
 import type { Viewer } from "../../work/viewer.ts";
 import { buildReviewBundle, type ReviewBundle } from "../review-bundle.ts";
 import type { ReviewAssignmentRow } from "../review-records.ts";

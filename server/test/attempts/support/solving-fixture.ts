@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from "vitest";
-import type { Services } from "../../../src/context/services.ts";
-import { buildApp } from "../../../src/http/build-app.ts";
+import type { Services } from "../../../src/core/services/services.ts";
+import { buildApp } from "../../../src/edges/http/build-app.ts";
 import {
   clientLines,
   envelopeOf,

@@ -10,9 +10,9 @@ import {
   type ValidatedUpload,
   validateAuthoringUpload,
 } from "../../../src/authoring/validate-authoring-upload.ts";
-import type { Services } from "../../../src/context/services.ts";
-import type { Pool } from "../../../src/db/connect-sql.ts";
-import { type App, buildApp } from "../../../src/http/build-app.ts";
+import type { Pool } from "../../../src/core/db/connect-sql.ts";
+import type { Services } from "../../../src/core/services/services.ts";
+import { type App, buildApp } from "../../../src/edges/http/build-app.ts";
 import { addUser } from "../../../src/users/add-user.ts";
 import { authenticate } from "../../../src/users/authenticate.ts";
 import type { Capability } from "../../../src/users/capability.ts";

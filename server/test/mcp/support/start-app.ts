@@ -1,9 +1,9 @@
 import Fastify from "fastify";
-import type { Services } from "../../../src/context/services.ts";
-import { buildApp } from "../../../src/http/build-app.ts";
-import { errorHandler } from "../../../src/http/error-handler.ts";
-import { oauthMetadataRoutes } from "../../../src/http/oauth-metadata-routes.ts";
-import { type McpRoutesOptions, mcpRoutes } from "../../../src/mcp/mcp-routes.ts";
+import type { Services } from "../../../src/core/services/services.ts";
+import { buildApp } from "../../../src/edges/http/build-app.ts";
+import { errorHandler } from "../../../src/edges/http/error-handler.ts";
+import { oauthMetadataRoutes } from "../../../src/edges/http/oauth-metadata-routes.ts";
+import { type McpRoutesOptions, mcpRoutes } from "../../../src/edges/mcp/mcp-routes.ts";
 
 /** A listening app and its address. */
 export interface RunningApp {

@@ -1,5 +1,5 @@
 import type { Rubric } from "@svc/schemas";
-import type { HostedReviewRequest } from "../../../src/reviews/hosted-reviewer.ts";
+import type { HostedReviewRequest } from "../../../src/core/services/hosted-reviewer.ts";
 
 /** A rubric with a `$defs` reference, so nesting it under the tool's `response` is exercised. */
 export const RUBRIC: Rubric = {

@@ -1,13 +1,13 @@
 import type { Runner } from "graphile-worker";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { Services } from "../../../src/context/services.ts";
+import type { Services } from "../../../src/core/services/services.ts";
+import { startWorker } from "../../../src/edges/worker/start-worker.ts";
 import { claimReview } from "../../../src/reviews/claim-review.ts";
 import { submitReviewResponse } from "../../../src/reviews/submit-review-response.ts";
 import type { Principal } from "../../../src/users/principal.ts";
 import { getVerification } from "../../../src/verification/get-verification.ts";
 import { STALL_MS, sweepStalledRuns } from "../../../src/verification/sweep-stalled-runs.ts";
 import type { VerificationRun } from "../../../src/verification/verification-run.ts";
-import { startWorker } from "../../../src/worker/start-worker.ts";
 import {
   editJson,
   type Files,

@@ -1,7 +1,7 @@
 import type { Runner } from "graphile-worker";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { Services } from "../../../src/context/services.ts";
-import { startWorker } from "../../../src/worker/start-worker.ts";
+import type { Services } from "../../../src/core/services/services.ts";
+import { startWorker } from "../../../src/edges/worker/start-worker.ts";
 import { editJson, fixturePackage } from "../../authoring/support/authoring-harness.ts";
 import { clientLines, envelopeOf, type TestClient } from "../../mcp/support/mcp-clients.ts";
 import { type RunningApp, startApp } from "../../mcp/support/start-app.ts";

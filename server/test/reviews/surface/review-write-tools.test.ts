@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { Services } from "../../../src/context/services.ts";
+import type { Services } from "../../../src/core/services/services.ts";
 import { clientLines, envelopeOf, type TestClient } from "../../mcp/support/mcp-clients.ts";
 import { type RunningApp, startApp } from "../../mcp/support/start-app.ts";
 import { type SeededUser, seedUser } from "../../support/seed-records.ts";

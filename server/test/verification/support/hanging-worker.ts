@@ -1,9 +1,9 @@
 // A worker process whose checkers never return, so a test can kill it mid-stage (SIGKILL).
 // argv: <database url>. Prints "started <run id>" when a stage has begun.
 import { pino } from "pino";
-import { openServices } from "../../../src/context/open-services.ts";
-import { connectSql } from "../../../src/db/connect-sql.ts";
-import { startWorker } from "../../../src/worker/start-worker.ts";
+import { connectSql } from "../../../src/core/db/connect-sql.ts";
+import { openServices } from "../../../src/edges/cli/open-services.ts";
+import { startWorker } from "../../../src/edges/worker/start-worker.ts";
 
 const sql = connectSql(process.argv[2]!, pino({ level: "silent" }));
 const services = await openServices({

@@ -1,6 +1,6 @@
-import type { Services } from "../../../src/context/services.ts";
-import type { Pool } from "../../../src/db/connect-sql.ts";
-import { randomId } from "../../../src/ids/random-id.ts";
+import type { Pool } from "../../../src/core/db/connect-sql.ts";
+import { randomId } from "../../../src/core/ids/random-id.ts";
+import type { Services } from "../../../src/core/services/services.ts";
 import type { Principal } from "../../../src/users/principal.ts";
 import { queueVerificationRun, type RunTrigger } from "../../../src/verification/queue-verification-run.ts";
 import { type Files, fixturePackage, publishFiles } from "../../authoring/support/authoring-harness.ts";

@@ -1,15 +1,15 @@
 import { hashJson } from "@svc/app";
 import type { ReviewProtocolDocument } from "@svc/schemas";
-import type { Services } from "../../../../src/context/services.ts";
-import type { Pool, Sql } from "../../../../src/db/connect-sql.ts";
-import { IdPrefix, randomId } from "../../../../src/ids/random-id.ts";
+import type { Pool, Sql } from "../../../../src/core/db/connect-sql.ts";
+import { IdPrefix, randomId } from "../../../../src/core/ids/random-id.ts";
+import type { Services } from "../../../../src/core/services/services.ts";
+import type { Clock } from "../../../../src/core/time/clock.ts";
 import { readProcessRow } from "../../../../src/reviews/read-process-rows.ts";
 import type { ReviewProcessRow } from "../../../../src/reviews/review-records.ts";
 import {
   type StartReviewProcessInput,
   startReviewProcess,
 } from "../../../../src/reviews/start-review-process.ts";
-import type { Clock } from "../../../../src/time/clock.ts";
 import type { Principal } from "../../../../src/users/principal.ts";
 import { newAuthor, newUser } from "../../../authoring/support/authoring-harness.ts";
 import { testServices } from "../../../support/test-services.ts";

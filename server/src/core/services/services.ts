@@ -1,0 +1,28 @@
+import type { Logger } from "pino";
+import type { BlobStore } from "../blobs/blob-store.ts";
+import type { Pool } from "../db/connect-sql.ts";
+import type { SigningSecret } from "../signing/signing-key.ts";
+import type { Clock } from "../time/clock.ts";
+import type { HostedReviewers } from "./hosted-reviewer.ts";
+import type { SandboxRunner } from "./sandbox-runner.ts";
+
+/**
+ * Everything a route, a tool or a domain function reaches outside its arguments. One object is
+ * built at start (openServices) and passed down; tests build theirs over a test database, a
+ * temporary blob directory and a fixed clock. Nothing here holds per-request state, so any number
+ * of server replicas can run over one database and one blob store.
+ */
+export interface Services {
+  sql: Pool;
+  blobs: BlobStore;
+  /** Signs `/dl/` download and `/up/` upload URLs; the same on every replica. */
+  signingSecret: SigningSecret;
+  /** `SVC_BASE_URL` without a trailing slash; undefined: each request's own origin. */
+  baseUrl: string | undefined;
+  clock: Clock;
+  log: Logger;
+  /** Runs sandbox checkers (verification runs, conformance fixtures). */
+  sandbox: SandboxRunner;
+  /** Invokes the hosted agent reviewers of review protocols' agent nodes. */
+  hostedReviewers: HostedReviewers;
+}

@@ -1,0 +1,144 @@
+import { type CliIo, processIo, UsageError } from "@svc/app/cli/cli-io.ts";
+import { Command, CommanderError, InvalidArgumentError } from "commander";
+import { inTransaction } from "../../core/db/in-transaction.ts";
+import { ServiceError } from "../../core/errors/service-error.ts";
+import { addUser } from "../../users/add-user.ts";
+import { type Capability, isCapability } from "../../users/capability.ts";
+import { grantCapability } from "../../users/grant-capability.ts";
+import { issueToken } from "../../users/issue-token.ts";
+import { revokeToken } from "../../users/revoke-token.ts";
+import { isScope, Scope } from "../../users/scope.ts";
+import { createLogger } from "./create-logger.ts";
+import { serveCommand } from "./serve-command.ts";
+import { type ServerConfig, serverConfig } from "./server-config.ts";
+import { withMigratedDatabase } from "./with-migrated-database.ts";
+import { workerCommand } from "./worker-command.ts";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Runs `svc-server` with the given arguments (without node and script) and returns the exit
+ * code: 0 done, 1 failed (an `{"error": ...}` line on stderr), 2 bad usage. Operator commands
+ * print one JSON object on stdout and log to stderr; `serve` logs JSON to stdout.
+ */
+export async function runServerCli(
+  argv: readonly string[],
+  { io = processIo(), env = process.env }: { io?: CliIo; env?: Env } = {},
+): Promise<number> {
+  let exitCode = 0;
+  const print = (value: unknown) => io.stdout(`${JSON.stringify(value)}\n`);
+  const config = (): ServerConfig => serverConfig(env);
+  const operatorLog = () => createLogger({ level: env.LOG_LEVEL || "warn", fd: 2 });
+
+  const program = new Command("svc-server")
+    .description(
+      "Run the svc service and its operator commands (DATABASE_URL, else the embedded PostgreSQL).",
+    )
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .showHelpAfterError();
+
+  program
+    .command("serve")
+    .description("migrate the database and serve HTTP on HOST:PORT (default 127.0.0.1:8787) until SIGTERM")
+    .action(async () => {
+      const settings = config();
+      exitCode = await serveCommand(settings, createLogger({ level: settings.logLevel ?? "info", fd: 1 }));
+    });
+
+  program
+    .command("worker")
+    .description("run verification jobs (SVC_WORKERS at once) without serving HTTP, until SIGTERM")
+    .action(async () => {
+      const settings = config();
+      exitCode = await workerCommand(settings, createLogger({ level: settings.logLevel ?? "info", fd: 1 }));
+    });
+
+  program
+    .command("migrate")
+    .description('apply pending migrations and print {"applied": [...]}')
+    .action(async () => {
+      const applied = await withMigratedDatabase(config(), operatorLog(), async (_sql, applied) => applied);
+      print({ applied });
+    });
+
+  const user = program.command("user").description("manage users");
+  user
+    .command("add")
+    .description('create a user and print {"user_id": ...}')
+    .argument(
+      "<handle>",
+      "lowercase letters and digits, groups joined by single hyphens, at most 39 characters",
+    )
+    .option("--admin", "give the user the administrator role")
+    .option(
+      "--capability <capability>",
+      "grant a capability: author, custom_verifier or trusted_author (repeatable)",
+      collect(isCapability, "author, custom_verifier or trusted_author"),
+    )
+    .action(async (handle: string, options: { admin?: boolean; capability?: Capability[] }) => {
+      const created = await withMigratedDatabase(config(), operatorLog(), (sql) =>
+        inTransaction(sql, async (tx) => {
+          const added = await addUser(tx, { handle, isAdmin: options.admin === true });
+          for (const capability of options.capability ?? []) {
+            await grantCapability(tx, { userId: added.id, capability, grantedBy: null });
+          }
+          return added;
+        }),
+      );
+      print({ user_id: created.id });
+    });
+
+  const token = program.command("token").description("issue and revoke bearer tokens");
+  token
+    .command("issue")
+    .description('issue a bearer token and print {"token": ...}; it is shown once and only its hash is kept')
+    .argument("<handle>", "the user the token acts as")
+    .option(
+      "--scope <scope>",
+      "read or contribute (repeatable; contribute implies read; default both)",
+      collect(isScope, "read or contribute"),
+    )
+    .action(async (handle: string, options: { scope?: Scope[] }) => {
+      const scopes = options.scope ?? [Scope.read, Scope.contribute];
+      const issued = await withMigratedDatabase(config(), operatorLog(), (sql) =>
+        issueToken(sql, handle, scopes),
+      );
+      print({ token: issued.token });
+    });
+  token
+    .command("revoke")
+    .description("revoke a token by its prefix (its first 12 characters, svc_ and 8 more)")
+    .argument("<token-prefix>", "the token's first 12 characters (or the whole token)")
+    .action(async (prefix: string) => {
+      const revoked = await withMigratedDatabase(config(), operatorLog(), (sql) => revokeToken(sql, prefix));
+      print({ token_prefix: revoked.prefix, revoked_at: revoked.revoked_at.toISOString() });
+    });
+
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    if (error instanceof UsageError) {
+      io.stderr(`svc-server: ${error.message}\n`);
+      return 2;
+    }
+    if (error instanceof ServiceError) {
+      io.stderr(`${JSON.stringify(error.toBody())}\n`);
+      return 1;
+    }
+    io.stderr(
+      `${JSON.stringify(new ServiceError("internal", error instanceof Error ? error.message : String(error)).toBody())}\n`,
+    );
+    return 1;
+  }
+}
+
+/** A repeatable option's parser: checks each value and collects them in order, without repeats. */
+function collect<T extends string>(is: (value: string) => value is T, expected: string) {
+  return (value: string, previous: T[] | undefined): T[] => {
+    if (!is(value)) throw new InvalidArgumentError(`use ${expected}`);
+    return previous?.includes(value) ? previous : [...(previous ?? []), value];
+  };
+}

@@ -1,0 +1,48 @@
+import { join } from "node:path";
+import type { Logger } from "pino";
+import { openLocalBlobStore } from "../../core/blobs/open-local-blob-store.ts";
+import type { Pool } from "../../core/db/connect-sql.ts";
+import type { HostedReviewers } from "../../core/services/hosted-reviewer.ts";
+import type { SandboxRunner } from "../../core/services/sandbox-runner.ts";
+import type { Services } from "../../core/services/services.ts";
+import { loadSigningSecret } from "../../core/signing/load-signing-secret.ts";
+import type { Clock } from "../../core/time/clock.ts";
+import { hostedReviewersFromEnv } from "../../reviews/agents/hosted-reviewers-from-env.ts";
+import { unavailableHostedReviewers } from "../../reviews/agents/unavailable-hosted-reviewers.ts";
+import { localSandboxRunner } from "../../verification/local-sandbox-runner.ts";
+
+export interface OpenServicesOptions {
+  sql: Pool;
+  log: Logger;
+  clock: Clock;
+  /** Blobs live in `<dataDir>/blobs` unless `blobDir` says otherwise. */
+  dataDir: string;
+  blobDir?: string | undefined;
+  baseUrl?: string | undefined;
+  signingSecret?: string | undefined;
+  /** How checkers run; default: this machine's engines. */
+  sandbox?: SandboxRunner | undefined;
+  /** Who runs agent review seats; default: from `env` (ANTHROPIC_API_KEY, SVC_ANTHROPIC_BASE_URL). */
+  hostedReviewers?: HostedReviewers | undefined;
+  /** Where the hosted reviewers' settings are read; default process.env. */
+  env?: Readonly<Record<string, string | undefined>> | undefined;
+}
+
+/** Builds the Services over a migrated database: the blob store and the signing secret. */
+export async function openServices(options: OpenServicesOptions): Promise<Services> {
+  const { sql, log, clock } = options;
+  const hostedReviewers = options.hostedReviewers ?? hostedReviewersFromEnv(options.env ?? process.env);
+  if (hostedReviewers === unavailableHostedReviewers) {
+    log.info("no hosted agent reviewers: ANTHROPIC_API_KEY is unset, so agent review seats cannot run");
+  }
+  return {
+    sql,
+    log,
+    clock,
+    blobs: openLocalBlobStore(options.blobDir ?? join(options.dataDir, "blobs")),
+    signingSecret: await loadSigningSecret(sql, options.signingSecret),
+    baseUrl: options.baseUrl,
+    sandbox: options.sandbox ?? localSandboxRunner(),
+    hostedReviewers,
+  };
+}

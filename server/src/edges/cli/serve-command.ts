@@ -1,0 +1,64 @@
+import type { Logger } from "pino";
+import { migrate } from "../../core/db/migrate.ts";
+import { openDatabase } from "../../core/db/open-database.ts";
+import { systemClock } from "../../core/time/clock.ts";
+import { buildApp } from "../http/build-app.ts";
+import { startWorker } from "../worker/start-worker.ts";
+import { openServices } from "./open-services.ts";
+import type { ServerConfig } from "./server-config.ts";
+
+const DRAIN_MS = 10_000;
+
+/**
+ * `svc-server serve`: opens and migrates the database, starts SVC_WORKERS verification workers
+ * (default 1), listens, and on SIGTERM or SIGINT stops
+ * accepting, lets in-flight requests finish (for up to 10 s), closes the database (stopping the embedded
+ * PostgreSQL when no other process uses it) and returns 0. A second signal exits at once with 1.
+ */
+export async function serveCommand(config: ServerConfig, log: Logger): Promise<number> {
+  const stop = new Promise<string>((resolve) => {
+    for (const signal of ["SIGTERM", "SIGINT"] as const) {
+      process.once(signal, () => {
+        resolve(signal);
+        process.once(signal, () => {
+          log.error({ signal }, "second signal during shutdown: exiting now");
+          process.exit(1);
+        });
+      });
+    }
+  });
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });
+  try {
+    const applied = await migrate(db.sql);
+    if (applied.length > 0) log.info({ applied }, "applied migrations");
+    const services = await openServices({
+      sql: db.sql,
+      log,
+      clock: systemClock,
+      dataDir: config.dataDir,
+      blobDir: config.blobDir,
+      baseUrl: config.baseUrl,
+      signingSecret: config.signingSecret,
+    });
+    const app = buildApp(services);
+    const worker = config.workers > 0 ? await startWorker(services, { concurrency: config.workers }) : null;
+    if (worker) log.info({ concurrency: config.workers }, "verification worker started");
+    try {
+      const address = await app.listen({ host: config.host, port: config.port });
+      log.info({ url: address, base_url: config.baseUrl ?? address }, "svc is listening");
+      const signal = await stop;
+      log.info({ signal }, "shutting down: draining requests");
+    } finally {
+      // Requests get DRAIN_MS to finish; then their connections are cut.
+      const cut = setTimeout(() => app.server.closeAllConnections(), DRAIN_MS);
+      await app.close();
+      clearTimeout(cut);
+      // Running jobs finish or are released for another worker (graphile-worker's graceful stop).
+      await worker?.stop();
+    }
+  } finally {
+    await db.close();
+  }
+  log.info("stopped");
+  return 0;
+}

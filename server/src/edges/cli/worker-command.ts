@@ -1,0 +1,40 @@
+import type { Logger } from "pino";
+import { migrate } from "../../core/db/migrate.ts";
+import { openDatabase } from "../../core/db/open-database.ts";
+import { systemClock } from "../../core/time/clock.ts";
+import { startWorker } from "../worker/start-worker.ts";
+import { openServices } from "./open-services.ts";
+import type { ServerConfig } from "./server-config.ts";
+
+/**
+ * `svc-server worker`: runs verification, conformance and provisioning jobs (SVC_WORKERS at once,
+ * at least 1) without serving HTTP, until SIGTERM or SIGINT; then lets running jobs finish.
+ * Start as many as the machine's sandboxes allow, on as many hosts as have engines.
+ */
+export async function workerCommand(config: ServerConfig, log: Logger): Promise<number> {
+  const stop = new Promise<string>((resolve) => {
+    for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => resolve(signal));
+  });
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });
+  try {
+    await migrate(db.sql);
+    const services = await openServices({
+      sql: db.sql,
+      log,
+      clock: systemClock,
+      dataDir: config.dataDir,
+      blobDir: config.blobDir,
+      baseUrl: config.baseUrl,
+      signingSecret: config.signingSecret,
+    });
+    const concurrency = Math.max(1, config.workers);
+    const worker = await startWorker(services, { concurrency });
+    log.info({ concurrency }, "svc worker is running");
+    const signal = await stop;
+    log.info({ signal }, "stopping the worker: letting running jobs finish");
+    await worker.stop();
+  } finally {
+    await db.close();
+  }
+  return 0;
+}

@@ -1,0 +1,68 @@
+import Fastify from "fastify";
+import { ServiceError } from "../../core/errors/service-error.ts";
+import type { Services } from "../../core/services/services.ts";
+import { mcpRoutes } from "../mcp/mcp-routes.ts";
+import { adminRoutes } from "./admin-routes.ts";
+import { apiRoutes } from "./api-routes.ts";
+import { docsRoutes } from "./docs-routes.ts";
+import { downloadRoutes } from "./download-routes.ts";
+import { errorHandler } from "./error-handler.ts";
+import { healthRoutes } from "./health-routes.ts";
+import { oauthMetadataRoutes } from "./oauth-metadata-routes.ts";
+import { protectedResourceMetadataUrl } from "./protected-resource-metadata.ts";
+import { publicBaseUrl } from "./request-principal.ts";
+import { reviewRoutes } from "./review-routes.ts";
+import { uploadRoutes } from "./upload-routes.ts";
+import { verificationRoutes } from "./verification-routes.ts";
+
+/**
+ * The HTTP application, not yet listening: `serve` calls `listen`, tests call `inject`. Each
+ * group of routes is a fastify plugin registered here with the dependencies it needs.
+ */
+export function buildApp(services: Services) {
+  const { sql, log } = services;
+  const app = Fastify({
+    loggerInstance: log,
+    // Stop keep-alive connections that are idle when the server closes; busy ones finish first.
+    forceCloseConnections: "idle",
+    return503OnClosing: true,
+  });
+  // Requests already running when close begins finish, but their keep-alive connections would
+  // hold the close open until they time out: answer them with `Connection: close`.
+  let closing = false;
+  app.addHook("preClose", async () => {
+    closing = true;
+  });
+  app.addHook("onSend", async (request, reply, payload) => {
+    if (closing) reply.header("connection", "close");
+    // Every 401 says how to authenticate (RFC 6750, RFC 9728): /api and /dl as well as /mcp,
+    // which sets its own challenge naming its own metadata.
+    if (reply.statusCode === 401 && !reply.hasHeader("www-authenticate")) {
+      const metadata = protectedResourceMetadataUrl(publicBaseUrl(services, request), "");
+      reply.header("www-authenticate", `Bearer resource_metadata="${metadata}"`);
+    }
+    return payload;
+  });
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((request, reply) =>
+    reply
+      .status(404)
+      .send(
+        new ServiceError("not_found", `no route ${request.method} ${request.url.split("?")[0]}`).toBody(),
+      ),
+  );
+  app.register(healthRoutes, { sql });
+  app.register(apiRoutes, { services });
+  app.register(downloadRoutes, { services });
+  app.register(docsRoutes);
+  app.register(mcpRoutes, { services });
+  app.register(oauthMetadataRoutes, { services });
+  app.register(uploadRoutes, { services });
+  app.register(verificationRoutes, { services });
+  app.register(reviewRoutes, { services });
+  app.register(adminRoutes, { services });
+  return app;
+}
+
+/** The application `buildApp` returns. */
+export type App = ReturnType<typeof buildApp>;

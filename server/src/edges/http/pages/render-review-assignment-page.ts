@@ -1,0 +1,38 @@
+import type { ReviewAssignmentResult } from "../../../reviews/read/get-review-assignment.ts";
+import { factTable, jsonBlock, link, reviewPage, textBlock } from "./render-review-html.ts";
+import { escapeHtml } from "./render-verification-page.ts";
+
+/**
+ * The web view of an assignment (`GET /review-assignments/{ras}`): its state and hold, the
+ * judgment when the reader may see it (rationale as preformatted text), a link to the case, and
+ * while the claim is live the bundle. It shows what get_review_assignment returns.
+ */
+export function renderReviewAssignmentPage(result: ReviewAssignmentResult): string {
+  const a = result.assignment;
+  const judgment = a.judgment
+    ? `<h2>Judgment</h2>
+${jsonBlock(a.judgment.response, "response")}
+<h3>Rationale</h3>
+${textBlock(a.judgment.rationale_md ?? "", "rationale")}
+${factTable([["Confidence", a.judgment.confidence]])}
+<h3>Citations</h3>
+${jsonBlock(a.judgment.citations, "citations")}
+${a.judgment.assistance ? `<h3>Assistance</h3>\n${jsonBlock(a.judgment.assistance)}` : ""}`
+    : a.judgment_withheld
+      ? `<p class="note">The judgment is withheld until the node completes.</p>`
+      : "";
+  const body = `<h1>Review assignment <code>${escapeHtml(a.id)}</code></h1>
+${factTable([
+  ["Status", a.status],
+  ["Process", a.review_process_id],
+  ["Node", a.node_id],
+  ["Reviewer", a.reviewer_user_id ?? (a.reviewer_kind === "agent" ? "hosted agent" : "-")],
+  ["Claimed", a.claimed_at],
+  ["Hold until", a.hold_until],
+  ["Ended", a.ended_at],
+])}
+<p>Case: ${link(result.case_url, `${a.review_process_id} / ${a.node_id}`)}</p>
+${judgment}
+${result.bundle ? `<h2>Bundle</h2>\n${jsonBlock(result.bundle, "bundle")}` : ""}`;
+  return reviewPage(`Review assignment ${a.id}: ${a.status}`, body);
+}

@@ -1,0 +1,24 @@
+import { Scope } from "../../users/scope.ts";
+
+/** Where RFC 9728 puts a resource's metadata: this prefix, then the resource's path. */
+export const PROTECTED_RESOURCE_METADATA_PREFIX = "/.well-known/oauth-protected-resource";
+
+/** The metadata URL of the resource at `path` (such as "/mcp") under `baseUrl`. */
+export function protectedResourceMetadataUrl(baseUrl: string, path: string): string {
+  return `${baseUrl}${PROTECTED_RESOURCE_METADATA_PREFIX}${path}`;
+}
+
+/**
+ * The RFC 9728 Protected Resource Metadata of the resource at `baseUrl` + `path`. The service is
+ * named as its own authorization server, though it serves no OAuth endpoints yet: operators issue
+ * bearer tokens with `svc-server token issue` (spec 5.9 leaves the OAuth flow unstated).
+ */
+export function protectedResourceMetadata(baseUrl: string, path: string) {
+  return {
+    resource: `${baseUrl}${path}`,
+    authorization_servers: [baseUrl],
+    scopes_supported: Object.values(Scope),
+    bearer_methods_supported: ["header"],
+    resource_name: "svc",
+  };
+}

@@ -1,0 +1,57 @@
+import type { FastifyPluginAsync, FastifyRequest } from "fastify";
+import type { Services } from "../../core/services/services.ts";
+import { getReviewAssignment } from "../../reviews/read/get-review-assignment.ts";
+import { getReviewCase } from "../../reviews/read/get-review-case.ts";
+import { requireScope } from "../../users/require-scope.ts";
+import { viewerOf } from "../../work/viewer.ts";
+import type { ToolContext } from "../mcp/tools/tool.ts";
+import { renderReviewAssignmentPage } from "./pages/render-review-assignment-page.ts";
+import { renderReviewCasePage } from "./pages/render-review-case-page.ts";
+import { prefersJson } from "./prefers-json.ts";
+import { publicBaseUrl, requirePrincipal } from "./request-principal.ts";
+
+/**
+ * The review pages behind `case_url` and `assignment_url` (spec 4.1 "Links"), HTML by default and
+ * the tool's JSON when the request prefers `application/json`. There is no browser sign-in yet:
+ * they take the same bearer token as `/api/*` (read scope), and apply the same access rules and
+ * blinding as get_review_case and get_review_assignment.
+ *
+ * - `GET /reviews/{review_process_id}/nodes/{node_id}`: the case (reading it claims nothing);
+ * - `GET /review-assignments/{assignment_id}`: the assignment.
+ */
+export const reviewRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+  const caller = async (request: FastifyRequest): Promise<ToolContext> => {
+    const principal = await requirePrincipal(services, request);
+    requireScope(principal, "read");
+    return { services, principal, baseUrl: publicBaseUrl(services, request) };
+  };
+
+  app.get<{ Params: { process: string; node: string } }>(
+    "/reviews/:process/nodes/:node",
+    async (request, reply) => {
+      const context = await caller(request);
+      const result = await getReviewCase(
+        services,
+        viewerOf(context.principal),
+        { review_process_id: request.params.process, node_id: request.params.node },
+        context.baseUrl,
+      );
+      reply.header("cache-control", "private, max-age=0").header("vary", "accept");
+      if (prefersJson(request.headers.accept)) return result;
+      return reply.type("text/html; charset=utf-8").send(renderReviewCasePage(result));
+    },
+  );
+
+  app.get<{ Params: { id: string } }>("/review-assignments/:id", async (request, reply) => {
+    const context = await caller(request);
+    const result = await getReviewAssignment(
+      services,
+      viewerOf(context.principal),
+      request.params.id,
+      context.baseUrl,
+    );
+    reply.header("cache-control", "private, max-age=0").header("vary", "accept");
+    if (prefersJson(request.headers.accept)) return result;
+    return reply.type("text/html; charset=utf-8").send(renderReviewAssignmentPage(result));
+  });
+};

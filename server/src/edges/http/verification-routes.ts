@@ -1,0 +1,86 @@
+import type { FastifyPluginAsync, FastifyRequest } from "fastify";
+import type { Services } from "../../core/services/services.ts";
+import { requireScope } from "../../users/require-scope.ts";
+import { getVerification } from "../../verification/get-verification.ts";
+import { readStageLog } from "../../verification/read-stage-log.ts";
+import { findImplementationProgram } from "../../verifier-contracts/find-implementation-program.ts";
+import { viewerOf } from "../../work/viewer.ts";
+import type { ToolContext } from "../mcp/tools/tool.ts";
+import { renderVerificationPage } from "./pages/render-verification-page.ts";
+import { prefersJson } from "./prefers-json.ts";
+import { publicBaseUrl, requirePrincipal } from "./request-principal.ts";
+import { sendBlob } from "./send-blob.ts";
+
+/**
+ * The run routes (spec 4.1 HTTP routes), behind a bearer token with the read scope, for the run's
+ * submitter, the Problem's owner and administrators (others get 404):
+ *
+ * - `GET /verifications/{id}`: the web view, or the record as JSON when the request prefers
+ *   `application/json` (the canonical web route of a run, spec 2.4);
+ * - `GET /api/verifications/{id}`: the record as JSON;
+ * - `GET /api/verifier-implementations/{id}/program`: a script checker's exact bytes with
+ *   `x-svc-content-hash`, for whoever may read its Contract;
+ * - `GET /verifications/{id}/stages/{stage_key}/log`: the stage's captured output as text, with
+ *   `x-svc-content-hash` and `x-svc-log-truncated`.
+ */
+export const verificationRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+  const caller = async (request: FastifyRequest): Promise<ToolContext> => {
+    const principal = await requirePrincipal(services, request);
+    requireScope(principal, "read");
+    return { services, principal, baseUrl: publicBaseUrl(services, request) };
+  };
+
+  app.get<{ Params: { id: string } }>("/verifications/:id", async (request, reply) => {
+    const context = await caller(request);
+    const run = await getVerification(
+      services.sql,
+      viewerOf(context.principal),
+      request.params.id,
+      context.baseUrl,
+      services.clock(),
+    );
+    reply.header("cache-control", "private, max-age=0").header("vary", "accept");
+    if (prefersJson(request.headers.accept)) return run;
+    return reply.type("text/html; charset=utf-8").send(renderVerificationPage(run));
+  });
+
+  app.get<{ Params: { id: string } }>("/api/verifications/:id", async (request) => {
+    const context = await caller(request);
+    return await getVerification(
+      services.sql,
+      viewerOf(context.principal),
+      request.params.id,
+      context.baseUrl,
+      services.clock(),
+    );
+  });
+
+  app.get<{ Params: { id: string } }>("/api/verifier-implementations/:id/program", async (request, reply) => {
+    const context = await caller(request);
+    const program = await findImplementationProgram(
+      services.sql,
+      viewerOf(context.principal),
+      request.params.id,
+    );
+    return sendBlob(services, reply, program.content_hash, "text/x-python", program.filename);
+  });
+
+  app.get<{ Params: { id: string; stage: string } }>(
+    "/verifications/:id/stages/:stage/log",
+    async (request, reply) => {
+      const context = await caller(request);
+      const { log, bytes } = await readStageLog(
+        services,
+        viewerOf(context.principal),
+        request.params.id,
+        request.params.stage,
+      );
+      return reply
+        .type("text/plain; charset=utf-8")
+        .header("x-svc-content-hash", log.content_hash)
+        .header("x-svc-log-truncated", String(log.truncated))
+        .header("cache-control", "private, max-age=0")
+        .send(bytes);
+    },
+  );
+};

@@ -1,0 +1,62 @@
+import type { CallToolResult } from "@modelcontextprotocol/server";
+import { ServiceError } from "../../core/errors/service-error.ts";
+import { requireScope } from "../../users/require-scope.ts";
+import type { AdaptedTool } from "./adapt-tool.ts";
+import { internalError } from "./internal-error.ts";
+import { invalidInputError } from "./invalid-input-error.ts";
+import type { McpCaller } from "./mcp-caller.ts";
+import { toolEnvelope } from "./tool-envelope.ts";
+import { ToolKind } from "./tools/tool.ts";
+import { checkWorkingAttempt, WORKING_ATTEMPT_PARAMETER } from "./working-attempt.ts";
+
+/**
+ * One `tools/call`: the token's scope first (whatever the arguments), then the arguments against
+ * the tool's schema, then `run`. Every failure comes back as a tool error envelope, never as a
+ * protocol error or the SDK's plain text: a ServiceError as it is, anything else as `internal`.
+ */
+export async function callTool(
+  adapted: AdaptedTool,
+  caller: McpCaller,
+  args: unknown,
+): Promise<CallToolResult> {
+  const { tool } = adapted;
+  try {
+    checkScope(adapted, caller);
+    const parsed = adapted.input.safeParse(args ?? {});
+    if (!parsed.success) throw invalidInputError(tool.name, parsed.error.issues, adapted.acceptedFields);
+    const input: Record<string, unknown> = { ...parsed.data };
+    const workingAttemptId = input[WORKING_ATTEMPT_PARAMETER];
+    if (adapted.stripsWorkingAttempt) delete input[WORKING_ATTEMPT_PARAMETER];
+    const result = await tool.run(caller, input);
+    if (result === null || typeof result !== "object" || Array.isArray(result)) {
+      throw new Error(`tool ${tool.name} returned ${JSON.stringify(result)}, not one JSON object`);
+    }
+    // Spec 4.1: a read names the caller's working Attempt; the outcome rides beside the result.
+    if (tool.kind === ToolKind.read && typeof workingAttemptId === "string") {
+      return toolEnvelope({
+        ...result,
+        working_attempt: await checkWorkingAttempt(caller, workingAttemptId),
+      });
+    }
+    return toolEnvelope(result);
+  } catch (error) {
+    if (error instanceof ServiceError) return toolEnvelope(error.toBody(), true);
+    return toolEnvelope(internalError(caller, error, { tool: tool.name }).toBody(), true);
+  }
+}
+
+/** Forbidden unless the token holds the tool's scope; the error names the tool and the scope. */
+function checkScope({ tool }: AdaptedTool, caller: McpCaller): void {
+  try {
+    requireScope(caller.principal, tool.scope);
+  } catch (error) {
+    if (!(error instanceof ServiceError)) throw error;
+    const held = caller.principal.scopes.join(" and ");
+    throw new ServiceError(
+      "forbidden",
+      `${tool.name} needs a token with the ${tool.scope} scope and this one has ${held}: ` +
+        `issue one with \`svc-server token issue <handle> --scope ${tool.scope}\``,
+      { ...error.details, tool: tool.name },
+    );
+  }
+}

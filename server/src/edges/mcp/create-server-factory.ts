@@ -1,0 +1,78 @@
+import { McpServer, ResourceTemplate as SdkResourceTemplate } from "@modelcontextprotocol/server";
+import { adaptResourceTemplate } from "./adapt-resource-template.ts";
+import { adaptTool } from "./adapt-tool.ts";
+import { callTool } from "./call-tool.ts";
+import type { McpCaller } from "./mcp-caller.ts";
+import { readResource } from "./read-resource.ts";
+import { resourceError } from "./resource-error.ts";
+import type { ResourceTemplate } from "./resources/resource-template.ts";
+import type { Tool } from "./tools/tool.ts";
+
+/** The agent tool contract version (spec 9.4), reported as the server's version. */
+export const TOOL_CONTRACT_VERSION = "0.22.0";
+
+const INSTRUCTIONS =
+  "svc hosts verifiable problems. Every tool result is one JSON object; a failure is a tool error " +
+  '{"error": {"code", "message", ...}} whose message says what to fix. Read tools accept an optional ' +
+  "working_attempt_id naming your own Attempt; svc:// resource URIs accept a trailing ?working_attempt_id=att_...";
+
+/**
+ * Prepares the tools and resource templates once and returns a function that builds the
+ * McpServer for one request's caller. The endpoint is stateless, so every request gets a fresh
+ * server (the SDK's serving entry requires that); what it costs per request is registering
+ * prepared definitions, never converting schemas or compiling templates.
+ */
+export function createServerFactory(
+  tools: readonly Tool[],
+  templates: readonly ResourceTemplate[],
+): (caller: McpCaller) => McpServer {
+  const adaptedTools = tools.map(adaptTool);
+  const adaptedTemplates = templates.map(adaptResourceTemplate);
+  for (const names of [tools.map((t) => t.name), templates.map((t) => t.name)]) {
+    const duplicate = names.find((name, i) => names.indexOf(name) !== i);
+    if (duplicate) throw new Error(`two MCP tools or resource templates are named ${duplicate}`);
+  }
+  return (caller) => {
+    const server = new McpServer(
+      { name: "svc", version: TOOL_CONTRACT_VERSION },
+      {
+        // Stateless: no connection outlives its request, so no list-changed notification is ever sent.
+        capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
+        instructions: INSTRUCTIONS,
+      },
+    );
+    for (const adapted of adaptedTools) {
+      const { tool, inputSchema, annotations } = adapted;
+      server.registerTool(
+        tool.name,
+        { title: tool.title, description: tool.description, inputSchema, annotations },
+        (args) => callTool(adapted, caller, args),
+      );
+    }
+    for (const { template } of adaptedTemplates) {
+      const { list } = template;
+      const listed = list
+        ? async () => {
+            try {
+              return { resources: await list.call(template, caller) };
+            } catch (error) {
+              throw resourceError(caller, undefined, error);
+            }
+          }
+        : undefined;
+      // Registered for resources/list and resources/templates/list; reads go through readResource.
+      server.registerResource(
+        template.name,
+        new SdkResourceTemplate(template.uriTemplate, { list: listed }),
+        { title: template.title, description: template.description },
+        (uri) => readResource(adaptedTemplates, caller, uri.href),
+      );
+    }
+    // The SDK's own read handler matches the URI as sent; spec 4.1 strips a trailing
+    // working_attempt_id first and echoes the URI unchanged, so reads are answered here.
+    server.server.setRequestHandler("resources/read", (request) =>
+      readResource(adaptedTemplates, caller, request.params.uri),
+    );
+    return server;
+  };
+}

@@ -1,0 +1,103 @@
+import { hostHeaderValidation, originValidation } from "@modelcontextprotocol/fastify";
+import { toNodeHandler } from "@modelcontextprotocol/node";
+import { createMcpHandler } from "@modelcontextprotocol/server";
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import { ServiceError } from "../../core/errors/service-error.ts";
+import type { Services } from "../../core/services/services.ts";
+import { authenticate } from "../../users/authenticate.ts";
+import { protectedResourceMetadataUrl } from "../http/protected-resource-metadata.ts";
+import { publicBaseUrl } from "../http/request-principal.ts";
+import { allowedHostnames } from "./allowed-hostnames.ts";
+import { createServerFactory } from "./create-server-factory.ts";
+import { callerAuthInfo, callerOf, type McpCaller } from "./mcp-caller.ts";
+import type { ResourceTemplate } from "./resources/resource-template.ts";
+import type { Tool } from "./tools/tool.ts";
+import { resourceTemplates as registeredTemplates, tools as registeredTools } from "./tools/tools.ts";
+
+/** The path of the MCP endpoint (spec 4.1). */
+export const MCP_PATH = "/mcp";
+
+export interface McpRoutesOptions {
+  services: Services;
+  /** The tools to serve; default: every tool of the registry. */
+  tools?: readonly Tool[];
+  /** The resource templates to serve; default: every template of the registry. */
+  resourceTemplates?: readonly ResourceTemplate[];
+}
+
+/**
+ * `/mcp`: the Model Context Protocol over Streamable HTTP, stateless. A bearer token is checked
+ * before the SDK sees the request (401 with an RFC 9728 challenge otherwise); then the SDK's
+ * serving entry answers the 2026-07-28 revision (`server/discover`, per-request envelopes) and,
+ * for 2025-era clients, the stateless fallback, each request on a fresh McpServer. No state
+ * outlives a request, so any replica answers any request; GET and DELETE (session streams and
+ * session ends) are answered 405, since there are no sessions.
+ */
+export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, options) => {
+  const { services, tools = registeredTools, resourceTemplates = registeredTemplates } = options;
+  const buildServer = createServerFactory(tools, resourceTemplates);
+  const handler = createMcpHandler((context) => buildServer(callerOf(context.authInfo)), {
+    onerror: (error) => services.log.warn({ err: error }, "MCP request refused"),
+  });
+  const serve = toNodeHandler(handler, {
+    onerror: (error) => services.log.error({ err: error }, "MCP handler failed"),
+  });
+  app.addHook("onClose", () => handler.close());
+
+  // DNS-rebinding guards from the SDK's fastify adapter; hooks stay inside this plugin.
+  const hostnames = allowedHostnames(services.baseUrl);
+  app.addHook("onRequest", hostHeaderValidation(hostnames));
+  app.addHook("onRequest", originValidation(hostnames));
+
+  // Authenticate before the body is read: a caller without a live token costs one lookup.
+  const callers = new WeakMap<FastifyRequest, McpCaller>();
+  app.addHook("onRequest", async (request, reply) => {
+    const header = request.headers.authorization;
+    const principal = await authenticate(services.sql, header);
+    if (!principal) return unauthorized(services, request, reply, header !== undefined);
+    callers.set(request, {
+      services,
+      principal,
+      baseUrl: publicBaseUrl(services, request),
+      requestId: request.id,
+    });
+  });
+
+  app.route({
+    method: ["POST", "GET", "DELETE"],
+    url: MCP_PATH,
+    handler: async (request, reply) => {
+      const caller = callers.get(request)!;
+      const token = request.headers.authorization!.replace(/^bearer\s+/i, "").trim();
+      // The SDK writes the response itself, streams included, so fastify neither sends nor logs it.
+      reply.hijack();
+      reply.raw.once("close", () =>
+        request.log.info({ res: reply, responseTime: reply.elapsedTime }, "request completed"),
+      );
+      await serve(
+        Object.assign(request.raw, { auth: callerAuthInfo(caller, token) }),
+        reply.raw,
+        request.body,
+      );
+    },
+  });
+};
+
+/**
+ * 401 with `WWW-Authenticate: Bearer resource_metadata="..."` (RFC 9728 section 5.1), so a client
+ * can discover how to authenticate, and the catalogue's JSON error body. A token that was sent
+ * but is unknown or revoked adds `error="invalid_token"` (RFC 6750).
+ */
+function unauthorized(services: Services, request: FastifyRequest, reply: FastifyReply, sent: boolean) {
+  const metadata = protectedResourceMetadataUrl(publicBaseUrl(services, request), MCP_PATH);
+  const error = sent
+    ? new ServiceError("unauthorized", "the bearer token is unknown, malformed or revoked: issue a new one")
+    : new ServiceError(
+        "unauthorized",
+        "/mcp needs `Authorization: Bearer <token>`: an operator issues one with `svc-server token issue <handle>`",
+      );
+  const challenge = sent
+    ? `Bearer error="invalid_token", resource_metadata="${metadata}"`
+    : `Bearer resource_metadata="${metadata}"`;
+  return reply.status(401).header("www-authenticate", challenge).send(error.toBody());
+}

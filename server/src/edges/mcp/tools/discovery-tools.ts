@@ -1,0 +1,168 @@
+import { z } from "zod";
+import { countActiveAttempts } from "../../../attempts/attempt-hints.ts";
+import { getCampaign } from "../../../campaigns/get-campaign.ts";
+import { listCampaigns } from "../../../campaigns/list-campaigns.ts";
+import { getProblem } from "../../../problems/get-problem.ts";
+import { pickProblems } from "../../../problems/pick-problems.ts";
+import { searchProblems } from "../../../problems/search-problems.ts";
+import { getReviewProtocol } from "../../../review-protocols/get-review-protocol.ts";
+import { getVerifierContract } from "../../../verifier-contracts/get-verifier-contract.ts";
+import { viewerOf } from "../../../work/viewer.ts";
+import {
+  campaignFilter,
+  pageCursor,
+  pageLimit,
+  searchProblemsInput,
+  structureField,
+  workingAttemptId,
+} from "../../inputs/discovery-inputs.ts";
+import { authoringSkillResources } from "../resources/authoring-skill-resources.ts";
+import { referenceResource } from "../resources/reference-resource.ts";
+import type { ResourceTemplate } from "../resources/resource-template.ts";
+import { skillVersionResource } from "../resources/skill-version-resource.ts";
+import { defineTool, type Tool, ToolKind } from "./tool.ts";
+
+const listCampaignsTool = defineTool({
+  name: "list_campaigns",
+  title: "List campaigns",
+  description: "Active listed Campaigns, and your own whatever their visibility, newest first.",
+  scope: "read",
+  kind: ToolKind.read,
+  input: z.strictObject({ working_attempt_id: workingAttemptId }),
+  async run({ services, principal }) {
+    return { ...(await listCampaigns(services.sql, viewerOf(principal))) };
+  },
+});
+
+const getCampaignTool = defineTool({
+  name: "get_campaign",
+  title: "Get a campaign",
+  description:
+    "A Campaign by slug or id and a page of its open Problems in priority order; pass open_problems_cursor " +
+    "back as cursor for the next page.",
+  scope: "read",
+  kind: ToolKind.read,
+  input: z.strictObject({
+    campaign: z.string().min(1).max(64).describe("The Campaign's slug or cmp_ id."),
+    limit: pageLimit,
+    cursor: pageCursor,
+    working_attempt_id: workingAttemptId,
+  }),
+  async run({ services, principal }, input) {
+    const viewer = viewerOf(principal);
+    return { ...(await getCampaign(services.sql, viewer, input)) };
+  },
+});
+
+const searchProblemsTool = defineTool({
+  name: "search_problems",
+  title: "Search problems",
+  description:
+    "Full-text search over listed Problems (and your own): title, summary and statement. Filters: campaign, " +
+    "structure, status (default open), standalone. Orders: priority, random, least_attempted. Returns " +
+    "{problems, cursor, order}; pass cursor back with the same filters for the next page.",
+  scope: "read",
+  kind: ToolKind.read,
+  input: searchProblemsInput,
+  async run({ services, principal }, input) {
+    const viewer = viewerOf(principal);
+    return { ...(await searchProblems(services.sql, viewer, input)) };
+  },
+});
+
+const getProblemTool = defineTool({
+  name: "get_problem",
+  title: "Get a problem",
+  description:
+    "A Problem by id or slug with one revision (current unless `revision` is given), its skills and reference " +
+    "inputs with resource URIs and signed 15-minute download links.",
+  scope: "read",
+  kind: ToolKind.read,
+  input: z.strictObject({
+    problem: z.string().min(1).max(64).describe("The Problem's slug or prb_ id."),
+    revision: z.number().int().min(1).optional().describe("A revision number; default the current one."),
+    working_attempt_id: workingAttemptId,
+  }),
+  async run(context, input) {
+    const viewer = viewerOf(context.principal);
+    return { ...(await getProblem(context.services, context, viewer, input)) };
+  },
+});
+
+const pickProblemTool = defineTool({
+  name: "pick_problem",
+  title: "Pick a problem",
+  description:
+    "Suggests open Problems to start now, best first (priority weighed against how many are already " +
+    "working on each), each with a plain-text reason. Advisory.",
+  scope: "read",
+  kind: ToolKind.read,
+  input: z.strictObject({
+    campaign: campaignFilter,
+    structure: structureField.optional().describe("Only Problems of this structure."),
+    limit: z.number().int().min(1).max(20).default(5).describe("How many suggestions, 1 to 20 (default 5)."),
+    working_attempt_id: workingAttemptId,
+  }),
+  async run({ services, principal }, input) {
+    const picked = await pickProblems(services.sql, viewerOf(principal), input);
+    if (picked.problems.length === 0) return { ...picked };
+    // Spec 4.1: the start hint is for callers with no active Attempt anywhere.
+    if ((await countActiveAttempts(services.sql, principal.user.id)) > 0) return { ...picked };
+    return {
+      ...picked,
+      hint: 'You have no active Attempt: call start_attempt with {"problem": "<id>"} on the one you choose.',
+    };
+  },
+});
+
+const getReviewProtocolTool = defineTool({
+  name: "get_review_protocol",
+  title: "Get a review protocol",
+  description: "A ReviewProtocol by rpt_ id: its document, content hash and yank state.",
+  scope: "read",
+  kind: ToolKind.read,
+  input: z.strictObject({
+    review_protocol_id: z.string().min(1).max(64).describe("The protocol's rpt_ id."),
+    working_attempt_id: workingAttemptId,
+  }),
+  async run({ services, principal }, input) {
+    const viewer = viewerOf(principal);
+    return { ...(await getReviewProtocol(services.sql, viewer, input.review_protocol_id)) };
+  },
+});
+
+const getVerifierContractTool = defineTool({
+  name: "get_verifier_contract",
+  title: "Get a verifier contract",
+  description:
+    "A VerifierContract by vct_ id (stages, reference slots, submission requirements, fixtures) and a summary " +
+    "of its implementations, with each stage's current one marked.",
+  scope: "read",
+  kind: ToolKind.read,
+  input: z.strictObject({
+    verifier_contract_id: z.string().min(1).max(64).describe("The contract's vct_ id."),
+    working_attempt_id: workingAttemptId,
+  }),
+  async run({ services, principal }, input) {
+    const viewer = viewerOf(principal);
+    return { ...(await getVerifierContract(services.sql, viewer, input.verifier_contract_id)) };
+  },
+});
+
+/** The discovery and read tools of spec 4.1. */
+export const discoveryTools: Tool[] = [
+  listCampaignsTool,
+  getCampaignTool,
+  searchProblemsTool,
+  getProblemTool,
+  pickProblemTool,
+  getReviewProtocolTool,
+  getVerifierContractTool,
+];
+
+/** The `svc://` resources of published work. */
+export const discoveryResources: ResourceTemplate[] = [
+  skillVersionResource,
+  referenceResource,
+  ...authoringSkillResources,
+];

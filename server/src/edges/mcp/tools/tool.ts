@@ -1,0 +1,46 @@
+import type { z } from "zod";
+import type { Services } from "../../../core/services/services.ts";
+import type { Principal } from "../../../users/principal.ts";
+import type { Scope } from "../../../users/scope.ts";
+
+/**
+ * How a tool is annotated (spec 4.1): read tools are read-only; write tools change state;
+ * destructive ones (`withdraw_*`, `decline_review_assignment`, `submit_review_response`,
+ * archiving) end something for good.
+ */
+export const ToolKind = {
+  read: "read",
+  write: "write",
+  destructive: "destructive",
+} as const;
+export type ToolKind = (typeof ToolKind)[keyof typeof ToolKind];
+
+/** What a tool call runs with: the service, who is calling, and the public origin for links. */
+export interface ToolContext {
+  services: Services;
+  principal: Principal;
+  /** The public base address (`SVC_BASE_URL`, else the request's origin), no trailing slash. */
+  baseUrl: string;
+}
+
+/**
+ * One agent tool: a thin adapter from validated input to a domain function. The MCP endpoint
+ * registers every tool in `tools.ts`; the token's scope is checked before `run`, and `run` checks
+ * roles and capabilities live. `run` returns the result envelope (one JSON object) or throws a
+ * ServiceError, which the endpoint turns into a tool error `{error: {code, message, ...}}`.
+ */
+export interface Tool<Input extends z.ZodObject = z.ZodObject> {
+  name: string;
+  title: string;
+  description: string;
+  /** The token scope the tool needs: `read` for read tools, `contribute` for everything else. */
+  scope: Scope;
+  kind: ToolKind;
+  input: Input;
+  run(context: ToolContext, input: z.output<Input>): Promise<Record<string, unknown>>;
+}
+
+/** Declares a tool with its input type inferred from its schema. */
+export function defineTool<Input extends z.ZodObject>(tool: Tool<Input>): Tool<Input> {
+  return tool;
+}

@@ -1,0 +1,146 @@
+import { z } from "zod";
+import { getVerification } from "../../../verification/get-verification.ts";
+import { listVerifications } from "../../../verification/list-verifications.ts";
+import { readStageLog } from "../../../verification/read-stage-log.ts";
+import { rerunVerification } from "../../../verification/rerun-verification.ts";
+import { revokeVerification } from "../../../verification/revoke-verification.ts";
+import { viewerOf } from "../../../work/viewer.ts";
+import { pageCursor, workingAttemptId } from "../../inputs/discovery-inputs.ts";
+import { resourceBytes, resourceJson } from "../resources/resource-bytes.ts";
+import type { ResourceTemplate } from "../resources/resource-template.ts";
+import { defineTool, type Tool, ToolKind } from "./tool.ts";
+
+const runId = z
+  .string()
+  .regex(/^vrn_[0-9a-z]{10,32}$/, "must be a VerificationRun id: vrn_ and 10 to 32 characters of 0-9 and a-z")
+  .describe("The VerificationRun id (vrn_...).");
+const submissionId = z
+  .string()
+  .regex(/^sub_[0-9a-z]{10,32}$/, "must be a Submission id: sub_ and 10 to 32 characters of 0-9 and a-z");
+
+const getVerificationTool = defineTool({
+  name: "get_verification",
+  title: "Get a verification run",
+  description:
+    "One VerificationRun: status (queued, running, finished), result (verified, refuted, inconclusive, error), score, " +
+    "evidence_md and every stage result with its mechanism and log link. Yours, or on a Problem you manage.",
+  scope: "read",
+  kind: ToolKind.read,
+  input: z.strictObject({ verification_run_id: runId, working_attempt_id: workingAttemptId }),
+  async run({ services, principal, baseUrl }, input) {
+    return {
+      verification: await getVerification(
+        services.sql,
+        viewerOf(principal),
+        input.verification_run_id,
+        baseUrl,
+        services.clock(),
+      ),
+    };
+  },
+});
+
+const listVerificationsTool = defineTool({
+  name: "list_verifications",
+  title: "List verification runs",
+  description:
+    "Verification runs you can read, newest first: narrow by submission_id, attempt_id or problem (id or slug). " +
+    "Pages of up to 100 with a cursor.",
+  scope: "read",
+  kind: ToolKind.read,
+  input: z.strictObject({
+    submission_id: submissionId.optional(),
+    attempt_id: z
+      .string()
+      .regex(/^att_[0-9a-z]{10,32}$/, "must be an Attempt id (att_...)")
+      .optional(),
+    problem: z.string().min(1).max(64).optional().describe("A Problem id or slug."),
+    limit: z.number().int().min(1).max(100).default(20).describe("Page size, 1 to 100 (default 20)."),
+    cursor: pageCursor,
+    working_attempt_id: workingAttemptId,
+  }),
+  async run({ services, principal, baseUrl }, input) {
+    return {
+      ...(await listVerifications(services.sql, viewerOf(principal), input, baseUrl, services.clock())),
+    };
+  },
+});
+
+const rerunVerificationTool = defineTool({
+  name: "rerun_verification",
+  title: "Rerun a verification",
+  description:
+    "Verifies an active Submission again as a new run (trigger rerun), with the stage implementations current now. " +
+    "The submitter, the Problem's owner or an administrator; consumes no submission quota.",
+  scope: "contribute",
+  kind: ToolKind.write,
+  input: z.strictObject({ submission_id: submissionId }),
+  async run({ services, principal }, input) {
+    return { ...(await rerunVerification(services.sql, viewerOf(principal), input.submission_id)) };
+  },
+});
+
+const revokeVerificationTool = defineTool({
+  name: "revoke_verification",
+  title: "Revoke a verification run",
+  description:
+    "Administrators: records that a finished run's mechanism did not match its Contract. Write-once and permanent; " +
+    "the run keeps its result but stops counting toward the verdict.",
+  scope: "contribute",
+  kind: ToolKind.destructive,
+  input: z.strictObject({ verification_run_id: runId, reason_md: z.string().min(1).max(10_000) }),
+  async run({ services, principal }, input) {
+    return { ...(await revokeVerification(services, viewerOf(principal), input)) };
+  },
+});
+
+/** The verification tools, registered in tools.ts. */
+export const verificationTools: readonly Tool[] = [
+  getVerificationTool,
+  listVerificationsTool,
+  rerunVerificationTool,
+  revokeVerificationTool,
+] as Tool[];
+
+const verificationResource: ResourceTemplate = {
+  name: "verification-run",
+  uriTemplate: "svc://verifications/{verification_run_id}",
+  title: "Verification run",
+  description: "A VerificationRun as JSON (the record get_verification returns).",
+  async read(context, uri, variables) {
+    const run = await getVerification(
+      context.services.sql,
+      viewerOf(context.principal),
+      variables.verification_run_id ?? "",
+      context.baseUrl,
+      context.services.clock(),
+    );
+    return [resourceJson(uri, run)];
+  },
+};
+
+const stageLogResource: ResourceTemplate = {
+  name: "verification-stage-log",
+  uriTemplate: "svc://verifications/{verification_run_id}/stages/{stage_key}/log",
+  title: "Verification stage log",
+  description:
+    "The captured stdout and stderr of one sandbox stage, cut at the capture ceiling (log.truncated).",
+  async read(context, uri, variables) {
+    const { log, bytes } = await readStageLog(
+      context.services,
+      viewerOf(context.principal),
+      variables.verification_run_id ?? "",
+      variables.stage_key ?? "",
+    );
+    return [
+      resourceBytes(uri, bytes, "text/plain", {
+        content_hash: log.content_hash,
+        size_bytes: log.size_bytes,
+        truncated: log.truncated,
+      }),
+    ];
+  },
+};
+
+/** The verification resource templates, registered in tools.ts. */
+export const verificationResources: readonly ResourceTemplate[] = [verificationResource, stageLogResource];

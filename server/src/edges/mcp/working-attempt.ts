@@ -1,0 +1,52 @@
+import { z } from "zod";
+import { checkWorkingAttemptId, type WorkingAttemptOutcome } from "../../attempts/check-working-attempt.ts";
+import { viewerOf } from "../../work/viewer.ts";
+import type { ToolContext } from "./tools/tool.ts";
+
+/** The name of the optional parameter that names the caller's own Attempt on reads (spec 4.1). */
+export const WORKING_ATTEMPT_PARAMETER = "working_attempt_id";
+
+/** An Attempt id: `att_` and 10 to 32 characters of [0-9a-z]. */
+export const ATTEMPT_ID_PATTERN = /^att_[0-9a-z]{10,32}$/;
+
+/** The field the adapter adds to every read tool whose input lacks it. */
+export const workingAttemptField = z
+  .string()
+  .regex(ATTEMPT_ID_PATTERN, "must be an Attempt id: att_ and 10 to 32 characters of 0-9 and a-z")
+  .optional()
+  .describe("The id of your own Attempt this read is for, if you are working on one (att_...).");
+
+/** A resource URI with its trailing `working_attempt_id` taken off. */
+export interface SplitResourceUri {
+  /** The URI to match against the templates. */
+  uri: string;
+  /** The value of the trailing parameter, undefined without one. Not yet checked against the id pattern. */
+  workingAttemptId: string | undefined;
+}
+
+/**
+ * Takes a trailing `working_attempt_id=<value>` off a resource URI (spec 4.1): only the last query
+ * parameter counts, and only when its name is exactly `working_attempt_id` (no percent-encoding,
+ * no other spelling). Earlier parameters stay in the URI, so a duplicate still fails to match.
+ */
+export function splitResourceUri(uri: string): SplitResourceUri {
+  const query = uri.indexOf("?");
+  // A fragment ends the URI, so with one there is no trailing query parameter.
+  if (query < 0 || uri.includes("#")) return { uri, workingAttemptId: undefined };
+  const separator = Math.max(uri.lastIndexOf("&"), query);
+  const last = uri.slice(separator + 1);
+  const prefix = `${WORKING_ATTEMPT_PARAMETER}=`;
+  if (!last.startsWith(prefix)) return { uri, workingAttemptId: undefined };
+  return { uri: uri.slice(0, separator), workingAttemptId: last.slice(prefix.length) };
+}
+
+export type { WorkingAttemptOutcome } from "../../attempts/check-working-attempt.ts";
+
+/**
+ * Checks a working Attempt id for the caller against their own Attempts (the attempts domain's
+ * `checkWorkingAttemptId`): resource reads report the outcome in each entry's
+ * `_meta.working_attempt`, tool reads in the result's `working_attempt`.
+ */
+export async function checkWorkingAttempt(context: ToolContext, id: string): Promise<WorkingAttemptOutcome> {
+  return checkWorkingAttemptId(context.services.sql, viewerOf(context.principal), id);
+}
