@@ -13,8 +13,8 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import Fastify from "fastify";
 import { pino } from "pino";
+import { buildApp } from "../../server/src/edges/cli/build-app.ts";
 import { openServices } from "../../server/src/edges/cli/open-services.ts";
-import { buildApp } from "../../server/src/edges/http/build-app.ts";
 import { addUser } from "../../server/src/users/add-user.ts";
 import { issueToken } from "../../server/src/users/issue-token.ts";
 import { benchDatabase } from "../support/bench-database.ts";

@@ -14,10 +14,10 @@
 import { pino } from "pino";
 import { runChecker } from "../../app/src/sandbox/run-checker.ts";
 import { uploadArtifact } from "../../server/src/artifacts/upload-artifact.ts";
-import { startAttempt } from "../../server/src/attempts/start-attempt.ts";
 import { openServices } from "../../server/src/edges/cli/open-services.ts";
 import type { ToolContext } from "../../server/src/edges/mcp/tools/tool.ts";
 import { startWorker } from "../../server/src/edges/worker/start-worker.ts";
+import { startAttempt } from "../../server/src/solving/start-attempt.ts";
 import { createSubmission } from "../../server/src/submissions/create-submission.ts";
 import { localSandboxRunner } from "../../server/src/verification/local-sandbox-runner.ts";
 import { newAuthor, newUser } from "../../server/test/authoring/support/authoring-harness.ts";

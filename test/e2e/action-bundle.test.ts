@@ -9,7 +9,7 @@ import { lintPackage } from "../../app/src/lint/lint-package.ts";
 import { openDirectoryTree } from "../../app/src/tree/open-directory-tree.ts";
 import { campaignFiles } from "../../app/test/client/support/campaign-files.ts";
 import { BUNDLE_PATH, buildBundle } from "../../lint-action/src/build-bundle.ts";
-import { buildApp } from "../../server/src/edges/http/build-app.ts";
+import { buildApp } from "../../server/src/edges/cli/build-app.ts";
 import { addUser } from "../../server/src/users/add-user.ts";
 import { grantCapability } from "../../server/src/users/grant-capability.ts";
 import { issueToken } from "../../server/src/users/issue-token.ts";

@@ -7,7 +7,7 @@ import type { CliDeps } from "../../app/src/cli/cli-deps.ts";
 import { openServiceClient } from "../../app/src/client/service-client.ts";
 import { svcWith, writePackage } from "../../app/test/cli/support-run.ts";
 import { campaignFiles } from "../../app/test/client/support/campaign-files.ts";
-import { buildApp } from "../../server/src/edges/http/build-app.ts";
+import { buildApp } from "../../server/src/edges/cli/build-app.ts";
 import { addUser } from "../../server/src/users/add-user.ts";
 import { grantCapability } from "../../server/src/users/grant-capability.ts";
 import { issueToken } from "../../server/src/users/issue-token.ts";

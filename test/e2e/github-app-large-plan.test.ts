@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { campaignFiles } from "../../app/test/client/support/campaign-files.ts";
-import { buildApp } from "../../server/src/edges/http/build-app.ts";
+import { buildApp } from "../../server/src/edges/cli/build-app.ts";
 import { addUser } from "../../server/src/users/add-user.ts";
 import { grantCapability } from "../../server/src/users/grant-capability.ts";
 import { issueToken } from "../../server/src/users/issue-token.ts";

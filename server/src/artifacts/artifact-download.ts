@@ -1,7 +1,7 @@
 import { ServiceError } from "../core/errors/service-error.ts";
 import type { Services } from "../core/services/services.ts";
 import { findProblem } from "../problems/find-problem.ts";
-import type { Viewer } from "../work/viewer.ts";
+import type { Viewer } from "../visibility/viewer.ts";
 import { canReadArtifact } from "./can-read-artifact.ts";
 import { findArtifact } from "./find-artifact.ts";
 

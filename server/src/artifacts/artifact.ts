@@ -1,4 +1,4 @@
-import type { SignedDownloadLink } from "../problems/signed-download.ts";
+import type { SignedDownloadLink } from "../downloads/signed-download.ts";
 import { artifactTarget } from "./artifact-target.ts";
 
 /**

@@ -1,10 +1,10 @@
 import { AttemptAccess, readAttempt } from "../attempts/read-attempt.ts";
 import type { Sql } from "../core/db/connect-sql.ts";
 import type { Services } from "../core/services/services.ts";
-import { signedDownloads } from "../problems/signed-download.ts";
+import { signedDownloads } from "../downloads/signed-download.ts";
 import type { Caller } from "../users/caller.ts";
-import type { Viewer } from "../work/viewer.ts";
-import { viewerOf } from "../work/viewer.ts";
+import type { Viewer } from "../visibility/viewer.ts";
+import { viewerOf } from "../visibility/viewer.ts";
 import { ARTIFACT_COLUMNS, type Artifact, type ArtifactRow, toArtifact } from "./artifact.ts";
 import { canReadArtifact } from "./can-read-artifact.ts";
 

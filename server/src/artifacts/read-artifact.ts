@@ -1,8 +1,8 @@
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import { findProblem } from "../problems/find-problem.ts";
-import type { Viewer } from "../work/viewer.ts";
-import { canReadWork } from "../work/work-access.ts";
+import type { Viewer } from "../visibility/viewer.ts";
+import { canReadWork } from "../visibility/work-access.ts";
 import type { ArtifactRow } from "./artifact.ts";
 import { canReadArtifact, reviewsArtifact } from "./can-read-artifact.ts";
 import { findArtifact } from "./find-artifact.ts";

@@ -7,7 +7,7 @@ import type { Services } from "../core/services/services.ts";
 import { signUploadUrl } from "../core/signing/signed-upload-url.ts";
 import { signedUrlExpiry } from "../core/signing/signed-url-expiry.ts";
 import type { Caller } from "../users/caller.ts";
-import { viewerOf } from "../work/viewer.ts";
+import { viewerOf } from "../visibility/viewer.ts";
 import { MAX_ARTIFACT_BYTES } from "./artifact-limits.ts";
 
 export interface RequestArtifactUploadInput {

@@ -2,9 +2,9 @@ import { AttemptAccess, readAttempt, requireActive } from "../attempts/read-atte
 import { inTransaction } from "../core/db/in-transaction.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import type { Services } from "../core/services/services.ts";
-import { signedDownloads } from "../problems/signed-download.ts";
+import { signedDownloads } from "../downloads/signed-download.ts";
 import type { Caller } from "../users/caller.ts";
-import { viewerOf } from "../work/viewer.ts";
+import { viewerOf } from "../visibility/viewer.ts";
 import { type Artifact, toArtifact } from "./artifact.ts";
 import { insertArtifact } from "./insert-artifact.ts";
 import { readArtifact } from "./read-artifact.ts";

@@ -1,7 +1,7 @@
 import { inTransaction } from "../core/db/in-transaction.ts";
 import type { Services } from "../core/services/services.ts";
 import type { Caller } from "../users/caller.ts";
-import { viewerOf } from "../work/viewer.ts";
+import { viewerOf } from "../visibility/viewer.ts";
 import { ARTIFACT_COLUMNS, type Artifact, type ArtifactRow, toArtifact } from "./artifact.ts";
 import { readArtifact } from "./read-artifact.ts";
 

@@ -1,7 +1,7 @@
 import type { Sql } from "../core/db/connect-sql.ts";
 import { findProblem } from "../problems/find-problem.ts";
-import type { Viewer } from "../work/viewer.ts";
-import { canReadWork } from "../work/work-access.ts";
+import type { Viewer } from "../visibility/viewer.ts";
+import { canReadWork } from "../visibility/work-access.ts";
 import { findAttempt } from "./find-attempt.ts";
 
 /** Why a working Attempt id was not accepted on a read. */

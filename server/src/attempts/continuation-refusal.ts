@@ -1,5 +1,5 @@
 import { ServiceError } from "../core/errors/service-error.ts";
-import type { Viewer } from "../work/viewer.ts";
+import type { Viewer } from "../visibility/viewer.ts";
 import type { AttemptRow } from "./attempt.ts";
 
 /**

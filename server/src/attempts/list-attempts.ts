@@ -1,8 +1,8 @@
 import type { Services } from "../core/services/services.ts";
 import { readProblem } from "../problems/read-problem.ts";
 import type { Caller } from "../users/caller.ts";
-import { viewerOf } from "../work/viewer.ts";
-import { canManageWork } from "../work/work-access.ts";
+import { viewerOf } from "../visibility/viewer.ts";
+import { canManageWork } from "../visibility/work-access.ts";
 import type { Attempt } from "./attempt.ts";
 import { pageAttempts } from "./page-attempts.ts";
 

@@ -1,7 +1,7 @@
 import type { Services } from "../core/services/services.ts";
 import { readProblem } from "../problems/read-problem.ts";
 import type { Caller } from "../users/caller.ts";
-import { viewerOf } from "../work/viewer.ts";
+import { viewerOf } from "../visibility/viewer.ts";
 import type { Attempt, AttemptStatus } from "./attempt.ts";
 import { pageAttempts } from "./page-attempts.ts";
 

@@ -2,8 +2,8 @@ import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import { findProblem } from "../problems/find-problem.ts";
 import type { ProblemRow } from "../problems/problem-row.ts";
-import type { Viewer } from "../work/viewer.ts";
-import { canManageWork, canReadWork } from "../work/work-access.ts";
+import type { Viewer } from "../visibility/viewer.ts";
+import { canManageWork, canReadWork } from "../visibility/work-access.ts";
 import type { AttemptRow } from "./attempt.ts";
 import { findAttempt } from "./find-attempt.ts";
 

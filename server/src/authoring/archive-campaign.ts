@@ -4,8 +4,8 @@ import type { Principal } from "../users/principal.ts";
 import { requireCapability } from "../users/require-capability.ts";
 import { requireScope } from "../users/require-scope.ts";
 import { Scope } from "../users/scope.ts";
+import { recordWorkAudit } from "../work/record-work-audit.ts";
 import { findOwnedWork } from "./find-owned-work.ts";
-import { recordWorkAudit } from "./record-work-audit.ts";
 
 export interface ArchivedCampaign {
   campaign: {

@@ -7,6 +7,7 @@ import type { Principal } from "../users/principal.ts";
 import { requireScope } from "../users/require-scope.ts";
 import { Role } from "../users/role.ts";
 import { Scope } from "../users/scope.ts";
+import { recordWorkAudit } from "../work/record-work-audit.ts";
 import { type AuthoringUpload, findOwnUpload } from "./authoring-upload.ts";
 import { isCustomImage } from "./image-statuses.ts";
 import { publishCampaign } from "./publish-campaign.ts";
@@ -20,7 +21,6 @@ import { publishVerifierImplementations } from "./publish-verifier-implementatio
 import { type LiveRead, readLiveState, staleDifferences } from "./read-live-state.ts";
 import { readUploadTree } from "./read-upload-tree.ts";
 import type { Reconciliation } from "./reconcile.ts";
-import { recordWorkAudit } from "./record-work-audit.ts";
 import { storePackageBytes } from "./store-package-bytes.ts";
 import { UploadState } from "./upload-state.ts";
 

@@ -1,6 +1,6 @@
 import type { Plan } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
-import type { WorkAuditEntry } from "./record-work-audit.ts";
+import type { WorkAuditEntry } from "../work/record-work-audit.ts";
 
 /** What each step of a publication works with, inside the publishing transaction. */
 export interface PublishContext {

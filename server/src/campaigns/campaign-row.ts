@@ -1,4 +1,4 @@
-import type { Visibility } from "../work/visibility.ts";
+import type { Visibility } from "../visibility/visibility.ts";
 
 /** A Campaign row as read paths select it (`select * from campaigns`). */
 export interface CampaignRow {

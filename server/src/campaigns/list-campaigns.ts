@@ -1,5 +1,5 @@
 import type { Sql } from "../core/db/connect-sql.ts";
-import type { Viewer } from "../work/viewer.ts";
+import type { Viewer } from "../visibility/viewer.ts";
 import { type Campaign, toCampaign } from "./campaign.ts";
 import type { CampaignRow } from "./campaign-row.ts";
 

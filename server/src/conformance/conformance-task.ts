@@ -1,6 +1,6 @@
 import type { Task } from "graphile-worker";
+import { TaskName } from "../core/jobs/task-name.ts";
 import type { Services } from "../core/services/services.ts";
-import { CONFORMANCE_TASK } from "./enqueue-conformance.ts";
 import { runImplementationConformance } from "./run-implementation-conformance.ts";
 
 /** How long an implementation waiting for its image sleeps before it looks again. */
@@ -13,7 +13,7 @@ export function conformanceTask(services: Services): Task {
     const outcome = await runImplementationConformance(services, id);
     if (outcome.kind === "wait") {
       await helpers.addJob(
-        CONFORMANCE_TASK,
+        TaskName.runConformance,
         { verifier_implementation_id: id },
         { jobKey: `conformance:${id}`, maxAttempts: 5, runAt: new Date(Date.now() + CONFORMANCE_RETRY_MS) },
       );

@@ -3,7 +3,7 @@ import { checkerImplementation } from "@svc/app/sandbox/stage-job.ts";
 import type { VerifierContractFile } from "@svc/schemas";
 import type postgres from "postgres";
 import type { Services } from "../core/services/services.ts";
-import { readBlobBytes } from "../problems/read-blob-bytes.ts";
+import { readBlobBytes } from "../downloads/read-blob-bytes.ts";
 import type { RunnableImplementation } from "../verification/current-implementation.ts";
 import { resolveBinding } from "../verification/resolve-binding.ts";
 import { conformanceRecord } from "./conformance-record.ts";

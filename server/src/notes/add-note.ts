@@ -2,7 +2,7 @@ import { AttemptAccess, readAttempt, requireActive } from "../attempts/read-atte
 import { inTransaction } from "../core/db/in-transaction.ts";
 import type { Services } from "../core/services/services.ts";
 import type { Caller } from "../users/caller.ts";
-import { viewerOf } from "../work/viewer.ts";
+import { viewerOf } from "../visibility/viewer.ts";
 import { insertNote } from "./insert-note.ts";
 import { type Note, NoteKind } from "./note.ts";
 

@@ -2,7 +2,7 @@ import { AttemptAccess, readAttempt } from "../attempts/read-attempt.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import type { Services } from "../core/services/services.ts";
 import type { Caller } from "../users/caller.ts";
-import { viewerOf } from "../work/viewer.ts";
+import { viewerOf } from "../visibility/viewer.ts";
 import { NOTE_COLUMNS, type Note, type NoteRow, toNote } from "./note.ts";
 
 const NOTE_ID = /^nte_[0-9a-z]{10,32}$/;

@@ -4,7 +4,7 @@ import { cursorFingerprint, decodeCursor, encodeCursor } from "../core/paging/pa
 import type { Services } from "../core/services/services.ts";
 import { readProblem } from "../problems/read-problem.ts";
 import type { Caller } from "../users/caller.ts";
-import { viewerOf } from "../work/viewer.ts";
+import { viewerOf } from "../visibility/viewer.ts";
 import { NOTE_COLUMNS, type Note, type NoteRow, toNote } from "./note.ts";
 
 /** How search_notes matches: words (full text), resemblance (trigrams), or either. */

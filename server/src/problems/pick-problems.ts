@@ -1,8 +1,8 @@
 import type postgres from "postgres";
 import { readCampaign } from "../campaigns/read-campaign.ts";
 import type { Sql } from "../core/db/connect-sql.ts";
-import type { Viewer } from "../work/viewer.ts";
-import { discoverableProblemSql } from "../work/visibility-sql.ts";
+import type { Viewer } from "../visibility/viewer.ts";
+import { discoverableProblemSql } from "../visibility/visibility-sql.ts";
 import { joinFragments } from "./join-fragments.ts";
 import { type Problem, toProblem } from "./problem.ts";
 import { type ProblemRow, problemColumnsSql } from "./problem-row.ts";

@@ -1,4 +1,4 @@
-import type { Visibility } from "../work/visibility.ts";
+import type { Visibility } from "../visibility/visibility.ts";
 import type { ProblemRow } from "./problem-row.ts";
 
 /**

@@ -1,7 +1,7 @@
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
-import type { Viewer } from "../work/viewer.ts";
-import { canReadWork } from "../work/work-access.ts";
+import type { Viewer } from "../visibility/viewer.ts";
+import { canReadWork } from "../visibility/work-access.ts";
 import { findProblem } from "./find-problem.ts";
 import type { ProblemRow } from "./problem-row.ts";
 

@@ -1,9 +1,9 @@
 import type { BlobStore } from "../core/blobs/blob-store.ts";
-import { referenceTarget } from "./download-target.ts";
+import { referenceTarget } from "../downloads/download-target.ts";
+import type { SignedDownloadLink } from "../downloads/signed-download.ts";
 import type { ProblemRevision } from "./problem-revision.ts";
 import { referenceSeal } from "./reference-seal.ts";
 import { referenceUri } from "./reference-uri.ts";
-import type { SignedDownloadLink } from "./signed-download.ts";
 
 /** One `reference_resources` entry of the get_problem envelope (spec 4.1). */
 export interface ReferenceResourceEntry {

@@ -1,7 +1,7 @@
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
-import { readableProtocolSql } from "../work/mechanism-visibility-sql.ts";
-import type { Viewer } from "../work/viewer.ts";
+import { readableProtocolSql } from "../visibility/mechanism-visibility-sql.ts";
+import type { Viewer } from "../visibility/viewer.ts";
 import { type ReviewProtocol, type ReviewProtocolRow, toReviewProtocol } from "./review-protocol.ts";
 
 const PROTOCOL_ID = /^rpt_[0-9a-z]{10,32}$/;

@@ -1,14 +1,7 @@
 import type { Sql } from "../core/db/connect-sql.ts";
+import { TaskName } from "../core/jobs/task-name.ts";
 
 /** The graphile-worker tasks of review processes; jobs name them, so they never change once shipped. */
-export const ReviewTask = {
-  /** Advances one process: a hold lapsing, a node deadline, or a lost wake-up. */
-  advance: "advance_review_process",
-  /** Invokes the hosted agent of one agent assignment, outside any transaction. */
-  agentSeat: "review_agent_seat",
-} as const;
-export type ReviewTask = (typeof ReviewTask)[keyof typeof ReviewTask];
-
 /**
  * Schedules `advanceReviewProcess` at `runAt` under `key`, in the caller's transaction, so the
  * timer exists exactly when the hold or deadline it serves was committed. Scheduling again under
@@ -21,7 +14,7 @@ export async function scheduleReviewTimer(
   runAt: Date,
 ): Promise<void> {
   await sql`
-    select graphile_worker.add_job(${ReviewTask.advance}, json_build_object('review_process_id', ${processId}::text),
+    select graphile_worker.add_job(${TaskName.advanceReviewProcess}, json_build_object('review_process_id', ${processId}::text),
       run_at => ${runAt}, max_attempts => 5, job_key => ${key})`;
 }
 
@@ -46,6 +39,6 @@ export function agentJobKey(assignmentId: string): string {
  */
 export async function enqueueAgentSeat(sql: Sql, assignmentId: string): Promise<void> {
   await sql`
-    select graphile_worker.add_job(${ReviewTask.agentSeat}, json_build_object('assignment_id', ${assignmentId}::text),
+    select graphile_worker.add_job(${TaskName.reviewAgentSeat}, json_build_object('assignment_id', ${assignmentId}::text),
       max_attempts => 3, job_key => ${agentJobKey(assignmentId)})`;
 }

@@ -1,7 +1,7 @@
 import type { ProtocolNode } from "@svc/schemas";
 import type { HostedReviewRequest } from "../core/services/hosted-reviewer.ts";
 import type { Services } from "../core/services/services.ts";
-import { readBlobBytes } from "../problems/read-blob-bytes.ts";
+import { readBlobBytes } from "../downloads/read-blob-bytes.ts";
 import { advanceReviewProcess } from "./advance-review-process.ts";
 import { textMaterial } from "./bundle-material.ts";
 import { checkReviewResponse } from "./check-review-response.ts";

@@ -1,8 +1,8 @@
 import { catalogueDigest } from "@svc/app/lint/implementation-catalogue.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import type { Services } from "../core/services/services.ts";
-import { readableContractSql } from "../work/mechanism-visibility-sql.ts";
-import type { Viewer } from "../work/viewer.ts";
+import { readableContractSql } from "../visibility/mechanism-visibility-sql.ts";
+import type { Viewer } from "../visibility/viewer.ts";
 import { type ImageState, imageKind, liveImageState } from "./image-state.ts";
 
 export interface SandboxImageStatus {

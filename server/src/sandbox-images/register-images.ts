@@ -1,7 +1,7 @@
 import type { Sql } from "../core/db/connect-sql.ts";
+import { TaskName } from "../core/jobs/task-name.ts";
 
 /** The graphile-worker task that provisions (pulls) a custom image. */
-export const PROVISION_TASK = "provision_image";
 
 /**
  * Registers the custom images a validated package names and queues their provisioning (spec 4.1
@@ -23,7 +23,7 @@ export async function registerImages(
       returning state`;
     if (row?.state === "registered") {
       await sql`
-        select graphile_worker.add_job(${PROVISION_TASK}, json_build_object('image_ref', ${image.image_ref}::text),
+        select graphile_worker.add_job(${TaskName.provisionImage}, json_build_object('image_ref', ${image.image_ref}::text),
           max_attempts => 3, job_key => ${`provision:${image.image_ref}`})`;
     }
   }

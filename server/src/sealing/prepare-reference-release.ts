@@ -1,6 +1,6 @@
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
-import type { Viewer } from "../work/viewer.ts";
+import type { Viewer } from "../visibility/viewer.ts";
 import { acknowledgementFingerprint } from "./acknowledgement-fingerprint.ts";
 import { evaluationRevisions } from "./evaluation-revision-ids.ts";
 import { readSealedRevision, type SealedRevision } from "./read-sealed-revision.ts";

@@ -1,7 +1,7 @@
 import type { Sql } from "../core/db/connect-sql.ts";
 import type { ReferenceBinding } from "../problems/problem-revision.ts";
-import type { Viewer } from "../work/viewer.ts";
-import { canManageWork } from "../work/work-access.ts";
+import type { Viewer } from "../visibility/viewer.ts";
+import { canManageWork } from "../visibility/work-access.ts";
 import { type ProtectionContract, protectedStageKeys } from "./protected-stage-keys.ts";
 import { readSealing } from "./read-sealing.ts";
 import { NOTHING_WITHHELD, type RunWithholding, runWithholding } from "./run-withholding.ts";

@@ -3,8 +3,8 @@ import { ServiceError } from "../core/errors/service-error.ts";
 import { findProblem } from "../problems/find-problem.ts";
 import type { ProblemRevisionRow } from "../problems/problem-revision.ts";
 import type { ProblemRow } from "../problems/problem-row.ts";
-import type { Viewer } from "../work/viewer.ts";
-import { canManageWork, canReadWork } from "../work/work-access.ts";
+import type { Viewer } from "../visibility/viewer.ts";
+import { canManageWork, canReadWork } from "../visibility/work-access.ts";
 import { withEffectiveSealing } from "./read-sealing.ts";
 import type { SealingPolicy } from "./sealing-policy.ts";
 

@@ -1,7 +1,7 @@
 import type { Sql } from "../core/db/connect-sql.ts";
 import { inTransaction } from "../core/db/in-transaction.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
-import type { Viewer } from "../work/viewer.ts";
+import type { Viewer } from "../visibility/viewer.ts";
 import { notSealedError, releasePlan, requireManager } from "./prepare-reference-release.ts";
 import { readSealedRevision } from "./read-sealed-revision.ts";
 import { readSealing } from "./read-sealing.ts";

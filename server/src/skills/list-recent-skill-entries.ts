@@ -1,6 +1,6 @@
 import type { Sql } from "../core/db/connect-sql.ts";
-import type { Viewer } from "../work/viewer.ts";
-import { discoverableProblemSql } from "../work/visibility-sql.ts";
+import type { Viewer } from "../visibility/viewer.ts";
+import { discoverableProblemSql } from "../visibility/visibility-sql.ts";
 import { skillVersionUri } from "./skill-uris.ts";
 import { SKILL_ENTRY } from "./skill-version-row.ts";
 

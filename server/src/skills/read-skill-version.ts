@@ -4,8 +4,8 @@ import {
   pinnedByReadableRevisionSql,
   protocolUsesSkillSql,
   readableProtocolIdsSql,
-} from "../work/mechanism-visibility-sql.ts";
-import type { Viewer } from "../work/viewer.ts";
+} from "../visibility/mechanism-visibility-sql.ts";
+import type { Viewer } from "../visibility/viewer.ts";
 import type { SkillVersionRow } from "./skill-version-row.ts";
 
 const SKILL_VERSION_ID = /^skv_[0-9a-z]{10,32}$/;

@@ -1,7 +1,7 @@
 import type { BlobStore } from "../core/blobs/blob-store.ts";
 import type { Sql } from "../core/db/connect-sql.ts";
-import { blobTarget } from "../problems/download-target.ts";
-import type { SignedDownloadLink } from "../problems/signed-download.ts";
+import { blobTarget } from "../downloads/download-target.ts";
+import type { SignedDownloadLink } from "../downloads/signed-download.ts";
 import { skillVersionUri } from "./skill-uris.ts";
 import { SKILL_ENTRY, type SkillFile, type SkillVersionRow } from "./skill-version-row.ts";
 

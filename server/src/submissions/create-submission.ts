@@ -13,7 +13,7 @@ import { EntriesMode, type SealingPolicy } from "../sealing/sealing-policy.ts";
 import { submissionAllowance } from "../sealing/submission-allowance.ts";
 import type { Caller } from "../users/caller.ts";
 import { queueVerificationRun, RunTrigger } from "../verification/queue-verification-run.ts";
-import { viewerOf } from "../work/viewer.ts";
+import { viewerOf } from "../visibility/viewer.ts";
 import { checkSubmissionArtifacts } from "./check-submission-artifacts.ts";
 import { readSubmissions } from "./read-submissions.ts";
 import type { Submission } from "./submission.ts";

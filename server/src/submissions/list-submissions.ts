@@ -3,7 +3,7 @@ import { ServiceError } from "../core/errors/service-error.ts";
 import type { Services } from "../core/services/services.ts";
 import { readProblem } from "../problems/read-problem.ts";
 import type { Caller } from "../users/caller.ts";
-import { viewerOf } from "../work/viewer.ts";
+import { viewerOf } from "../visibility/viewer.ts";
 import { readSubmissions } from "./read-submissions.ts";
 import type { Submission } from "./submission.ts";
 

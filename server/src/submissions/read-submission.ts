@@ -1,8 +1,8 @@
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import { findProblem } from "../problems/find-problem.ts";
-import type { Viewer } from "../work/viewer.ts";
-import { canManageWork, canReadWork } from "../work/work-access.ts";
+import type { Viewer } from "../visibility/viewer.ts";
+import { canManageWork, canReadWork } from "../visibility/work-access.ts";
 import { readSubmissions } from "./read-submissions.ts";
 import type { Submission } from "./submission.ts";
 

@@ -1,7 +1,7 @@
 import { inTransaction } from "../core/db/in-transaction.ts";
 import type { Services } from "../core/services/services.ts";
 import type { Caller } from "../users/caller.ts";
-import { viewerOf } from "../work/viewer.ts";
+import { viewerOf } from "../visibility/viewer.ts";
 import { readSubmission } from "./read-submission.ts";
 import { readSubmissions } from "./read-submissions.ts";
 import type { Submission } from "./submission.ts";

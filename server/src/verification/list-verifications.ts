@@ -1,6 +1,6 @@
 import type { Sql } from "../core/db/connect-sql.ts";
 import { cursorFingerprint, decodeCursor, encodeCursor } from "../core/paging/page-cursor.ts";
-import type { Viewer } from "../work/viewer.ts";
+import type { Viewer } from "../visibility/viewer.ts";
 import { readableRunSql } from "./readable-run-sql.ts";
 import { RUN_COLUMNS, type RunRow, toVerificationRuns, type VerificationRun } from "./verification-run.ts";
 

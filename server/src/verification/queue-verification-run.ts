@@ -1,6 +1,6 @@
 import type postgres from "postgres";
-import type { Sql } from "../core/db/connect-sql.ts";
 import { randomId } from "../core/ids/random-id.ts";
+import { enqueueRun } from "../core/jobs/enqueue-run.ts";
 
 /** Why a run exists (spec 2.4). */
 export const RunTrigger = { submission: "submission", rerun: "rerun", manual: "manual" } as const;
@@ -24,9 +24,6 @@ export interface QueueRunInput {
   requestedByUserId?: string | null;
 }
 
-/** The graphile-worker task that executes a run (server/src/worker). */
-export const VERIFY_TASK = "verify_run";
-
 /**
  * Creates a `queued` VerificationRun and enqueues its execution in the caller's transaction, so a
  * Submission and its run exist together or not at all, and a committed run is always picked up
@@ -46,14 +43,4 @@ export async function queueVerificationRun(
        ${tx.json(inputs as unknown as postgres.JSONValue)}, ${input.requestedByUserId ?? null})`;
   await enqueueRun(tx, id);
   return id;
-}
-
-/**
- * Enqueues a run's execution under its job key (the run id): at most one waiting job per run, so
- * a run enqueued again (by the stalled-run sweep) is still executed once.
- */
-export async function enqueueRun(sql: Sql, runId: string): Promise<void> {
-  await sql`
-    select graphile_worker.add_job(${VERIFY_TASK}, json_build_object('verification_run_id', ${runId}::text),
-      max_attempts => 3, job_key => ${runId})`;
 }

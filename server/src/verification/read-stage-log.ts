@@ -1,9 +1,9 @@
 import { ServiceError } from "../core/errors/service-error.ts";
 import type { Services } from "../core/services/services.ts";
-import { readBlobBytes } from "../problems/read-blob-bytes.ts";
+import { readBlobBytes } from "../downloads/read-blob-bytes.ts";
 import { readRunWithholding } from "../sealing/read-run-withholdings.ts";
 import { isStageEvidenceWithheld } from "../sealing/run-withholding.ts";
-import type { Viewer } from "../work/viewer.ts";
+import type { Viewer } from "../visibility/viewer.ts";
 import { readableRunSql } from "./readable-run-sql.ts";
 import type { StageLog } from "./stage-record.ts";
 

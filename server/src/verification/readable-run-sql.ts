@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import type { Sql } from "../core/db/connect-sql.ts";
-import type { Viewer } from "../work/viewer.ts";
+import type { Viewer } from "../visibility/viewer.ts";
 
 /**
  * True for runs the viewer may read: their own Submission's runs, runs on Problems they own

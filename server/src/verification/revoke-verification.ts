@@ -1,6 +1,6 @@
 import { ServiceError } from "../core/errors/service-error.ts";
 import type { Services } from "../core/services/services.ts";
-import type { Viewer } from "../work/viewer.ts";
+import type { Viewer } from "../visibility/viewer.ts";
 
 /**
  * revoke_verification (operator, spec 2.4 and 3): marks a finished run's mechanism as not matching

@@ -2,7 +2,7 @@ import type { ContentHash } from "@svc/app";
 import type { CheckerJob, CheckerOutcome, InputFile, StageResult } from "@svc/app/sandbox/checker-job.ts";
 import type { ContractStage } from "@svc/schemas";
 import type { Services } from "../core/services/services.ts";
-import { readBlobBytes } from "../problems/read-blob-bytes.ts";
+import { readBlobBytes } from "../downloads/read-blob-bytes.ts";
 import { currentImplementation, type RunnableImplementation } from "./current-implementation.ts";
 import { resolveBinding } from "./resolve-binding.ts";
 import type { RunContext } from "./run-context.ts";

@@ -1,5 +1,5 @@
+import { enqueueRun } from "../core/jobs/enqueue-run.ts";
 import type { Services } from "../core/services/services.ts";
-import { enqueueRun } from "./queue-verification-run.ts";
 
 /** A run whose worker has not said it is alive for this long is taken to have lost its worker. */
 export const STALL_MS = 90_000;

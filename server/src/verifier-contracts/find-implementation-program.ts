@@ -1,7 +1,7 @@
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
-import { readableContractSql } from "../work/mechanism-visibility-sql.ts";
-import type { Viewer } from "../work/viewer.ts";
+import { readableContractSql } from "../visibility/mechanism-visibility-sql.ts";
+import type { Viewer } from "../visibility/viewer.ts";
 
 const IMPLEMENTATION_ID = /^vfi_[0-9a-z]{10,32}$/;
 

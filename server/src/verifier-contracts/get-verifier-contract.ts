@@ -1,7 +1,7 @@
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
-import { readableContractSql } from "../work/mechanism-visibility-sql.ts";
-import type { Viewer } from "../work/viewer.ts";
+import { readableContractSql } from "../visibility/mechanism-visibility-sql.ts";
+import type { Viewer } from "../visibility/viewer.ts";
 import { type ImplementationSummary, implementationSummaries } from "./implementation-summary.ts";
 import { toVerifierContract, type VerifierContract, type VerifierContractRow } from "./verifier-contract.ts";
 

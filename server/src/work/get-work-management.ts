@@ -1,6 +1,6 @@
 import type { Sql } from "../core/db/connect-sql.ts";
+import type { Viewer } from "../visibility/viewer.ts";
 import { loadManagedWork, type ManagedWork } from "./managed-work.ts";
-import type { Viewer } from "./viewer.ts";
 import type { WorkReference } from "./work-reference.ts";
 import { workSnapshot } from "./work-snapshot.ts";
 

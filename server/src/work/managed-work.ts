@@ -2,9 +2,9 @@ import type { CampaignRow } from "../campaigns/campaign-row.ts";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import { type ProblemRow, problemColumnsSql } from "../problems/problem-row.ts";
-import type { Viewer } from "./viewer.ts";
-import type { Visibility } from "./visibility.ts";
-import { canManageWork, canReadWork } from "./work-access.ts";
+import type { Viewer } from "../visibility/viewer.ts";
+import type { Visibility } from "../visibility/visibility.ts";
+import { canManageWork, canReadWork } from "../visibility/work-access.ts";
 import type { WorkReference } from "./work-reference.ts";
 
 /**

@@ -1,6 +1,6 @@
 import { sha256 } from "@svc/app";
 import { expect, it } from "vitest";
-import { buildApp } from "../../src/edges/http/build-app.ts";
+import { buildApp } from "../../src/edges/cli/build-app.ts";
 import { authoringTools } from "../../src/edges/mcp/tools/authoring-tools.ts";
 import type { Tool, ToolContext } from "../../src/edges/mcp/tools/tool.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";

@@ -2,7 +2,7 @@ import { sha256 } from "@svc/app";
 import { expect, it } from "vitest";
 import { requestAuthoringUpload } from "../../src/authoring/request-authoring-upload.ts";
 import { validateAuthoringUpload } from "../../src/authoring/validate-authoring-upload.ts";
-import { buildApp } from "../../src/edges/http/build-app.ts";
+import { buildApp } from "../../src/edges/cli/build-app.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
 import { testServices } from "../support/test-services.ts";
 import { fixturePackage, newUser, putUpload, zipFiles } from "./support/authoring-harness.ts";

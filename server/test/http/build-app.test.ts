@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { expect, it } from "vitest";
 import { connectSql } from "../../src/core/db/connect-sql.ts";
-import { buildApp } from "../../src/edges/http/build-app.ts";
+import { buildApp } from "../../src/edges/cli/build-app.ts";
 import { silentLog } from "../support/test-database.ts";
 import { testServices } from "../support/test-services.ts";
 

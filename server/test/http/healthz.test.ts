@@ -2,7 +2,7 @@ import { expect, it } from "vitest";
 import { connectSql } from "../../src/core/db/connect-sql.ts";
 import { freePort } from "../../src/core/db/embedded/free-port.ts";
 import { ServiceError } from "../../src/core/errors/service-error.ts";
-import { buildApp } from "../../src/edges/http/build-app.ts";
+import { buildApp } from "../../src/edges/cli/build-app.ts";
 import {
   createTestDatabase,
   describeWithDatabase,

@@ -1,7 +1,7 @@
 import { sha256 } from "@svc/app";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Services } from "../../src/core/services/services.ts";
-import { type App, buildApp } from "../../src/edges/http/build-app.ts";
+import { type App, buildApp } from "../../src/edges/cli/build-app.ts";
 import {
   contractDocument,
   type SeededProblem,

@@ -2,8 +2,8 @@ import { sha256 } from "@svc/app";
 import { checkSchema } from "@svc/schemas";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Services } from "../../src/core/services/services.ts";
-import { type App, buildApp } from "../../src/edges/http/build-app.ts";
-import type { ProblemEnvelope } from "../../src/problems/get-problem.ts";
+import type { ProblemEnvelope } from "../../src/discovery/get-problem.ts";
+import { type App, buildApp } from "../../src/edges/cli/build-app.ts";
 import {
   contractDocument,
   type SeededProblem,

@@ -1,8 +1,8 @@
 import { sha256 } from "@svc/app";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Services } from "../../src/core/services/services.ts";
-import { type App, buildApp } from "../../src/edges/http/build-app.ts";
-import type { ProblemEnvelope } from "../../src/problems/get-problem.ts";
+import type { ProblemEnvelope } from "../../src/discovery/get-problem.ts";
+import { type App, buildApp } from "../../src/edges/cli/build-app.ts";
 import { type Files, fixturePackage, publishFiles } from "../authoring/support/authoring-harness.ts";
 import type { SeededUser } from "../support/seed-records.ts";
 import { seedUser } from "../support/seed-records.ts";

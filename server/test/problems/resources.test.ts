@@ -1,7 +1,7 @@
 import { LintCode, sha256 } from "@svc/app";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Services } from "../../src/core/services/services.ts";
-import { type App, buildApp } from "../../src/edges/http/build-app.ts";
+import { type App, buildApp } from "../../src/edges/cli/build-app.ts";
 import { INLINE_RESOURCE_LIMIT } from "../../src/edges/mcp/resources/resource-bytes.ts";
 import type { ResourceContent } from "../../src/edges/mcp/resources/resource-template.ts";
 import { discoveryResources } from "../../src/edges/mcp/tools/discovery-tools.ts";

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { signedUrlExpiry, signUrl } from "../../src/core/signing/signed-url.ts";
+import { referenceTarget } from "../../src/downloads/download-target.ts";
 import { resourceTemplates, tools } from "../../src/edges/mcp/tools/tools.ts";
-import { referenceTarget } from "../../src/problems/download-target.ts";
 import { call } from "../attempts/support/solving-fixture.ts";
 import type { TestClient } from "../mcp/support/mcp-clients.ts";
 import { type SeededUser, seedCampaign } from "../support/seed-records.ts";

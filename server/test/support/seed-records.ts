@@ -8,7 +8,7 @@ import type { Capability } from "../../src/users/capability.ts";
 import { grantCapability } from "../../src/users/grant-capability.ts";
 import { issueToken } from "../../src/users/issue-token.ts";
 import type { Principal } from "../../src/users/principal.ts";
-import type { Visibility } from "../../src/work/visibility.ts";
+import type { Visibility } from "../../src/visibility/visibility.ts";
 
 /**
  * Published records written straight into the tables, exactly as migration 002 and publication

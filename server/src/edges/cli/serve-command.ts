@@ -2,8 +2,8 @@ import type { Logger } from "pino";
 import { migrate } from "../../core/db/migrate.ts";
 import { openDatabase } from "../../core/db/open-database.ts";
 import { systemClock } from "../../core/time/clock.ts";
-import { buildApp } from "../http/build-app.ts";
 import { startWorker } from "../worker/start-worker.ts";
+import { buildApp } from "./build-app.ts";
 import { openServices } from "./open-services.ts";
 import type { ServerConfig } from "./server-config.ts";
 

@@ -1,14 +1,13 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { ServiceError } from "../../core/errors/service-error.ts";
 import type { Services } from "../../core/services/services.ts";
-import { getProblem } from "../../problems/get-problem.ts";
-import { resolveReference } from "../../problems/resolve-reference.ts";
+import { getProblem } from "../../discovery/get-problem.ts";
 import { searchProblems } from "../../problems/search-problems.ts";
+import { resolveReference } from "../../sealing/resolve-reference.ts";
 import { requireScope } from "../../users/require-scope.ts";
-import { viewerOf } from "../../work/viewer.ts";
+import { viewerOf } from "../../visibility/viewer.ts";
 import { searchProblemsInput } from "../inputs/discovery-inputs.ts";
-import type { ToolContext } from "../mcp/tools/tool.ts";
-import { publicBaseUrl, requirePrincipal } from "./request-principal.ts";
+import { publicBaseUrl, type RouteContext, requirePrincipal } from "./request-principal.ts";
 import { sendBlob } from "./send-blob.ts";
 
 /** `GET /api/problems` query parameters and the search_problems field each one fills. */
@@ -33,7 +32,7 @@ const SEARCH_PARAMETERS: Readonly<Record<string, string>> = {
  *   `x-svc-content-hash`, a 302 to a linked input's url, sealed inputs for managers only.
  */
 export const apiRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
-  const caller = async (request: FastifyRequest): Promise<ToolContext> => {
+  const caller = async (request: FastifyRequest): Promise<RouteContext> => {
     const principal = await requirePrincipal(services, request);
     requireScope(principal, "read");
     return { services, principal, baseUrl: publicBaseUrl(services, request) };

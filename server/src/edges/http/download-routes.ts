@@ -3,11 +3,11 @@ import { artifactDownload } from "../../artifacts/artifact-download.ts";
 import { ServiceError } from "../../core/errors/service-error.ts";
 import type { Services } from "../../core/services/services.ts";
 import { SIGNED_DOWNLOAD_PREFIX, verifySignedPath } from "../../core/signing/signed-url.ts";
-import { parseDownloadTarget } from "../../problems/download-target.ts";
-import { loadReference, sealedError } from "../../problems/resolve-reference.ts";
+import { parseDownloadTarget } from "../../downloads/download-target.ts";
+import { loadReference, sealedError } from "../../sealing/resolve-reference.ts";
 import { canReadSkillVersion } from "../../skills/read-skill-version.ts";
-import { type Viewer, viewerOf } from "../../work/viewer.ts";
-import { canReadWork } from "../../work/work-access.ts";
+import { type Viewer, viewerOf } from "../../visibility/viewer.ts";
+import { canReadWork } from "../../visibility/work-access.ts";
 import { optionalPrincipal } from "./request-principal.ts";
 import { sendBlob } from "./send-blob.ts";
 

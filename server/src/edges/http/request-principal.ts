@@ -2,6 +2,7 @@ import type { FastifyRequest } from "fastify";
 import { ServiceError } from "../../core/errors/service-error.ts";
 import type { Services } from "../../core/services/services.ts";
 import { authenticate } from "../../users/authenticate.ts";
+import type { Caller } from "../../users/caller.ts";
 import type { Principal } from "../../users/principal.ts";
 
 /**
@@ -39,4 +40,9 @@ export async function requirePrincipal(services: Services, request: FastifyReque
 /** The public base address for links in a response: SVC_BASE_URL, else the request's own origin. */
 export function publicBaseUrl(services: Services, request: FastifyRequest): string {
   return services.baseUrl ?? `${request.protocol}://${request.host}`;
+}
+
+/** What a route hands the domain: the services and the request's Caller, in one object. */
+export interface RouteContext extends Caller {
+  services: Services;
 }

@@ -3,12 +3,11 @@ import type { Services } from "../../core/services/services.ts";
 import { getReviewAssignment } from "../../reviews/read/get-review-assignment.ts";
 import { getReviewCase } from "../../reviews/read/get-review-case.ts";
 import { requireScope } from "../../users/require-scope.ts";
-import { viewerOf } from "../../work/viewer.ts";
-import type { ToolContext } from "../mcp/tools/tool.ts";
+import { viewerOf } from "../../visibility/viewer.ts";
 import { renderReviewAssignmentPage } from "./pages/render-review-assignment-page.ts";
 import { renderReviewCasePage } from "./pages/render-review-case-page.ts";
 import { prefersJson } from "./prefers-json.ts";
-import { publicBaseUrl, requirePrincipal } from "./request-principal.ts";
+import { publicBaseUrl, type RouteContext, requirePrincipal } from "./request-principal.ts";
 
 /**
  * The review pages behind `case_url` and `assignment_url` (spec 4.1 "Links"), HTML by default and
@@ -20,7 +19,7 @@ import { publicBaseUrl, requirePrincipal } from "./request-principal.ts";
  * - `GET /review-assignments/{assignment_id}`: the assignment.
  */
 export const reviewRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
-  const caller = async (request: FastifyRequest): Promise<ToolContext> => {
+  const caller = async (request: FastifyRequest): Promise<RouteContext> => {
     const principal = await requirePrincipal(services, request);
     requireScope(principal, "read");
     return { services, principal, baseUrl: publicBaseUrl(services, request) };

@@ -4,11 +4,10 @@ import { requireScope } from "../../users/require-scope.ts";
 import { getVerification } from "../../verification/get-verification.ts";
 import { readStageLog } from "../../verification/read-stage-log.ts";
 import { findImplementationProgram } from "../../verifier-contracts/find-implementation-program.ts";
-import { viewerOf } from "../../work/viewer.ts";
-import type { ToolContext } from "../mcp/tools/tool.ts";
+import { viewerOf } from "../../visibility/viewer.ts";
 import { renderVerificationPage } from "./pages/render-verification-page.ts";
 import { prefersJson } from "./prefers-json.ts";
-import { publicBaseUrl, requirePrincipal } from "./request-principal.ts";
+import { publicBaseUrl, type RouteContext, requirePrincipal } from "./request-principal.ts";
 import { sendBlob } from "./send-blob.ts";
 
 /**
@@ -24,7 +23,7 @@ import { sendBlob } from "./send-blob.ts";
  *   `x-svc-content-hash` and `x-svc-log-truncated`.
  */
 export const verificationRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
-  const caller = async (request: FastifyRequest): Promise<ToolContext> => {
+  const caller = async (request: FastifyRequest): Promise<RouteContext> => {
     const principal = await requirePrincipal(services, request);
     requireScope(principal, "read");
     return { services, principal, baseUrl: publicBaseUrl(services, request) };

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { checkWorkingAttemptId, type WorkingAttemptOutcome } from "../../attempts/check-working-attempt.ts";
-import { viewerOf } from "../../work/viewer.ts";
+import { viewerOf } from "../../visibility/viewer.ts";
 import type { ToolContext } from "./tools/tool.ts";
 
 /** The name of the optional parameter that names the caller's own Attempt on reads (spec 4.1). */

@@ -2,13 +2,13 @@ import { Logger, type Runner, run, type TaskList } from "graphile-worker";
 import { conformanceTask } from "../../conformance/conformance-task.ts";
 import { sweepPendingConformance } from "../../conformance/sweep-pending-conformance.ts";
 import { workerConnection } from "../../core/db/worker-connection.ts";
+import { TaskName } from "../../core/jobs/task-name.ts";
 import type { Services } from "../../core/services/services.ts";
 import { advanceReviewProcess } from "../../reviews/advance-review-process.ts";
 import { runAgentSeat } from "../../reviews/run-agent-seat.ts";
 import { sweepReviewProcesses } from "../../reviews/sweep-review-processes.ts";
 import { provisionImage } from "../../sandbox-images/provision-image.ts";
 import { sweepStalledRuns } from "../../verification/sweep-stalled-runs.ts";
-import { TaskName } from "./task-names.ts";
 import { verifyRunTask } from "./verify-run-task.ts";
 
 export interface WorkerOptions {

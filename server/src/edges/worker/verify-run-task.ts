@@ -1,7 +1,7 @@
 import type { Task } from "graphile-worker";
+import { TaskName } from "../../core/jobs/task-name.ts";
 import type { Services } from "../../core/services/services.ts";
 import { executeVerificationRun, finishWithError } from "../../verification/execute-verification-run.ts";
-import { TaskName } from "./task-names.ts";
 
 /** How long a waiting run sleeps before it looks again at its image or conformance. */
 export const WAIT_RETRY_MS = 5_000;

@@ -1,7 +1,7 @@
 import type { ProtocolNode, ReviewProtocolDocument } from "@svc/schemas";
 import { ServiceError } from "../../core/errors/service-error.ts";
 import type { Services } from "../../core/services/services.ts";
-import type { Viewer } from "../../work/viewer.ts";
+import type { Viewer } from "../../visibility/viewer.ts";
 import { advanceReviewProcess } from "../advance-review-process.ts";
 import { holdPassed, reviewNodeState } from "../node-state.ts";
 import { buildReviewBundle, type ReviewBundle } from "../review-bundle.ts";

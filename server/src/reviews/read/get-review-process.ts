@@ -1,6 +1,6 @@
 import { ServiceError } from "../../core/errors/service-error.ts";
 import type { Services } from "../../core/services/services.ts";
-import type { Viewer } from "../../work/viewer.ts";
+import type { Viewer } from "../../visibility/viewer.ts";
 import { advanceReviewProcess } from "../advance-review-process.ts";
 import { holdPassed } from "../node-state.ts";
 import { type LoadedReviewProcess, loadReviewProcess } from "./load-review-process.ts";

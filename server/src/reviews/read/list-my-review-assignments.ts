@@ -1,6 +1,6 @@
 import { ServiceError } from "../../core/errors/service-error.ts";
 import type { Services } from "../../core/services/services.ts";
-import type { Viewer } from "../../work/viewer.ts";
+import type { Viewer } from "../../visibility/viewer.ts";
 import { ASSIGNMENT_COLUMNS, type ReviewAssignmentRow } from "../review-records.ts";
 import { type ReviewAssignmentView, toAssignmentView } from "./review-assignment-view.ts";
 

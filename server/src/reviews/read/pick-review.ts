@@ -3,7 +3,7 @@ import { findCampaign } from "../../campaigns/find-campaign.ts";
 import { ServiceError } from "../../core/errors/service-error.ts";
 import type { Services } from "../../core/services/services.ts";
 import { findProblem } from "../../problems/find-problem.ts";
-import type { Viewer } from "../../work/viewer.ts";
+import type { Viewer } from "../../visibility/viewer.ts";
 import { reviewNodeState } from "../node-state.ts";
 import { reviewerStanding } from "../review-eligibility.ts";
 import {

@@ -1,4 +1,4 @@
-import type { Viewer } from "../../work/viewer.ts";
+import type { Viewer } from "../../visibility/viewer.ts";
 import type { LoadedReviewProcess } from "./load-review-process.ts";
 
 /**

@@ -1,5 +1,5 @@
 import type { Services } from "../../core/services/services.ts";
-import type { Viewer } from "../../work/viewer.ts";
+import type { Viewer } from "../../visibility/viewer.ts";
 import { buildReviewBundle, type ReviewBundle } from "../review-bundle.ts";
 import type { ReviewAssignmentRow } from "../review-records.ts";
 import { loadReviewProcess } from "./load-review-process.ts";

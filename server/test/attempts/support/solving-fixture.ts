@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from "vitest";
 import type { Services } from "../../../src/core/services/services.ts";
-import { buildApp } from "../../../src/edges/http/build-app.ts";
+import { buildApp } from "../../../src/edges/cli/build-app.ts";
 import {
   clientLines,
   envelopeOf,

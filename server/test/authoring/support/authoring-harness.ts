@@ -12,7 +12,7 @@ import {
 } from "../../../src/authoring/validate-authoring-upload.ts";
 import type { Pool } from "../../../src/core/db/connect-sql.ts";
 import type { Services } from "../../../src/core/services/services.ts";
-import { type App, buildApp } from "../../../src/edges/http/build-app.ts";
+import { type App, buildApp } from "../../../src/edges/cli/build-app.ts";
 import { addUser } from "../../../src/users/add-user.ts";
 import { authenticate } from "../../../src/users/authenticate.ts";
 import type { Capability } from "../../../src/users/capability.ts";

@@ -1,6 +1,6 @@
 import Fastify from "fastify";
 import type { Services } from "../../../src/core/services/services.ts";
-import { buildApp } from "../../../src/edges/http/build-app.ts";
+import { buildApp } from "../../../src/edges/cli/build-app.ts";
 import { errorHandler } from "../../../src/edges/http/error-handler.ts";
 import { oauthMetadataRoutes } from "../../../src/edges/http/oauth-metadata-routes.ts";
 import { type McpRoutesOptions, mcpRoutes } from "../../../src/edges/mcp/mcp-routes.ts";

@@ -1,8 +1,8 @@
 import { beforeAll, expect, it } from "vitest";
+import { TaskName } from "../../../src/core/jobs/task-name.ts";
 import { advanceReviewProcess } from "../../../src/reviews/advance-review-process.ts";
 import { claimReview } from "../../../src/reviews/claim-review.ts";
 import { readAssignmentRows, readNodeRows, readProcessRow } from "../../../src/reviews/read-process-rows.ts";
-import { ReviewTask } from "../../../src/reviews/review-jobs.ts";
 import { sweepReviewProcesses } from "../../../src/reviews/sweep-review-processes.ts";
 import { describeWithDatabase, useTestDatabase } from "../../support/test-database.ts";
 import { humanNode, kOfN, protocol } from "./support/protocols.ts";
@@ -32,7 +32,7 @@ describeWithDatabase("review timers", () => {
     await advanceReviewProcess(world.services, process.id);
     const [node] = (await readNodeRows(db.sql, process.id)).filter((n) => n.node_id === "readers");
     expect(await job(`review_deadline:${process.id}:readers`)).toEqual({
-      task_identifier: ReviewTask.advance,
+      task_identifier: TaskName.advanceReviewProcess,
       run_at: node!.deadline_at,
     });
     const [alice] = await reviewers(db.sql, 1);

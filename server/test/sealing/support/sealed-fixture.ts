@@ -1,7 +1,7 @@
 import { sha256 } from "@svc/app";
 import { afterAll, beforeAll } from "vitest";
 import type { Services } from "../../../src/core/services/services.ts";
-import { buildApp } from "../../../src/edges/http/build-app.ts";
+import { buildApp } from "../../../src/edges/cli/build-app.ts";
 import { executeVerificationRun } from "../../../src/verification/execute-verification-run.ts";
 import { call, startOn, uploadText } from "../../attempts/support/solving-fixture.ts";
 import { clientLines, type TestClient } from "../../mcp/support/mcp-clients.ts";

@@ -1,9 +1,9 @@
 import { artifactTarget } from "../../../artifacts/artifact-target.ts";
 import { readArtifact } from "../../../artifacts/read-artifact.ts";
 import { ServiceError } from "../../../core/errors/service-error.ts";
-import { readBlobBytes } from "../../../problems/read-blob-bytes.ts";
-import { signedDownloads } from "../../../problems/signed-download.ts";
-import { viewerOf } from "../../../work/viewer.ts";
+import { readBlobBytes } from "../../../downloads/read-blob-bytes.ts";
+import { signedDownloads } from "../../../downloads/signed-download.ts";
+import { viewerOf } from "../../../visibility/viewer.ts";
 import { INLINE_RESOURCE_LIMIT, resourceBytes, resourceJson } from "./resource-bytes.ts";
 import type { ResourceTemplate } from "./resource-template.ts";
 

@@ -1,8 +1,8 @@
-import { referenceTarget } from "../../../problems/download-target.ts";
-import { readBlobBytes } from "../../../problems/read-blob-bytes.ts";
-import { resolveReference } from "../../../problems/resolve-reference.ts";
-import { signedDownloads } from "../../../problems/signed-download.ts";
-import { viewerOf } from "../../../work/viewer.ts";
+import { referenceTarget } from "../../../downloads/download-target.ts";
+import { readBlobBytes } from "../../../downloads/read-blob-bytes.ts";
+import { signedDownloads } from "../../../downloads/signed-download.ts";
+import { resolveReference } from "../../../sealing/resolve-reference.ts";
+import { viewerOf } from "../../../visibility/viewer.ts";
 import { INLINE_RESOURCE_LIMIT, resourceBytes, resourceJson } from "./resource-bytes.ts";
 import type { ResourceTemplate } from "./resource-template.ts";
 

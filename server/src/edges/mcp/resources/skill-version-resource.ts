@@ -1,11 +1,11 @@
 import { ServiceError } from "../../../core/errors/service-error.ts";
-import { blobTarget } from "../../../problems/download-target.ts";
-import { readBlobBytes } from "../../../problems/read-blob-bytes.ts";
-import { signedDownloads } from "../../../problems/signed-download.ts";
+import { blobTarget } from "../../../downloads/download-target.ts";
+import { readBlobBytes } from "../../../downloads/read-blob-bytes.ts";
+import { signedDownloads } from "../../../downloads/signed-download.ts";
 import { listRecentSkillEntries } from "../../../skills/list-recent-skill-entries.ts";
 import { readSkillVersion } from "../../../skills/read-skill-version.ts";
 import { skillVersionUri } from "../../../skills/skill-uris.ts";
-import { viewerOf } from "../../../work/viewer.ts";
+import { viewerOf } from "../../../visibility/viewer.ts";
 import { INLINE_RESOURCE_LIMIT, resourceBytes, resourceJson } from "./resource-bytes.ts";
 import type { ResourceTemplate } from "./resource-template.ts";
 

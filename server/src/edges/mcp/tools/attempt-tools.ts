@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { AttemptOutcome, AttemptStatus } from "../../../attempts/attempt.ts";
-import { endAttempt } from "../../../attempts/end-attempt.ts";
-import { getAttempt } from "../../../attempts/get-attempt.ts";
 import { listAttempts } from "../../../attempts/list-attempts.ts";
 import { listMyAttempts } from "../../../attempts/list-my-attempts.ts";
-import { startAttempt } from "../../../attempts/start-attempt.ts";
+import { endAttempt } from "../../../solving/end-attempt.ts";
+import { getAttempt } from "../../../solving/get-attempt.ts";
+import { startAttempt } from "../../../solving/start-attempt.ts";
 import { attemptIdField } from "../../inputs/attempt-fields.ts";
 import { pageCursor, pageLimit } from "../../inputs/discovery-inputs.ts";
 import { noteBodyField } from "../../inputs/note-body.ts";

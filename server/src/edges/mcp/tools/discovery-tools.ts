@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { countActiveAttempts } from "../../../attempts/attempt-hints.ts";
-import { getCampaign } from "../../../campaigns/get-campaign.ts";
 import { listCampaigns } from "../../../campaigns/list-campaigns.ts";
-import { getProblem } from "../../../problems/get-problem.ts";
+import { getCampaign } from "../../../discovery/get-campaign.ts";
+import { getProblem } from "../../../discovery/get-problem.ts";
 import { pickProblems } from "../../../problems/pick-problems.ts";
 import { searchProblems } from "../../../problems/search-problems.ts";
 import { getReviewProtocol } from "../../../review-protocols/get-review-protocol.ts";
 import { getVerifierContract } from "../../../verifier-contracts/get-verifier-contract.ts";
-import { viewerOf } from "../../../work/viewer.ts";
+import { viewerOf } from "../../../visibility/viewer.ts";
 import {
   campaignFilter,
   pageCursor,

@@ -9,7 +9,7 @@ import { listMyReviewAssignments } from "../../../reviews/read/list-my-review-as
 import { pickReview } from "../../../reviews/read/pick-review.ts";
 import { claimResult, ownAssignmentView } from "../../../reviews/read/review-assignment-result.ts";
 import { submitReviewResponse } from "../../../reviews/submit-review-response.ts";
-import { viewerOf } from "../../../work/viewer.ts";
+import { viewerOf } from "../../../visibility/viewer.ts";
 import { workingAttemptId } from "../../inputs/discovery-inputs.ts";
 import { resourceJson } from "../resources/resource-bytes.ts";
 import type { ResourceTemplate } from "../resources/resource-template.ts";

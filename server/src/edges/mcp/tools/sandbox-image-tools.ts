@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { getSandboxImageStatus } from "../../../sandbox-images/get-sandbox-image-status.ts";
-import { viewerOf } from "../../../work/viewer.ts";
+import { viewerOf } from "../../../visibility/viewer.ts";
 import { workingAttemptId } from "../../inputs/discovery-inputs.ts";
 import { defineTool, type Tool, ToolKind } from "./tool.ts";
 

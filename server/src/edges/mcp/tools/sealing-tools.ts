@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { getFinalEntry } from "../../../sealing/get-final-entry.ts";
-import { nominateFinalEntry } from "../../../sealing/nominate-final-entry.ts";
 import { prepareReferenceRelease } from "../../../sealing/prepare-reference-release.ts";
 import { unsealReferenceInputs } from "../../../sealing/unseal-reference-inputs.ts";
-import { viewerOf } from "../../../work/viewer.ts";
+import { getFinalEntry } from "../../../submissions/get-final-entry.ts";
+import { nominateFinalEntry } from "../../../submissions/nominate-final-entry.ts";
+import { viewerOf } from "../../../visibility/viewer.ts";
 import { recordIdField } from "../../inputs/attempt-fields.ts";
 import { workingAttemptId } from "../../inputs/discovery-inputs.ts";
 import { defineTool, type Tool, ToolKind } from "./tool.ts";

@@ -3,7 +3,7 @@ import { createSubmission } from "../../../submissions/create-submission.ts";
 import { listSubmissions } from "../../../submissions/list-submissions.ts";
 import { readSubmission } from "../../../submissions/read-submission.ts";
 import { withdrawSubmission } from "../../../submissions/withdraw-submission.ts";
-import { viewerOf } from "../../../work/viewer.ts";
+import { viewerOf } from "../../../visibility/viewer.ts";
 import { attemptIdField, recordIdField } from "../../inputs/attempt-fields.ts";
 import { defineTool, type Tool, ToolKind } from "./tool.ts";
 

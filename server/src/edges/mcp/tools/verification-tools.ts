@@ -4,7 +4,7 @@ import { listVerifications } from "../../../verification/list-verifications.ts";
 import { readStageLog } from "../../../verification/read-stage-log.ts";
 import { rerunVerification } from "../../../verification/rerun-verification.ts";
 import { revokeVerification } from "../../../verification/revoke-verification.ts";
-import { viewerOf } from "../../../work/viewer.ts";
+import { viewerOf } from "../../../visibility/viewer.ts";
 import { pageCursor, workingAttemptId } from "../../inputs/discovery-inputs.ts";
 import { resourceBytes, resourceJson } from "../resources/resource-bytes.ts";
 import type { ResourceTemplate } from "../resources/resource-template.ts";

@@ -1,8 +1,8 @@
 import { z } from "zod";
+import { viewerOf } from "../../../visibility/viewer.ts";
 import { getWorkManagement } from "../../../work/get-work-management.ts";
 import { setWorkVisibility } from "../../../work/set-work-visibility.ts";
 import { updateWorkDetails } from "../../../work/update-work-details.ts";
-import { viewerOf } from "../../../work/viewer.ts";
 import { workReference } from "../../../work/work-reference.ts";
 import { workingAttemptId } from "../../inputs/discovery-inputs.ts";
 import { defineTool, type Tool, ToolKind } from "./tool.ts";

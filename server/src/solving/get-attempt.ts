@@ -1,13 +1,13 @@
 import type { Artifact } from "../artifacts/artifact.ts";
 import { attemptArtifacts } from "../artifacts/list-artifacts.ts";
+import { type Attempt, toAttempt } from "../attempts/attempt.ts";
+import { AttemptAccess, readAttempt } from "../attempts/read-attempt.ts";
 import type { Services } from "../core/services/services.ts";
 import { NOTE_COLUMNS, type Note, type NoteRow, toNote } from "../notes/note.ts";
 import { readSubmissions } from "../submissions/read-submissions.ts";
 import type { Submission } from "../submissions/submission.ts";
 import type { Caller } from "../users/caller.ts";
-import { viewerOf } from "../work/viewer.ts";
-import { type Attempt, toAttempt } from "./attempt.ts";
-import { AttemptAccess, readAttempt } from "./read-attempt.ts";
+import { viewerOf } from "../visibility/viewer.ts";
 
 /** get_attempt's record: the Attempt with counts and what it holds. */
 export type AttemptDetail = Attempt & {

@@ -1,19 +1,19 @@
 import Fastify from "fastify";
 import { ServiceError } from "../../core/errors/service-error.ts";
 import type { Services } from "../../core/services/services.ts";
+import { adminRoutes } from "../http/admin-routes.ts";
+import { apiRoutes } from "../http/api-routes.ts";
+import { docsRoutes } from "../http/docs-routes.ts";
+import { downloadRoutes } from "../http/download-routes.ts";
+import { errorHandler } from "../http/error-handler.ts";
+import { healthRoutes } from "../http/health-routes.ts";
+import { oauthMetadataRoutes } from "../http/oauth-metadata-routes.ts";
+import { protectedResourceMetadataUrl } from "../http/protected-resource-metadata.ts";
+import { publicBaseUrl } from "../http/request-principal.ts";
+import { reviewRoutes } from "../http/review-routes.ts";
+import { uploadRoutes } from "../http/upload-routes.ts";
+import { verificationRoutes } from "../http/verification-routes.ts";
 import { mcpRoutes } from "../mcp/mcp-routes.ts";
-import { adminRoutes } from "./admin-routes.ts";
-import { apiRoutes } from "./api-routes.ts";
-import { docsRoutes } from "./docs-routes.ts";
-import { downloadRoutes } from "./download-routes.ts";
-import { errorHandler } from "./error-handler.ts";
-import { healthRoutes } from "./health-routes.ts";
-import { oauthMetadataRoutes } from "./oauth-metadata-routes.ts";
-import { protectedResourceMetadataUrl } from "./protected-resource-metadata.ts";
-import { publicBaseUrl } from "./request-principal.ts";
-import { reviewRoutes } from "./review-routes.ts";
-import { uploadRoutes } from "./upload-routes.ts";
-import { verificationRoutes } from "./verification-routes.ts";
 
 /**
  * The HTTP application, not yet listening: `serve` calls `listen`, tests call `inject`. Each

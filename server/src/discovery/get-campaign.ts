@@ -1,11 +1,11 @@
+import { type Campaign, toCampaign } from "../campaigns/campaign.ts";
+import { readCampaign } from "../campaigns/read-campaign.ts";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { cursorFingerprint, decodeCursor, encodeCursor } from "../core/paging/page-cursor.ts";
 import { pageProblems } from "../problems/page-problems.ts";
 import { type Problem, toProblem } from "../problems/problem.ts";
-import type { Viewer } from "../work/viewer.ts";
-import { effectiveVisibilitySql } from "../work/visibility-sql.ts";
-import { type Campaign, toCampaign } from "./campaign.ts";
-import { readCampaign } from "./read-campaign.ts";
+import type { Viewer } from "../visibility/viewer.ts";
+import { effectiveVisibilitySql } from "../visibility/visibility-sql.ts";
 
 export interface GetCampaignResult {
   campaign: Campaign;

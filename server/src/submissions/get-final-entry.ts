@@ -1,11 +1,16 @@
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
-import type { Viewer } from "../work/viewer.ts";
-import { type EntryEvent, EntryEventKind, latestNomination, readEntryEvents } from "./final-entry-events.ts";
+import {
+  type EntryEvent,
+  EntryEventKind,
+  latestNomination,
+  readEntryEvents,
+} from "../sealing/final-entry-events.ts";
+import { readSealedRevision } from "../sealing/read-sealed-revision.ts";
+import { isCutOff, selectionFreezesAt } from "../sealing/release-times.ts";
+import { EntriesMode } from "../sealing/sealing-policy.ts";
+import type { Viewer } from "../visibility/viewer.ts";
 import { notIndependentError } from "./nominate-final-entry.ts";
-import { readSealedRevision } from "./read-sealed-revision.ts";
-import { isCutOff, selectionFreezesAt } from "./release-times.ts";
-import { EntriesMode } from "./sealing-policy.ts";
 
 /** get_final_entry's input (spec 4.1). */
 export interface GetFinalEntryInput {

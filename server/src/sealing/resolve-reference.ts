@@ -1,13 +1,13 @@
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
-import { withEffectiveSealing } from "../sealing/read-sealing.ts";
-import type { Viewer } from "../work/viewer.ts";
-import { canManageWork, canReadWork } from "../work/work-access.ts";
-import { findProblem } from "./find-problem.ts";
-import type { ProblemRevisionRow, ReferenceBinding } from "./problem-revision.ts";
-import type { ProblemRow } from "./problem-row.ts";
-import { type ReferenceSeal, referenceSeal } from "./reference-seal.ts";
-import { sealedSlots } from "./sealed-slots.ts";
+import { findProblem } from "../problems/find-problem.ts";
+import type { ProblemRevisionRow, ReferenceBinding } from "../problems/problem-revision.ts";
+import type { ProblemRow } from "../problems/problem-row.ts";
+import { type ReferenceSeal, referenceSeal } from "../problems/reference-seal.ts";
+import { sealedSlots } from "../problems/sealed-slots.ts";
+import type { Viewer } from "../visibility/viewer.ts";
+import { canManageWork, canReadWork } from "../visibility/work-access.ts";
+import { withEffectiveSealing } from "./read-sealing.ts";
 
 /** One reference binding the viewer may read, with what its readers need to serve it. */
 export interface ResolvedReference {

@@ -1,13 +1,13 @@
 import type { Sql } from "../core/db/connect-sql.ts";
 import { inTransaction } from "../core/db/in-transaction.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
-import { readSubmission } from "../submissions/read-submission.ts";
-import type { Viewer } from "../work/viewer.ts";
-import { type EntryEvent, latestNomination, recordNomination } from "./final-entry-events.ts";
-import { lockQuota } from "./read-quota-usage.ts";
-import { readSealedRevision } from "./read-sealed-revision.ts";
-import { selectionFreezesAt } from "./release-times.ts";
-import { EntriesMode } from "./sealing-policy.ts";
+import { type EntryEvent, latestNomination, recordNomination } from "../sealing/final-entry-events.ts";
+import { lockQuota } from "../sealing/read-quota-usage.ts";
+import { readSealedRevision } from "../sealing/read-sealed-revision.ts";
+import { selectionFreezesAt } from "../sealing/release-times.ts";
+import { EntriesMode } from "../sealing/sealing-policy.ts";
+import type { Viewer } from "../visibility/viewer.ts";
+import { readSubmission } from "./read-submission.ts";
 
 /** The refusal for final-entry tools on work without independent entries. */
 export function notIndependentError(revisionId: string): ServiceError {

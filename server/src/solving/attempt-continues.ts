@@ -1,9 +1,9 @@
+import type { AttemptRow } from "../attempts/attempt.ts";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { NOTE_COLUMNS, type Note, type NoteRow, toNote } from "../notes/note.ts";
 import { type RunReader, readRunWithholding } from "../sealing/read-run-withholdings.ts";
 import { type RunWithholding, withholdingNotice } from "../sealing/run-withholding.ts";
 import { readContractTerms } from "../submissions/submission-requirements.ts";
-import type { AttemptRow } from "./attempt.ts";
 
 /** A predecessor's Submission as `continues` reports it, with its latest run's result and evidence. */
 export interface ContinuedSubmission {

@@ -1,8 +1,8 @@
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
-import { withEffectiveSealing } from "../sealing/read-sealing.ts";
-import type { ProblemRevisionRow } from "./problem-revision.ts";
-import type { ProblemRow } from "./problem-row.ts";
+import type { ProblemRevisionRow } from "../problems/problem-revision.ts";
+import type { ProblemRow } from "../problems/problem-row.ts";
+import { withEffectiveSealing } from "./read-sealing.ts";
 
 /**
  * The revision `number` of a Problem the caller may already read, or its current one. not_found

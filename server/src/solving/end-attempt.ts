@@ -1,12 +1,12 @@
+import { type Attempt, type AttemptOutcome, toAttempt } from "../attempts/attempt.ts";
+import { findAttempt } from "../attempts/find-attempt.ts";
+import { AttemptAccess, readAttempt, requireActive } from "../attempts/read-attempt.ts";
 import { inTransaction } from "../core/db/in-transaction.ts";
 import type { Services } from "../core/services/services.ts";
 import { insertNote } from "../notes/insert-note.ts";
 import { type Note, NoteKind } from "../notes/note.ts";
 import type { Caller } from "../users/caller.ts";
-import { viewerOf } from "../work/viewer.ts";
-import { type Attempt, type AttemptOutcome, toAttempt } from "./attempt.ts";
-import { findAttempt } from "./find-attempt.ts";
-import { AttemptAccess, readAttempt, requireActive } from "./read-attempt.ts";
+import { viewerOf } from "../visibility/viewer.ts";
 
 /**
  * end_attempt (spec 4.1): ends the caller's active Attempt with an outcome and its summary note,

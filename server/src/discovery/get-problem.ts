@@ -1,19 +1,22 @@
 import { problemReadHint } from "../attempts/attempt-hints.ts";
 import { type AttemptSummary, attemptSummary } from "../attempts/attempt-summary.ts";
 import type { Services } from "../core/services/services.ts";
+import { signedDownloads } from "../downloads/signed-download.ts";
+import { type Problem, toProblem } from "../problems/problem.ts";
+import { type ProblemRevision, toProblemRevision } from "../problems/problem-revision.ts";
+import type { ProblemRow } from "../problems/problem-row.ts";
+import { readProblem } from "../problems/read-problem.ts";
+import {
+  type ReferenceResourceEntry,
+  referenceResourceEntries,
+} from "../problems/reference-resource-entries.ts";
+import { sealedSlots } from "../problems/sealed-slots.ts";
+import { findRevision } from "../sealing/find-revision.ts";
 import { readSubmissionAllowance } from "../sealing/read-submission-allowance.ts";
 import type { SubmissionAllowance } from "../sealing/submission-allowance.ts";
 import { type SkillResourceEntry, skillResourceEntries } from "../skills/skill-resource-entries.ts";
 import type { Caller } from "../users/caller.ts";
-import type { Viewer } from "../work/viewer.ts";
-import { findRevision } from "./find-revision.ts";
-import { type Problem, toProblem } from "./problem.ts";
-import { type ProblemRevision, toProblemRevision } from "./problem-revision.ts";
-import type { ProblemRow } from "./problem-row.ts";
-import { readProblem } from "./read-problem.ts";
-import { type ReferenceResourceEntry, referenceResourceEntries } from "./reference-resource-entries.ts";
-import { sealedSlots } from "./sealed-slots.ts";
-import { signedDownloads } from "./signed-download.ts";
+import type { Viewer } from "../visibility/viewer.ts";
 
 /** The get_problem envelope (spec 4.1). */
 export interface ProblemEnvelope {

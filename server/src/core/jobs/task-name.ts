@@ -1,0 +1,20 @@
+/**
+ * The graphile-worker tasks of the service. Domain code enqueues jobs by these names inside its
+ * own transactions (`graphile_worker.add_job`); the worker (edges/worker) maps each name to its
+ * handler. Queued jobs carry the name, so a name never changes once shipped.
+ */
+export const TaskName = {
+  /** Executes one VerificationRun (payload `verification_run_id`). */
+  verifyRun: "verify_run",
+  /** The minute sweep re-enqueueing runs whose worker died. */
+  sweepStalledRuns: "sweep_stalled_runs",
+  /** Runs a VerifierImplementation's conformance fixtures (payload `verifier_implementation_id`). */
+  runConformance: "run_conformance",
+  /** Provisions a custom sandbox image (payload `image_ref`). */
+  provisionImage: "provision_image",
+  /** Advances one review process: a hold lapsing, a node deadline, or a lost wake-up. */
+  advanceReviewProcess: "advance_review_process",
+  /** Invokes the hosted agent of one agent assignment, outside any transaction. */
+  reviewAgentSeat: "review_agent_seat",
+} as const;
+export type TaskName = (typeof TaskName)[keyof typeof TaskName];
