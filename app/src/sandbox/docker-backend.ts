@@ -161,7 +161,7 @@ async function execChecker(
   {
     await container.start();
     // The checker finds /output/evidence/ ready, as under bwrap.
-    await container.putArchive(tarDirectory("evidence", 0o777, 65534), { path: "/output" });
+    await container.putArchive(await tarDirectory("evidence", 0o777, 65534), { path: "/output" });
     const exec = await container.exec({
       Cmd: argv,
       User: DOCKER_USER,
@@ -201,7 +201,7 @@ async function execChecker(
     }
     const [execInfo, state] = await Promise.all([exec.inspect(), container.inspect()]);
     const exitCode = execInfo.ExitCode ?? null;
-    const output = readTar(
+    const output = await readTar(
       await readBounded(await container.getArchive({ path: "/output" }), diskBytes * 2 + 1_048_576),
       1,
     );
