@@ -42,3 +42,19 @@ export {
 } from "./sandbox/run-conformance.ts";
 export { type RawRun, settleOutcome } from "./sandbox/settle-outcome.ts";
 export { checkerImplementation, mountedSlots, stageJob } from "./sandbox/stage-job.ts";
+export {
+  ConformanceStatus,
+  currentImplementation,
+  currentImplementations,
+  type ImplementationCandidate,
+  type ImplementationChoice,
+} from "./verification/current-implementation.ts";
+export {
+  type FinishedStage,
+  MAX_EVIDENCE_CHARS,
+  type RunVerdict,
+  runContinues,
+  runVerdict,
+  truncateEvidence,
+} from "./verification/run-verdict.ts";
+export { stageBindings } from "./verification/stage-bindings.ts";

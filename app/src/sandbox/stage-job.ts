@@ -29,7 +29,10 @@ export function checkerImplementation(
 }
 
 /** The slot keys a sandbox stage mounts: its `reference_input_slots`, or every slot when omitted. */
-export function mountedSlots(contract: VerifierContractFile, stage: ContractStage): Set<string> {
+export function mountedSlots(
+  contract: Pick<VerifierContractFile, "reference_inputs">,
+  stage: Pick<ContractStage, "reference_input_slots">,
+): Set<string> {
   const selected = stage.reference_input_slots;
   return new Set(selected ?? contract.reference_inputs.map((slot) => slot.key));
 }
@@ -52,6 +55,6 @@ export function stageJob(
     implementation,
     artifacts: files.artifacts,
     reference: files.reference.filter((file) => slots.has(file.name)),
-    evidence_schema: stage.evidence_schema,
+    evidence_schema: stage.evidence_schema ?? null,
   };
 }

@@ -33,7 +33,7 @@ export async function runImplementationConformance(
     (RunnableImplementation & { verifier_contract_id: string; document: VerifierContractFile })[]
   >`
     select vi.id, vi.stage_key, vi.version_number, vi.runtime, vi.entrypoint, vi.limits, vi.content_hash, vi.program,
-      vi.conformance, vi.verifier_contract_id, vc.document
+      vi.conformance, vi.yanked_at, vi.verifier_contract_id, vc.document
     from verifier_implementations vi join verifier_contracts vc on vc.id = vi.verifier_contract_id
     where vi.id = ${implementationId}`;
   if (!row) throw new Error(`no verifier implementation ${implementationId}`);

@@ -1,11 +1,10 @@
-import type { StageResult } from "@svc/app/sandbox/checker-job.ts";
+import { type FinishedStage, runContinues, runVerdict, type StageResult } from "@svc/app";
 import type { ContractStage } from "@svc/schemas";
 import type postgres from "postgres";
 import type { Services } from "../core/services/services.ts";
 import { type RunContext, readRunContext } from "./run-context.ts";
 import { type AwaitingReviewOutcome, runReviewStage } from "./run-review-stage.ts";
 import { NO_MECHANISM, runSandboxStage, type StageOutcome } from "./run-sandbox-stage.ts";
-import { type FinishedStage, runVerdict } from "./run-verdict.ts";
 
 /** A run found with a stage half-run this many times finishes `error` (its stage keeps killing workers). */
 export const MAX_RESTARTS = 3;
@@ -67,7 +66,7 @@ export async function executeVerificationRun(services: Services, runId: string):
   try {
     const done = await finishedStages(sql, runId);
     for (let position = done.length; position < context.contract.stages.length; position++) {
-      if (done.length > 0 && done.at(-1)!.result !== "verified") break;
+      if (!runContinues(done)) break;
       const stage = context.contract.stages[position]!;
       // The stage is `queued` until its mechanism really starts: a stage waiting for its image or
       // its conformance is not half-run, so re-polling it never counts as a restart.

@@ -1,3 +1,4 @@
+import { truncateEvidence } from "@svc/app";
 import type { ContractStage } from "@svc/schemas";
 import type { Services } from "../core/services/services.ts";
 import { advanceReviewProcess } from "../reviews/advance-review-process.ts";
@@ -6,7 +7,6 @@ import type { ReviewProcessRow } from "../reviews/review-records.ts";
 import { startReviewProcess } from "../reviews/start-review-process.ts";
 import type { RunContext } from "./run-context.ts";
 import type { FinishedStageOutcome } from "./run-sandbox-stage.ts";
-import { truncateEvidence } from "./run-verdict.ts";
 
 /**
  * A review stage waiting on its process: the run stays `running` without a worker or a poll,

@@ -1,12 +1,20 @@
-import type { ContentHash } from "@svc/app";
-import type { CheckerJob, CheckerOutcome, InputFile, StageResult } from "@svc/app/sandbox/checker-job.ts";
+import {
+  type CheckerJob,
+  type CheckerOutcome,
+  type ContentHash,
+  checkerImplementation,
+  type InputFile,
+  type StageResult,
+  stageBindings,
+  stageJob,
+  truncateEvidence,
+} from "@svc/app";
 import type { ContractStage } from "@svc/schemas";
 import type { Services } from "../core/services/services.ts";
 import { readBlobBytes } from "../downloads/read-blob-bytes.ts";
 import { currentImplementation, type RunnableImplementation } from "./current-implementation.ts";
 import { resolveBinding } from "./resolve-binding.ts";
 import type { RunContext } from "./run-context.ts";
-import { truncateEvidence } from "./run-verdict.ts";
 import type { StageLog, StageMechanism } from "./stage-record.ts";
 
 /** A stage's end, as the stage result row records it. */
@@ -95,17 +103,19 @@ function notRun(result: StageResult, reason: string): FinishedStageOutcome {
   };
 }
 
+/**
+ * The stage's job by the shared rules (`stageJob`, `stageBindings`): the Submission's artifacts,
+ * the stored reference inputs of the slots the stage selects (linked slots hold no bytes the
+ * service could mount, spec 2.3), and the implementation record with its program's bytes.
+ */
 async function checkerJob(
   services: Services,
   context: RunContext,
   stage: ContractStage,
   implementation: RunnableImplementation,
 ): Promise<CheckerJob> {
-  const selected = stage.reference_input_slots ?? context.contract.reference_inputs.map((slot) => slot.key);
   const reference: InputFile[] = [];
-  for (const binding of context.bindings) {
-    // Linked slots hold no bytes the service could mount (spec 2.3).
-    if (!selected.includes(binding.key) || binding.url !== undefined) continue;
+  for (const binding of stageBindings(context.contract, stage, context.bindings).mounted) {
     reference.push({
       name: binding.key,
       filename: binding.filename ?? binding.key,
@@ -127,25 +137,12 @@ async function checkerJob(
     });
   }
   const program = implementation.program
-    ? {
-        filename: implementation.program.filename,
-        bytes: await readBlobBytes(services.blobs, implementation.program.content_hash),
-      }
+    ? await readBlobBytes(services.blobs, implementation.program.content_hash)
     : null;
-  return {
-    stage_key: stage.key,
-    result_kind: stage.result_kind ?? context.contract.result_kind,
-    implementation: {
-      image_ref: implementation.runtime.image_ref,
-      image_digest: implementation.runtime.image_digest as ContentHash,
-      entrypoint: implementation.entrypoint,
-      limits: implementation.limits,
-      program,
-    },
+  return stageJob(context.contract, stage, checkerImplementation(implementation, program), {
     artifacts,
     reference,
-    evidence_schema: stage.evidence_schema ?? null,
-  };
+  });
 }
 
 async function recordOutcome(

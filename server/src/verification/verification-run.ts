@@ -1,9 +1,9 @@
-import type { StageResult } from "@svc/app/sandbox/checker-job.ts";
+import type { StageResult } from "@svc/app";
+import type { StageKind } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { type RunReader, readRunWithholdings } from "../sealing/read-run-withholdings.ts";
 import { NOTHING_WITHHELD, withholdRun } from "../sealing/run-withholding.ts";
 import type { RunArtifact, RunTrigger } from "./queue-verification-run.ts";
-import type { StageKind } from "./run-verdict.ts";
 import type { StageLog, StageMechanism } from "./stage-record.ts";
 
 /** Run and stage statuses, forward only (spec 3). */

@@ -1,3 +1,4 @@
+import { currentImplementations } from "@svc/app";
 import type { Sql } from "../core/db/connect-sql.ts";
 
 /** One VerifierImplementation as get_verifier_contract summarizes it. */
@@ -6,6 +7,10 @@ export interface ImplementationSummary {
   stage_key: string;
   version_number: number;
   runtime: { kind: "container"; image_ref: string; image_digest: string };
+  /** The argument vector the checker runs with (`@image-entrypoint`: the image's own). */
+  entrypoint: string[];
+  /** The limits a run gives it (network is always none). */
+  limits: { vcpu: number; memory_mb: number; disk_mb: number; timeout_seconds: number; network: "none" };
   content_hash: string;
   program: { filename: string; content_hash: string; size_bytes: number } | null;
   conformance: {
@@ -25,6 +30,8 @@ interface ImplementationRow {
   stage_key: string;
   version_number: number;
   runtime: ImplementationSummary["runtime"];
+  entrypoint: string[];
+  limits: ImplementationSummary["limits"];
   content_hash: string;
   program: ImplementationSummary["program"];
   conformance: ImplementationSummary["conformance"] & Record<string, unknown>;
@@ -32,24 +39,27 @@ interface ImplementationRow {
   yanked_at: Date | null;
 }
 
-/** Every implementation of a Contract, by stage then version; `current` marks each stage's one (spec 2.2). */
+/**
+ * Every implementation of a Contract, by stage then version, with what a run needs to execute it;
+ * `current` marks each stage's one by the shared rule (`currentImplementations`, spec 2.2).
+ */
 export async function implementationSummaries(
   sql: Sql,
   contractId: string,
 ): Promise<ImplementationSummary[]> {
   const rows = await sql<ImplementationRow[]>`
-    select id, stage_key, version_number, runtime, content_hash, program, conformance, created_at, yanked_at
+    select id, stage_key, version_number, runtime, entrypoint, limits, content_hash, program, conformance,
+      created_at, yanked_at
     from verifier_implementations where verifier_contract_id = ${contractId}
     order by stage_key, version_number`;
-  const current = new Map<string, string>();
-  for (const row of rows) {
-    if (row.yanked_at === null && row.conformance.status === "passed") current.set(row.stage_key, row.id);
-  }
+  const choices = currentImplementations(rows);
   return rows.map((row) => ({
     id: row.id,
     stage_key: row.stage_key,
     version_number: row.version_number,
     runtime: row.runtime,
+    entrypoint: row.entrypoint,
+    limits: row.limits,
     content_hash: row.content_hash,
     program: row.program,
     conformance: {
@@ -60,6 +70,6 @@ export async function implementationSummaries(
     },
     created_at: row.created_at.toISOString(),
     yanked_at: row.yanked_at?.toISOString() ?? null,
-    current: current.get(row.stage_key) === row.id,
+    current: choices.get(row.stage_key)?.current?.id === row.id,
   }));
 }

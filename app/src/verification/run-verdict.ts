@@ -1,8 +1,5 @@
-import type { StageResult } from "@svc/app/sandbox/checker-job.ts";
-
-/** The three kinds of Contract stage (spec 2.1 item 3). */
-export const StageKind = { sandbox: "sandbox", review: "review", external: "external" } as const;
-export type StageKind = (typeof StageKind)[keyof typeof StageKind];
+import type { StageKind } from "@svc/schemas";
+import type { StageResult } from "../sandbox/checker-job.ts";
 
 /** A finished stage as the verdict needs it. */
 export interface FinishedStage {
@@ -24,10 +21,18 @@ export interface RunVerdict {
 export const MAX_EVIDENCE_CHARS = 20_000;
 
 /**
+ * Whether a run goes on to its next stage after these finished ones: only while every stage so
+ * far verified. Stages run in Contract order and stop at the first that does not pass.
+ */
+export function runContinues(stages: readonly { result: StageResult }[]): boolean {
+  return stages.every((stage) => stage.result === "verified");
+}
+
+/**
  * The run's result from its stage results (spec 2.4): `verified` when every stage of the Contract
  * finished verified; otherwise the result of the first stage that did not pass (stages stop
  * there, so it is the last one). The score is set only for a score Contract that verified: the
- * last stage that reported one. A run with fewer finished stages than the Contract has cannot be
+ * last stage that reported one. A run with fewer finished stages than `stage_count` cannot be
  * verified: it is `error`, the service's own failure to run every stage.
  */
 export function runVerdict(
