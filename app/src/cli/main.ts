@@ -126,7 +126,10 @@ export async function runCli(
     .argument("<problem>", "problem id or slug")
     .option("--artifact <role=path...>", "an artifact for a role (repeat for each role)")
     .option("--revision <n>", "revision number (default current)")
-    .option("--json", "print {ok, problem, revision, sandbox, stages} as JSON")
+    .option(
+      "--json",
+      "print {ok, result, score, problem, revision, verifier_contract_id, sandbox, submitted, stages} as JSON",
+    )
     .option("--image <ref>", "Docker image realising svc-runtime/python:1 (default SVC_PYTHON_IMAGE)")
     .option("--sandbox <backend>", "force bwrap or docker (default SVC_SANDBOX, else detected)")
     .option("--server <url>", serverOption)

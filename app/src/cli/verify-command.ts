@@ -1,19 +1,25 @@
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
-import type { VerifierContractFile } from "@svc/schemas";
+import type { ContractStage, VerifierContractFile } from "@svc/schemas";
 import { resolveCredential } from "../client/credentials.ts";
 import { ServiceCallError } from "../client/service-call-error.ts";
-import { sha256 } from "../hash/sha256.ts";
-import { CHECKER_MOUNT, DEFAULT_LIMITS, PYTHON_RUNTIME } from "../lint/implementation-catalogue.ts";
+import type { ServiceClient } from "../client/service-client.ts";
+import { type ContentHash, sha256 } from "../hash/sha256.ts";
 import { mediaTypeOf } from "../lint/media-type.ts";
-import type { CheckerOutcome, InputFile } from "../sandbox/checker-job.ts";
+import type { InputFile, RuntimeBinding } from "../sandbox/checker-job.ts";
 import { type DetectedSandbox, detectSandbox } from "../sandbox/detect-sandbox.ts";
-import { IMAGE_ENTRYPOINT } from "../sandbox/docker-backend.ts";
 import { runChecker } from "../sandbox/run-checker.ts";
-import { checkerImplementation, mountedSlots, stageJob } from "../sandbox/stage-job.ts";
+import { checkerImplementation, stageJob } from "../sandbox/stage-job.ts";
+import {
+  currentImplementation,
+  type ImplementationCandidate,
+} from "../verification/current-implementation.ts";
+import { type FinishedStage, runContinues, runVerdict } from "../verification/run-verdict.ts";
+import { stageBindings } from "../verification/stage-bindings.ts";
 import type { CliDeps } from "./cli-deps.ts";
 import { type CliIo, UsageError } from "./cli-io.ts";
 import { connectService } from "./connect-service.ts";
+import { formatVerifyReport, type StageReport, type VerifyReport } from "./format-verify.ts";
 
 export interface VerifyOptions {
   artifact?: string[];
@@ -24,27 +30,44 @@ export interface VerifyOptions {
   sandbox?: string;
 }
 
-interface StageReport {
+/** One implementation as `get_verifier_contract` summarizes it (server/src/verifier-contracts). */
+interface ImplementationSummary extends ImplementationCandidate {
+  id: string;
   stage_key: string;
-  kind: string;
-  ran: boolean;
-  result: string | null;
-  score: number | null;
-  summary: string;
-  notes: string[];
-  backend: string | null;
-  limit: string | null;
-  evidence_hash: string | null;
+  runtime: { image_ref: string; image_digest: string };
+  entrypoint: string[];
+  limits: { vcpu: number; memory_mb: number; disk_mb: number; timeout_seconds: number };
+  program: { filename: string; content_hash: string; size_bytes: number } | null;
+  yanked_at: string | null;
+}
+
+/** The revision's fields the preflight reads (spec 2.3). */
+interface RevisionView {
+  revision_number: number;
+  verifier_contract_id: string | null;
+  verifier_input_bindings: Array<{ key: string; filename?: string; url?: string }>;
+}
+
+/** One `reference_resources` entry of the get_problem envelope (spec 4.1). */
+interface ReferenceResource {
+  key: string;
+  media_type: string;
+  content_hash: string;
+  size_bytes: number;
+  download_url?: string;
+  sealed: boolean;
 }
 
 /**
  * `svc verify <problem> --artifact <role>=<path>... [--revision n] [--json]`: a solver's preflight.
- * Fetches the problem's revision and pinned contract from the service, downloads the public
- * reference inputs, and runs the contract's sandbox stages here on the local files, in order,
- * stopping at the first that does not pass (as a run does). It submits nothing and consumes no
- * quota. Linked slots are skipped with a note (sandbox stages never mount them); sealed slots
- * are skipped with a note (their bytes are not readable); review and external stages are
- * reported as not run locally. Exit 0 when every sandbox stage verified, 1 otherwise.
+ * Reads the revision (`get_problem`) and its pinned Contract with its implementations
+ * (`get_verifier_contract`), then runs the sandbox stages here on the local files by the service's
+ * own rules (@svc/app verification): each stage's current implementation (never a pending or
+ * failed one), the job `stageJob` builds, Contract order, stop at the first stage that does not
+ * pass, the verdict `runVerdict` gives. It submits nothing and consumes no quota. Linked slots are
+ * skipped with a note (sandbox stages never mount them); a stage mounting a sealed slot is not run
+ * (its bytes are not readable), with a note; review and external stages run only on the service.
+ * Exit 0 when every stage run here verified, 1 otherwise (or when none could run).
  */
 export async function verifyCommand(
   problem: string,
@@ -54,169 +77,131 @@ export async function verifyCommand(
   detect: (o: Parameters<typeof detectSandbox>[0]) => Promise<DetectedSandbox> = detectSandbox,
 ): Promise<number> {
   const artifacts = await readArtifacts(options.artifact ?? []);
+  const revisionNumber = parseRevision(options.revision);
   const { client, server } = await connectService(options, deps);
   const { token } = await resolveCredential(options, deps.env);
-  const authorized = (url: string) =>
+  const download = (url: string) =>
     fetchBytes(url, url.startsWith(server) ? (token ?? undefined) : undefined);
   try {
     const envelope = await client.callTool("get_problem", {
       problem,
-      ...(options.revision !== undefined ? { revision: Number(options.revision) } : {}),
+      ...(revisionNumber !== undefined ? { revision: revisionNumber } : {}),
     });
-    const revision = envelope.revision as {
-      id: string;
-      revision_number: number;
-      verifier_contract_id: string | null;
-      verifier_input_bindings: Array<{ key: string; filename?: string; url?: string; media_type: string }>;
-    };
+    const revision = envelope.revision as RevisionView;
     if (revision.verifier_contract_id === null) {
       io.stdout("this revision pins no verifier contract: submissions are recorded, not checked\n");
       return 0;
     }
-    const contractEnvelope = await client.callTool("get_verifier_contract", {
-      verifier_contract_id: revision.verifier_contract_id,
-    });
-    const contract = (contractEnvelope.verifier_contract as { document: VerifierContractFile }).document;
-    const implementations = (contractEnvelope.implementations ?? []) as Array<{
-      id: string;
-      stage_key: string;
-      version_number: number;
-      runtime: { image_ref: string; image_digest: string };
-      program: { filename: string; content_hash: string; size_bytes: number } | null;
-      yanked_at: string | null;
-      current: boolean;
-    }>;
-    const resources = (envelope.reference_resources ?? []) as Array<{
-      key: string;
-      media_type: string;
-      content_hash: string;
-      size_bytes: number;
-      download_url?: string;
-      sealed: boolean;
-      url?: string;
-    }>;
+    const { contract, implementations } = await readContract(client, revision.verifier_contract_id);
+    checkRoles(contract, artifacts);
+    const resources = (envelope.reference_resources ?? []) as ReferenceResource[];
     const sandbox = await detect({
       env: deps.env,
       ...(options.image !== undefined ? { pythonImage: options.image } : {}),
       ...(options.sandbox === "bwrap" || options.sandbox === "docker" ? { prefer: options.sandbox } : {}),
     });
-    if (!options.json)
-      io.stdout(
-        `problem ${problem}, revision ${revision.revision_number}; sandbox: ${sandbox.description}\n`,
-      );
 
     const stages: StageReport[] = [];
-    let stopped = false;
+    const finished: FinishedStage[] = [];
     for (const stage of contract.stages) {
-      const base = {
-        stage_key: stage.key,
-        kind: stage.kind,
-        score: null,
-        backend: null,
-        limit: null,
-        evidence_hash: null,
-      };
+      const report = emptyReport(stage);
+      stages.push(report);
+      if (!runContinues(finished)) {
+        report.summary = "not reached: an earlier stage did not pass";
+        continue;
+      }
       if (stage.kind !== "sandbox") {
-        stages.push({
-          ...base,
-          ran: false,
-          result: null,
-          summary: `${stage.kind} stage: not run locally`,
-          notes: [],
+        report.summary = `not run locally: ${stage.kind} stages run only on the service`;
+        continue;
+      }
+      const choice = currentImplementation(implementations.filter((i) => i.stage_key === stage.key));
+      if (choice.current === null) {
+        if (choice.pending !== null) {
+          report.summary = `not run: implementation version ${choice.pending.version_number} is still running its conformance fixtures (a run waits for it)`;
+          continue;
+        }
+        // What the service records for a stage it cannot execute (server run-sandbox-stage.ts).
+        finish(report, finished, {
+          result: "inconclusive",
+          score: null,
+          summary: `stage \`${stage.key}\` has no implementation whose conformance fixtures passed, so the service cannot execute it`,
         });
         continue;
       }
-      if (stopped) {
-        stages.push({
-          ...base,
-          ran: false,
-          result: null,
-          summary: "not reached: an earlier stage did not pass",
-          notes: [],
-        });
-        continue;
+      const impl = choice.current;
+      report.verifier_implementation_id = impl.id;
+      report.version_number = impl.version_number;
+
+      const { mounted, linked } = stageBindings(contract, stage, revision.verifier_input_bindings);
+      for (const binding of linked) {
+        report.notes.push(`linked slot "${binding.key}" skipped: sandbox stages never mount a linked slot`);
       }
-      const candidates = implementations.filter((i) => i.stage_key === stage.key && i.yanked_at === null);
-      const impl = candidates.find((i) => i.current) ?? candidates.at(-1);
-      if (impl === undefined) {
-        stages.push({ ...base, ran: false, result: null, summary: "no implementation to run", notes: [] });
-        stopped = true;
-        continue;
-      }
-      const notes: string[] = [];
       const reference: InputFile[] = [];
-      for (const key of mountedSlots(contract, stage)) {
-        const resource = resources.find((r) => r.key === key);
-        const binding = revision.verifier_input_bindings.find((b) => b.key === key);
+      for (const binding of mounted) {
+        const resource = resources.find((r) => r.key === binding.key);
         if (resource === undefined) continue;
-        if (resource.url !== undefined || binding?.url !== undefined) {
-          notes.push(`linked slot "${key}" skipped: sandbox stages never mount a linked slot`);
-          continue;
-        }
         if (resource.sealed || resource.download_url === undefined) {
-          notes.push(`sealed slot "${key}" skipped: its bytes are not readable until unsealing`);
+          report.notes.push(
+            `sealed slot "${binding.key}" skipped: its bytes are not readable until it is unsealed, so this stage runs only on the service`,
+          );
           continue;
         }
-        const bytes = await authorized(resource.download_url);
-        if (sha256(bytes) !== resource.content_hash)
-          throw new Error(`reference "${key}" does not match its content_hash`);
+        const bytes = await download(resource.download_url);
+        if (sha256(bytes) !== resource.content_hash) {
+          throw new ServiceCallError(
+            "hash_mismatch",
+            `reference input "${binding.key}" does not match its content_hash ${resource.content_hash}`,
+            { transient: false },
+          );
+        }
         reference.push({
-          name: key,
-          filename: binding?.filename ?? key,
+          name: binding.key,
+          filename: binding.filename ?? binding.key,
           media_type: resource.media_type,
-          content_hash: resource.content_hash as InputFile["content_hash"],
+          content_hash: resource.content_hash as ContentHash,
           size_bytes: bytes.length,
           bytes,
         });
       }
-      const programBytes = impl.program
-        ? await authorized(`${server.replace(/\/$/, "")}/api/verifier-implementations/${impl.id}/program`)
+      if (report.notes.some((note) => note.startsWith("sealed slot"))) {
+        report.summary = "not run locally: the stage mounts a sealed slot";
+        continue;
+      }
+      const program = impl.program
+        ? await download(`${server.replace(/\/$/, "")}/api/verifier-implementations/${impl.id}/program`)
         : null;
-      const limits = { ...DEFAULT_LIMITS, ...(stage.limits ?? {}) };
-      const entrypoint =
-        impl.runtime.image_ref === PYTHON_RUNTIME && impl.program
-          ? ["python3", `${CHECKER_MOUNT}/${impl.program.filename}`]
-          : [IMAGE_ENTRYPOINT];
-      const implementation = checkerImplementation(
-        { runtime: impl.runtime, entrypoint, limits, program: impl.program },
-        programBytes,
-      );
-      const job = stageJob(contract, stage, implementation, { artifacts, reference });
-      const binding =
-        impl.runtime.image_ref === PYTHON_RUNTIME || sandbox.binding === null
-          ? sandbox.binding
-          : { backend: sandbox.binding.backend, local_image: impl.runtime.image_ref };
-      const outcome: CheckerOutcome = await runChecker(job, { binding, backends: sandbox.backends });
-      stages.push({
-        ...base,
-        ran: true,
-        result: outcome.result,
-        score: outcome.score,
-        summary: outcome.summary,
-        notes,
+      const job = stageJob(contract, stage, checkerImplementation(impl, program), { artifacts, reference });
+      const outcome = await runChecker(job, {
+        binding: bindingFor(impl.runtime.image_ref, sandbox.binding),
+        backends: sandbox.backends,
+      });
+      Object.assign(report, {
         backend: outcome.backend,
         limit: outcome.limit,
         evidence_hash: outcome.evidence_hash,
+        duration_ms: outcome.duration_ms,
       });
-      if (outcome.result !== "verified") stopped = true;
+      const summary = [outcome.summary, outcome.reason].filter((part) => part && part !== "").join("; ");
+      finish(report, finished, { result: outcome.result, score: outcome.score, summary });
     }
-    const ran = stages.filter((s) => s.ran);
-    const ok = ran.length > 0 && ran.every((s) => s.result === "verified") && !stopped;
-    if (options.json) {
-      io.stdout(
-        `${JSON.stringify({ ok, problem, revision: revision.revision_number, sandbox: sandbox.description, stages }, null, 2)}\n`,
-      );
-    } else {
-      for (const s of stages) {
-        const head = s.ran ? `${s.result}${s.score !== null ? ` (score ${s.score})` : ""}` : "not run";
-        io.stdout(`${s.stage_key} [${s.kind}]: ${head}: ${s.summary}\n`);
-        for (const note of s.notes) io.stdout(`  note: ${note}\n`);
-      }
-      io.stdout(
-        `${ok ? "every sandbox stage verified" : "not verified"} (local preflight: nothing was submitted)\n`,
-      );
-    }
-    return ok ? 0 : 1;
+
+    const verdict =
+      finished.length === 0
+        ? null
+        : runVerdict(finished, { stage_count: finished.length, result_kind: contract.result_kind });
+    const report: VerifyReport = {
+      ok: verdict?.result === "verified",
+      result: verdict?.result ?? null,
+      score: verdict?.score ?? null,
+      problem,
+      revision: revision.revision_number,
+      verifier_contract_id: revision.verifier_contract_id,
+      sandbox: sandbox.description,
+      submitted: false,
+      stages,
+    };
+    io.stdout(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatVerifyReport(report));
+    return report.ok ? 0 : 1;
   } catch (error) {
     if (!(error instanceof ServiceCallError)) throw error;
     io.stderr(`svc verify: ${error.code}: ${error.message}\n`);
@@ -224,6 +209,92 @@ export async function verifyCommand(
   } finally {
     await client.close();
   }
+}
+
+/** `get_verifier_contract`: the Contract's fields are at the top level of `verifier_contract`. */
+async function readContract(
+  client: ServiceClient,
+  id: string,
+): Promise<{ contract: VerifierContractFile; implementations: ImplementationSummary[] }> {
+  const result = await client.callTool("get_verifier_contract", { verifier_contract_id: id });
+  const {
+    id: _id,
+    publisher_user_id,
+    content_hash,
+    created_at,
+    ...document
+  } = result.verifier_contract as Record<string, unknown>;
+  return {
+    contract: document as unknown as VerifierContractFile,
+    implementations: (result.implementations ?? []) as ImplementationSummary[],
+  };
+}
+
+function emptyReport(stage: ContractStage): StageReport {
+  return {
+    stage_key: stage.key,
+    kind: stage.kind,
+    ran: false,
+    result: null,
+    score: null,
+    summary: "",
+    notes: [],
+    verifier_implementation_id: null,
+    version_number: null,
+    backend: null,
+    limit: null,
+    evidence_hash: null,
+    duration_ms: null,
+  };
+}
+
+function finish(
+  report: StageReport,
+  finished: FinishedStage[],
+  outcome: { result: FinishedStage["result"]; score: number | null; summary: string },
+): void {
+  report.ran = true;
+  report.result = outcome.result;
+  report.score = outcome.result === "verified" ? outcome.score : null;
+  report.summary = outcome.summary;
+  finished.push({
+    stage_key: report.stage_key,
+    kind: "sandbox",
+    result: outcome.result,
+    score: report.score,
+    evidence_md: outcome.summary,
+  });
+}
+
+/**
+ * The binding a stage's image runs on here: builtins need none, `svc-runtime/python:1` the
+ * detected one, and a custom image (pinned by digest) itself, on the detected engine.
+ */
+function bindingFor(imageRef: string, detected: RuntimeBinding | null): RuntimeBinding | null {
+  if (imageRef.startsWith("svc-builtin/") || imageRef.startsWith("svc-runtime/") || detected === null)
+    return detected;
+  return { backend: detected.backend, local_image: imageRef };
+}
+
+/** Every artifact role the Contract requires, and no other, must be given. */
+function checkRoles(contract: VerifierContractFile, artifacts: InputFile[]): void {
+  const required = contract.submission_requirements.required_artifacts.map((a) => a.role);
+  const given = artifacts.map((a) => a.name);
+  const missing = required.filter((role) => !given.includes(role));
+  const unknown = given.filter((role) => !required.includes(role));
+  if (missing.length > 0 || unknown.length > 0) {
+    const parts = [
+      missing.length > 0 ? `missing --artifact for ${missing.join(", ")}` : "",
+      unknown.length > 0 ? `the contract requires no role ${unknown.join(", ")}` : "",
+    ].filter((part) => part !== "");
+    throw new UsageError(`${parts.join("; ")} (roles: ${required.join(", ") || "none"})`);
+  }
+}
+
+function parseRevision(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[1-9][0-9]*$/.test(value)) throw new UsageError(`--revision "${value}" is not a revision number`);
+  return Number(value);
 }
 
 /** `--artifact role=path` pairs as input files; a missing file or a malformed pair is a usage error. */
@@ -235,6 +306,7 @@ async function readArtifacts(pairs: string[]): Promise<InputFile[]> {
     if (eq <= 0) throw new UsageError(`--artifact "${pair}" is not <role>=<path>`);
     const role = pair.slice(0, eq);
     const path = pair.slice(eq + 1);
+    if (files.some((file) => file.name === role)) throw new UsageError(`--artifact ${role} is given twice`);
     let bytes: Uint8Array;
     try {
       bytes = await readFile(path);
