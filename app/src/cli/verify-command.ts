@@ -111,13 +111,13 @@ export async function verifyCommand(
         continue;
       }
       if (stage.kind !== "sandbox") {
-        report.summary = `not run locally: ${stage.kind} stages run only on the service`;
+        report.summary = `${stage.kind} stages run only on the service`;
         continue;
       }
       const choice = currentImplementation(implementations.filter((i) => i.stage_key === stage.key));
       if (choice.current === null) {
         if (choice.pending !== null) {
-          report.summary = `not run: implementation version ${choice.pending.version_number} is still running its conformance fixtures (a run waits for it)`;
+          report.summary = `implementation version ${choice.pending.version_number} is still running its conformance fixtures (a run waits for it)`;
           continue;
         }
         // What the service records for a stage it cannot execute (server run-sandbox-stage.ts).
@@ -164,7 +164,7 @@ export async function verifyCommand(
         });
       }
       if (report.notes.some((note) => note.startsWith("sealed slot"))) {
-        report.summary = "not run locally: the stage mounts a sealed slot";
+        report.summary = "the stage mounts a sealed slot, so it runs only on the service";
         continue;
       }
       const program = impl.program
