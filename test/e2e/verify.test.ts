@@ -7,7 +7,7 @@ import { detectSandbox } from "../../app/src/sandbox/detect-sandbox.ts";
 import { svcWith } from "../../app/test/cli/support-run.ts";
 import { runImplementationConformance } from "../../server/src/conformance/run-implementation-conformance.ts";
 import type { Services } from "../../server/src/core/services/services.ts";
-import { buildApp } from "../../server/src/edges/http/build-app.ts";
+import { buildApp } from "../../server/src/edges/cli/build-app.ts";
 import { addUser } from "../../server/src/users/add-user.ts";
 import { grantCapability } from "../../server/src/users/grant-capability.ts";
 import { issueToken } from "../../server/src/users/issue-token.ts";
