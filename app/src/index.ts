@@ -1,10 +1,11 @@
 /** The authoring core: read a package, lint it, plan it. Shared by the CLI, the service, the App and the Action. */
+
+export { LintCode, type LintNote, type LintRecord, NoteCode, pointer } from "@svc/schemas";
+export { mediaTypeOf } from "./catalogue/media-type.ts";
 export { type ContentHash, canonicalJson, hashJson, sha256 } from "./hash/sha256.ts";
 export { applyFixtureFixes } from "./lint/apply-fixture-fixes.ts";
 export { type ConfigProblem, HOSTED_PROVIDERS, type HostedProvider } from "./lint/hosted-providers.ts";
 export { type LintOptions, type LintResult, lintPackage } from "./lint/lint-package.ts";
-export { LintCode, type LintNote, type LintRecord, NoteCode, pointer } from "./lint/lint-record.ts";
-export { mediaTypeOf } from "./lint/media-type.ts";
 export { buildPlan } from "./plan/build-plan.ts";
 export { planHash } from "./plan/plan-hash.ts";
 export { createBuiltinBackend, isBuiltin, runBuiltin } from "./sandbox/builtin-backend.ts";

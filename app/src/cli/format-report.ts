@@ -1,6 +1,6 @@
+import type { LintNote, LintRecord } from "@svc/schemas";
 import { createColors } from "picocolors";
 import type { LintResult } from "../lint/lint-package.ts";
-import type { LintNote, LintRecord } from "../lint/lint-record.ts";
 
 /**
  * The human-readable lint report: errors then notes, grouped by file, each line the JSON Pointer,

@@ -1,11 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
 import type { VerifierContractFile } from "@svc/schemas";
+import { CHECKER_MOUNT, DEFAULT_LIMITS, PYTHON_RUNTIME } from "../catalogue/implementation-catalogue.ts";
+import { mediaTypeOf } from "../catalogue/media-type.ts";
 import { resolveCredential } from "../client/credentials.ts";
 import { ServiceCallError } from "../client/service-call-error.ts";
 import { sha256 } from "../hash/sha256.ts";
-import { CHECKER_MOUNT, DEFAULT_LIMITS, PYTHON_RUNTIME } from "../lint/implementation-catalogue.ts";
-import { mediaTypeOf } from "../lint/media-type.ts";
 import type { CheckerOutcome, InputFile } from "../sandbox/checker-job.ts";
 import { type DetectedSandbox, detectSandbox } from "../sandbox/detect-sandbox.ts";
 import { IMAGE_ENTRYPOINT } from "../sandbox/docker-backend.ts";

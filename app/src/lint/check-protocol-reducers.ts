@@ -1,11 +1,11 @@
-import type {
-  KOfNConfig,
-  PredicateClause,
-  ProtocolNode,
-  ReviewProtocolDocument,
-  ThresholdConfig,
+import {
+  type KOfNConfig,
+  type PredicateClause,
+  type ProtocolNode,
+  pointer,
+  type ReviewProtocolDocument,
+  type ThresholdConfig,
 } from "@svc/schemas";
-import { pointer } from "./lint-record.ts";
 import type { ProtocolFindings } from "./protocol-findings.ts";
 import type { ProtocolGraph } from "./protocol-graph.ts";
 

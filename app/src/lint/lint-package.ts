@@ -1,4 +1,4 @@
-import type { Plan } from "@svc/schemas";
+import type { LintNote, LintRecord, Plan } from "@svc/schemas";
 import { buildPlan, type PlannedProblem } from "../plan/build-plan.ts";
 import { planHash } from "../plan/plan-hash.ts";
 import type { FileTree } from "../tree/file-tree.ts";
@@ -11,7 +11,6 @@ import { checkRevision } from "./check-revision.ts";
 import { checkSealing } from "./check-sealing.ts";
 import { checkSkills, type SkillEntry } from "./check-skills.ts";
 import { type FixtureFix, LintContext } from "./lint-context.ts";
-import type { LintNote, LintRecord } from "./lint-record.ts";
 import { readPackageLayout } from "./package-layout.ts";
 
 export interface LintOptions {
