@@ -160,7 +160,8 @@ function checkField(
   // Without a review input or with a malformed `properties` (rule 11), there is nothing to check against.
   if (review === undefined || review.rubric === null || !isPlainObject(properties ?? {}))
     return { declared: false };
-  const declared = properties as Record<string, unknown> | undefined;
+  // A null `properties` declares nothing, as an absent one does.
+  const declared = (properties ?? undefined) as Record<string, unknown> | undefined;
   if (declared !== undefined && Object.hasOwn(declared, field))
     return { declared: true, schema: declared[field] };
   const names = Object.keys(declared ?? {});
