@@ -1,11 +1,54 @@
-/** The authoring core: read a package, lint it, plan it. Shared by the CLI, the service, the App and the Action. */
+/**
+ * @svc/app: the authoring core (read a package, lint it, plan it), the checker sandbox, the typed
+ * client of the service, the checks the App and the Action post, and the `svc` command line. The
+ * service, the App, the Action, the end-to-end tests and the benchmarks import it from here only.
+ *
+ * Its folders are layers, low to high; a folder imports only folders listed before it, never one
+ * after it (app/test/layering.test.ts checks it), so no two folders import each other:
+ *
+ *   hash          sha256 and RFC 8785 canonical JSON
+ *   catalogue     what an implementation may name (builtins, runtimes, images) and media types
+ *   tree          FileTree: one read-only view of a package (directory, ZIP, Git commit, memory)
+ *   lint          lint passes 1-6 and the review-protocol rules: lintTree(tree) -> LintResult
+ *   plan          buildPlan(lintResult) -> Plan and planHash; lintPackage = lint, then plan
+ *   sandbox       the checker contract and its backends (builtin, bwrap, docker)
+ *   verification  local verification of a published problem's stages
+ *   client        the service's client (HTTP and MCP), retries, shards, publication
+ *   checks        one package's check: lint, the service's verdict, annotations, summary
+ *   cli           the `svc` commands
+ *
+ * Lint records (LintRecord, LintCode, NoteCode, pointer) are wire types of @svc/schemas, below
+ * every folder; they are re-exported here for callers that read them with the rest of lint.
+ */
+export { LintCode, type LintNote, type LintRecord, NoteCode, pointer } from "@svc/schemas";
+export { catalogueDigest, PYTHON_RUNTIME } from "./catalogue/implementation-catalogue.ts";
+export { mediaTypeOf } from "./catalogue/media-type.ts";
+export { type CheckAnnotation, checkAnnotations } from "./checks/check-annotations.ts";
+export { askService, checkPackage, type PackageCheck } from "./checks/check-package.ts";
+export { checkRepository } from "./checks/check-repository.ts";
+export { checkConclusion, checkCounts, checkTitle } from "./checks/check-verdict.ts";
+export { CHECK_SUMMARY_MAX_BYTES, formatCheckSummary } from "./checks/format-check-summary.ts";
+export { type PublishOutcome, publishValidated } from "./checks/publish-validated.ts";
+export type { CliDeps } from "./cli/cli-deps.ts";
+export { type CliIo, processIo, UsageError } from "./cli/cli-io.ts";
+export { scaffoldPackage } from "./cli/scaffold-package.ts";
+export type { Reconciliation } from "./client/authoring-results.ts";
+export { openServiceClient, type ServiceClient } from "./client/service-client.ts";
+export type { RetryOptions } from "./client/with-retries.ts";
 export { type ContentHash, canonicalJson, hashJson, sha256 } from "./hash/sha256.ts";
 export { applyFixtureFixes } from "./lint/apply-fixture-fixes.ts";
 export { type ConfigProblem, HOSTED_PROVIDERS, type HostedProvider } from "./lint/hosted-providers.ts";
-export { type LintOptions, type LintResult, lintPackage } from "./lint/lint-package.ts";
-export { LintCode, type LintNote, type LintRecord, NoteCode, pointer } from "./lint/lint-record.ts";
-export { mediaTypeOf } from "./lint/media-type.ts";
+export type { FixtureFix } from "./lint/lint-context.ts";
+export type {
+  CheckedPackage,
+  CheckedProblem,
+  CleanLintResult,
+  FailedLintResult,
+  LintResult,
+} from "./lint/lint-result.ts";
+export { type LintOptions, lintTree } from "./lint/lint-tree.ts";
 export { buildPlan } from "./plan/build-plan.ts";
+export { type LintReport, lintPackage } from "./plan/lint-package.ts";
 export { planHash } from "./plan/plan-hash.ts";
 export { createBuiltinBackend, isBuiltin, runBuiltin } from "./sandbox/builtin-backend.ts";
 export { createBwrapBackend } from "./sandbox/bwrap-backend.ts";
@@ -42,6 +85,23 @@ export {
 } from "./sandbox/run-conformance.ts";
 export { type RawRun, settleOutcome } from "./sandbox/settle-outcome.ts";
 export { checkerImplementation, mountedSlots, stageJob } from "./sandbox/stage-job.ts";
+export { comparePaths } from "./tree/compare-paths.ts";
+export { type FetchGitCommitOptions, fetchGitCommit } from "./tree/fetch-git-commit.ts";
+export {
+  type ArchiveLimits,
+  type FileTree,
+  isIgnoredPath,
+  SERVER_ARCHIVE_LIMITS,
+  TreeError,
+  TreeErrorCode,
+} from "./tree/file-tree.ts";
+export { findPackages, PACKAGE_LIST_FILE, type PackageDiscovery } from "./tree/find-packages.ts";
+export { memoryTree } from "./tree/memory-tree.ts";
+export { openDirectoryTree } from "./tree/open-directory-tree.ts";
+export { type GitFile, type GitSource, listGitFiles, openGitTree } from "./tree/open-git-tree.ts";
+export { openZipTree } from "./tree/open-zip-tree.ts";
+export { pointerToLine } from "./tree/pointer-to-line.ts";
+export { zipTree } from "./tree/zip-tree.ts";
 export {
   ConformanceStatus,
   currentImplementation,

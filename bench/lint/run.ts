@@ -13,8 +13,7 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { lintPackage } from "../../app/src/lint/lint-package.ts";
-import { openDirectoryTree } from "../../app/src/tree/open-directory-tree.ts";
+import { lintPackage, openDirectoryTree } from "@svc/app";
 import { generateCampaign } from "./generate-campaign.ts";
 
 const PROBLEMS = Number(process.env.BENCH_PROBLEMS ?? 300);

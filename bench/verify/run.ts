@@ -11,8 +11,9 @@
  * BENCH_SUBMISSIONS submissions per measurement (default 200). Run with `npm run bench:verify`.
  * The sandbox overhead (bwrap, docker vs bare python) is bench/verify/sandbox-overhead.ts.
  */
+
+import { runChecker, sha256 } from "@svc/app";
 import { pino } from "pino";
-import { runChecker } from "../../app/src/sandbox/run-checker.ts";
 import { uploadArtifact } from "../../server/src/artifacts/upload-artifact.ts";
 import { openServices } from "../../server/src/edges/cli/open-services.ts";
 import type { ToolContext } from "../../server/src/edges/mcp/tools/tool.ts";
@@ -50,7 +51,6 @@ try {
   // Baseline: the checker alone, in process, on the same inputs.
   const instance = Buffer.from("p cnf 3 2\n1 -2 0\n2 3 0\n");
   const answer = Buffer.from("v 1 2 -3 0\n");
-  const { sha256 } = await import("../../app/src/hash/sha256.ts");
   const job = {
     stage_key: "sat_check",
     result_kind: "pass_fail" as const,

@@ -13,14 +13,20 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import {
+  bwrapRuns,
+  type CheckerJob,
+  catalogueDigest,
+  createBwrapBackend,
+  createDockerBackend,
+  layOutInput,
+  PYTHON_RUNTIME,
+  pingDocker,
+  type RuntimeBinding,
+  type SandboxBackend,
+  sha256,
+} from "@svc/app";
 import Docker from "dockerode";
-import { sha256 } from "../../app/src/hash/sha256.ts";
-import { catalogueDigest, PYTHON_RUNTIME } from "../../app/src/lint/implementation-catalogue.ts";
-import { createBwrapBackend } from "../../app/src/sandbox/bwrap-backend.ts";
-import type { CheckerJob, RuntimeBinding, SandboxBackend } from "../../app/src/sandbox/checker-job.ts";
-import { bwrapRuns } from "../../app/src/sandbox/detect-sandbox.ts";
-import { createDockerBackend, pingDocker } from "../../app/src/sandbox/docker-backend.ts";
-import { layOutInput } from "../../app/src/sandbox/lay-out-input.ts";
 import { ms, percentile, sample } from "../support/measure.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);

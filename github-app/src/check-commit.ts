@@ -6,14 +6,17 @@ import {
   checkConclusion,
   checkPackage,
   checkTitle,
+  type FetchGitCommitOptions,
+  fetchGitCommit,
+  findPackages,
   formatCheckSummary,
+  type GitSource,
+  listGitFiles,
+  openGitTree,
   type PackageCheck,
-} from "@svc/app/checks/index.ts";
-import type { ServiceClient } from "@svc/app/client/service-client.ts";
-import type { RetryOptions } from "@svc/app/client/with-retries.ts";
-import { type FetchGitCommitOptions, fetchGitCommit } from "@svc/app/tree/fetch-git-commit.ts";
-import { findPackages } from "@svc/app/tree/find-packages.ts";
-import { type GitSource, listGitFiles, openGitTree } from "@svc/app/tree/open-git-tree.ts";
+  type RetryOptions,
+  type ServiceClient,
+} from "@svc/app";
 import git from "isomorphic-git";
 import {
   type CheckRunOutput,

@@ -1,7 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { openServiceClient, type ServiceClient } from "@svc/app/client/service-client.ts";
-import type { RetryOptions } from "@svc/app/client/with-retries.ts";
-import type { FetchGitCommitOptions } from "@svc/app/tree/fetch-git-commit.ts";
+import {
+  type FetchGitCommitOptions,
+  openServiceClient,
+  type RetryOptions,
+  type ServiceClient,
+} from "@svc/app";
 import { type Context, createNodeMiddleware, Probot } from "probot";
 import { appOctokit } from "./app-octokit.ts";
 import { checkCommit } from "./check-commit.ts";

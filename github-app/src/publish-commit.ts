@@ -4,9 +4,9 @@ import {
   type PackageCheck,
   type PublishOutcome,
   publishValidated,
-} from "@svc/app/checks/index.ts";
-import type { Reconciliation } from "@svc/app/client/authoring-results.ts";
-import type { ServiceClient } from "@svc/app/client/service-client.ts";
+  type Reconciliation,
+  type ServiceClient,
+} from "@svc/app";
 import { type CheckCommitDeps, checkCommit } from "./check-commit.ts";
 import { completeCheckRun, listCheckRuns, startCheckRun } from "./check-runs.ts";
 import type { CommitTarget } from "./commit-target.ts";

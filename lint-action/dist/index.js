@@ -35981,299 +35981,6 @@ function info(message) {
 import { readFile } from "node:fs/promises";
 import { join as join3, posix, resolve as resolve2 } from "node:path";
 
-// app/src/tree/pointer-to-line.ts
-function pointerToLine(text, pointer2) {
-  if (!pointer2.startsWith("/")) return 1;
-  const segments = pointer2.slice(1).split("/").map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"));
-  const scanner = new Scanner(text);
-  let found = 0;
-  scanner.skipSpace();
-  for (const segment of segments) {
-    const at = scanner.enter(segment);
-    if (at === void 0) break;
-    found = at;
-  }
-  return lineAt(text, found);
-}
-function lineAt(text, offset) {
-  let line = 1;
-  for (let i = 0; i < offset; i++) if (text.charCodeAt(i) === 10) line++;
-  return line;
-}
-var Scanner = class {
-  text;
-  pos = 0;
-  constructor(text) {
-    this.text = text;
-    if (text.charCodeAt(0) === 65279) this.pos = 1;
-  }
-  skipSpace() {
-    while (this.pos < this.text.length && " 	\r\n".includes(this.text[this.pos])) this.pos++;
-  }
-  /**
-   * With `pos` at the start of a value, moves to the start of its child `segment` and returns
-   * where that child is reported (its key for a member); undefined when there is no such child.
-   */
-  enter(segment) {
-    const open3 = this.text[this.pos];
-    if (open3 === "{") return this.enterMember(segment);
-    if (open3 === "[") return this.enterItem(segment);
-    return void 0;
-  }
-  enterMember(name) {
-    this.pos++;
-    let match;
-    for (; ; ) {
-      this.skipSpace();
-      if (this.text[this.pos] !== '"') break;
-      const key = this.pos;
-      const decoded = this.readString();
-      if (decoded === void 0) break;
-      this.skipSpace();
-      if (this.text[this.pos] !== ":") break;
-      this.pos++;
-      this.skipSpace();
-      const value = this.pos;
-      if (decoded === name) match = { key, value };
-      if (!this.skipValue()) break;
-      this.skipSpace();
-      if (this.text[this.pos] !== ",") break;
-      this.pos++;
-    }
-    if (!match) return void 0;
-    this.pos = match.value;
-    return match.key;
-  }
-  enterItem(segment) {
-    if (!/^(0|[1-9][0-9]*)$/.test(segment)) return void 0;
-    const index = Number(segment);
-    this.pos++;
-    for (let i = 0; ; i++) {
-      this.skipSpace();
-      if (this.pos >= this.text.length || this.text[this.pos] === "]") return void 0;
-      if (i === index) return this.pos;
-      if (!this.skipValue()) return void 0;
-      this.skipSpace();
-      if (this.text[this.pos] !== ",") return void 0;
-      this.pos++;
-    }
-  }
-  /** Reads a string at `pos` and returns its value; undefined when it is not a valid string. */
-  readString() {
-    const start = this.pos;
-    if (!this.skipString()) return void 0;
-    try {
-      return JSON.parse(this.text.slice(start, this.pos));
-    } catch {
-      return void 0;
-    }
-  }
-  skipString() {
-    this.pos++;
-    while (this.pos < this.text.length) {
-      const c = this.text[this.pos++];
-      if (c === "\\") this.pos++;
-      else if (c === '"') return true;
-    }
-    return false;
-  }
-  /** Skips one value of any kind; false when the text ends first. */
-  skipValue() {
-    let depth = 0;
-    do {
-      if (this.pos >= this.text.length) return false;
-      const c = this.text[this.pos];
-      if (c === '"') {
-        if (!this.skipString()) return false;
-      } else if (c === "{" || c === "[") {
-        depth++;
-        this.pos++;
-      } else if (c === "}" || c === "]") {
-        if (depth === 0) return false;
-        depth--;
-        this.pos++;
-      } else if (depth > 0) {
-        this.pos++;
-      } else {
-        const start = this.pos;
-        while (this.pos < this.text.length && !",}] 	\r\n".includes(this.text[this.pos])) this.pos++;
-        return this.pos > start;
-      }
-    } while (depth > 0);
-    return true;
-  }
-};
-
-// app/src/checks/check-verdict.ts
-var CheckConclusion = {
-  /** Lint is clean and the service (when asked) found the package valid and free of conflicts. */
-  success: "success",
-  /** Lint errors, validation errors or conflicts: publishing would be refused. */
-  failure: "failure",
-  /** Lint is clean but the service could not be asked (unreachable or refused the credential). */
-  neutral: "neutral"
-};
-var WARNING_NOTE_CODES = /* @__PURE__ */ new Set([
-  "ignored_file",
-  "deprecated_field",
-  "fixture_coverage"
-]);
-function checkCounts(check2) {
-  const verdict = check2.service?.ok ? check2.service.result : null;
-  const reconciliation = verdict?.validation.reconciliation;
-  const zero = { create: 0, update: 0, revise: 0, noop: 0, conflict: 0 };
-  return {
-    problems: check2.lint.plan?.problems.length ?? 0,
-    errors: check2.lint.errors.length + (verdict?.validation.errors.length ?? 0),
-    warnings: check2.lint.notes.filter((n) => WARNING_NOTE_CODES.has(n.code)).length + (reconciliation?.warnings.length ?? 0),
-    ...zero,
-    ...reconciliation?.counts
-  };
-}
-function checkConclusion(check2) {
-  if (!check2.lint.ok) return CheckConclusion.failure;
-  if (check2.service === null) return CheckConclusion.success;
-  if (!check2.service.ok) return CheckConclusion.neutral;
-  return check2.service.result.valid ? CheckConclusion.success : CheckConclusion.failure;
-}
-function checkTitle(check2) {
-  const counts = checkCounts(check2);
-  const plural2 = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
-  const warnings = counts.warnings > 0 ? `; ${plural2(counts.warnings, "warning")}` : "";
-  if (!check2.lint.ok) return `${plural2(counts.errors, "lint error")}${warnings}`;
-  const problems = plural2(counts.problems, "problem");
-  if (check2.service === null) return `${problems}, lint clean${warnings}`;
-  if (!check2.service.ok)
-    return `${problems}, lint clean; the service could not be asked (${check2.service.code})`;
-  const actions = ["create", "update", "revise", "noop", "conflict"].filter((a) => counts[a] > 0).map((a) => `${counts[a]} ${a}`);
-  const invalid = counts.errors > 0 ? `; ${plural2(counts.errors, "validation error")}` : "";
-  return `${problems}: ${actions.join(", ") || "nothing to do"}${invalid}${warnings}`;
-}
-
-// app/src/checks/check-annotations.ts
-async function checkAnnotations(check2) {
-  const texts = /* @__PURE__ */ new Map();
-  const lineOf = async (file, path) => {
-    if (path === "" || check2.tree === null || check2.tree.size(file) === void 0) return 1;
-    let text = texts.get(file);
-    if (text === void 0) {
-      text = new TextDecoder().decode(await check2.tree.read(file));
-      texts.set(file, text);
-    }
-    return pointerToLine(text, path);
-  };
-  const at = (file) => check2.dir === "." ? file : `${check2.dir}/${file}`;
-  const errors = [];
-  const others = [];
-  const verdict = check2.service?.ok ? check2.service.result.validation : null;
-  for (const e of [...check2.lint.errors, ...verdict?.errors ?? []]) {
-    const title = "rule" in e && e.rule !== void 0 ? `${e.code} (rule ${e.rule})` : e.code;
-    errors.push({
-      path: at(e.file),
-      line: await lineOf(e.file, e.path),
-      level: "failure",
-      title,
-      message: e.message
-    });
-  }
-  const problemFile = new Map(
-    (check2.lint.plan?.problems ?? []).map((p) => [p.slug, `${p.dir === "." ? "" : `${p.dir}/`}problem.json`])
-  );
-  const slugLine = async (slug) => {
-    const file = problemFile.get(slug) ?? "problem.json";
-    return { path: at(file), line: await lineOf(file, "/slug") };
-  };
-  for (const p of verdict?.reconciliation?.problems ?? []) {
-    if (p.action !== "conflict") continue;
-    errors.push({
-      ...await slugLine(p.slug),
-      level: "failure",
-      title: "conflict",
-      message: `${p.slug}: ${p.reason ?? "conflict"}`
-    });
-  }
-  const campaign = verdict?.reconciliation?.campaign;
-  if (campaign?.action === "conflict") {
-    errors.push({
-      path: at("campaign.json"),
-      line: await lineOf("campaign.json", "/slug"),
-      level: "failure",
-      title: "conflict",
-      message: `campaign ${campaign.slug}: ${campaign.reason ?? "conflict"}`
-    });
-  }
-  for (const w of verdict?.reconciliation?.warnings ?? []) {
-    others.push({
-      ...await slugLine(w.slug),
-      level: "warning",
-      title: w.code,
-      message: `${w.slug} looks like ${w.of}`
-    });
-  }
-  for (const n of check2.lint.notes) {
-    const level = WARNING_NOTE_CODES.has(n.code) ? "warning" : "notice";
-    others.push({
-      path: at(n.file),
-      line: await lineOf(n.file, n.path),
-      level,
-      title: n.code,
-      message: n.message
-    });
-  }
-  return [...errors, ...others];
-}
-
-// app/src/client/service-call-error.ts
-var ServiceCallError = class extends Error {
-  name = "ServiceCallError";
-  code;
-  /** The tool error's other fields, or the HTTP status and body. */
-  details;
-  transient;
-  constructor(code, message, options) {
-    super(message, { cause: options.cause });
-    this.code = code;
-    this.details = options.details ?? {};
-    this.transient = options.transient;
-  }
-};
-var TransportCode = {
-  network: "network",
-  timeout: "timeout",
-  http: "http",
-  unauthorized: "unauthorized",
-  invalid_response: "invalid_response"
-};
-var TRANSIENT_TOOL_CODES = /* @__PURE__ */ new Set(["internal", "unavailable"]);
-function toolError(payload) {
-  const error3 = payload && typeof payload === "object" && "error" in payload ? payload.error : void 0;
-  if (!error3 || typeof error3 !== "object") {
-    return new ServiceCallError(
-      "invalid_response",
-      `the service answered with an error it did not describe`,
-      {
-        details: { payload },
-        transient: false
-      }
-    );
-  }
-  const { code, message, ...details } = error3;
-  const name = typeof code === "string" ? code : "unknown";
-  return new ServiceCallError(name, typeof message === "string" ? message : name, {
-    details,
-    transient: TRANSIENT_TOOL_CODES.has(name)
-  });
-}
-function httpError(status, body, what) {
-  const transient = status >= 500 || status === 429 || status === 408;
-  const code = status === 401 ? TransportCode.unauthorized : TransportCode.http;
-  const text = body.length > 500 ? `${body.slice(0, 500)}...` : body;
-  return new ServiceCallError(code, `${what} answered HTTP ${status}${text ? `: ${text}` : ""}`, {
-    details: { status, body: text },
-    transient
-  });
-}
-
 // schemas/src/create-ajv.ts
 var import__ = __toESM(require__(), 1);
 var import_ajv_formats = __toESM(require_dist(), 1);
@@ -38381,6 +38088,11 @@ function validateOwned(name, value) {
   return validate2(value) ? [] : formatIssues(validate2.errors ?? []);
 }
 
+// schemas/src/json-pointer.ts
+function pointer(...segments) {
+  return segments.map((s) => `/${String(s).replaceAll("~", "~0").replaceAll("/", "~1")}`).join("");
+}
+
 // schemas/src/user-schema.ts
 var import__2 = __toESM(require__(), 1);
 var import_ajv_formats2 = __toESM(require_dist(), 1);
@@ -38419,157 +38131,6 @@ function compileUserSchema(schema) {
     for (const key of Object.keys(ajv2.refs)) if (!before.refs.has(key)) delete ajv2.refs[key];
     for (const key of Object.keys(ajv2.schemas)) if (!before.schemas.has(key)) delete ajv2.schemas[key];
   }
-}
-
-// app/src/lint/check-revision.ts
-var PLACEHOLDER = {
-  revision: "prv_0000000000",
-  problem: "prb_0000000000",
-  contract: "vct_0000000000",
-  skill: "skv_0000000000",
-  user: "usr_0000000000",
-  time: "2000-01-01T00:00:00Z"
-};
-function checkRevision(ctx, prefix, input) {
-  const { problem } = input;
-  const revision = {
-    id: PLACEHOLDER.revision,
-    problem_id: PLACEHOLDER.problem,
-    revision_number: 1,
-    statement_md: input.statementMd,
-    context_md: null,
-    benchmark: problem.benchmark ?? null,
-    verifier_contract_id: input.hasContract ? problem.verifier_contract ?? PLACEHOLDER.contract : null,
-    verifier_input_bindings: input.bindings.map((b) => ({
-      key: b.key,
-      content_hash: b.content_hash,
-      size_bytes: b.size_bytes,
-      media_type: b.media_type,
-      filename: b.filename,
-      ...b.url === null ? {} : { url: b.url }
-    })),
-    ...problem.sealing ? { sealing: { ...problem.sealing, unsealed_at: null, release_event: null, evaluation_id: null } } : {},
-    skill_refs: [
-      ...Array.from({ length: input.localSkillCount }, () => ({
-        skill_version_id: PLACEHOLDER.skill,
-        requirement: "required"
-      })),
-      ...publishedSkills(problem)
-    ],
-    changelog_md: null,
-    created_by_user_id: PLACEHOLDER.user,
-    created_at: PLACEHOLDER.time
-  };
-  for (const issue3 of validateOwned("problem-revision", revision)) {
-    const [file, path] = locate(prefix, issue3.path, input.bindings);
-    ctx.error(file, path, "schema_violation", `the assembled revision is invalid: ${issue3.message}`);
-  }
-}
-function publishedSkills(problem) {
-  return (problem.skills ?? []).map(
-    (item) => typeof item === "string" ? { skill_version_id: item, requirement: "required" } : item
-  );
-}
-function locate(prefix, path, bindings) {
-  if (path.startsWith("/statement_md")) return [`${prefix}statement.md`, ""];
-  const binding = /^\/verifier_input_bindings\/(\d+)/.exec(path);
-  if (binding) {
-    const b = bindings[Number(binding[1])];
-    if (b) return [b.file, ""];
-  }
-  if (path.startsWith("/benchmark") || path.startsWith("/sealing")) return [`${prefix}problem.json`, path];
-  return [`${prefix}problem.json`, ""];
-}
-
-// app/src/plan/build-plan.ts
-function buildPlan(input) {
-  const skills = {};
-  for (const skill of input.skills) {
-    skills[skill.contentHash] = {
-      content_hash: skill.contentHash,
-      name: skill.name,
-      description: skill.description,
-      files: skill.files
-    };
-  }
-  const review_protocols = {};
-  for (const protocol of input.protocols) {
-    review_protocols[protocol.contentHash] = {
-      content_hash: protocol.contentHash,
-      document: protocol.document
-    };
-  }
-  const verifier_contracts = {};
-  const verifier_implementations = {};
-  for (const contract of input.contracts) {
-    verifier_contracts[contract.contentHash] = {
-      content_hash: contract.contentHash,
-      document: contract.document
-    };
-    for (const impl of contract.implementations) {
-      verifier_implementations[impl.contentHash] ??= {
-        content_hash: impl.contentHash,
-        runtime: impl.runtime,
-        entrypoint: impl.entrypoint,
-        limits: impl.limits,
-        program: impl.program,
-        stages: []
-      };
-      verifier_implementations[impl.contentHash].stages.push({
-        verifier_contract: contract.contentHash,
-        stage_key: impl.stageKey
-      });
-    }
-  }
-  for (const impl of Object.values(verifier_implementations)) {
-    impl.stages.sort(
-      (a, b) => compare(`${a.verifier_contract}/${a.stage_key}`, `${b.verifier_contract}/${b.stage_key}`)
-    );
-  }
-  const problems = input.problems.map((p) => planProblem(p)).sort((a, b) => compare(a.slug, b.slug));
-  const campaign = input.campaign ? {
-    slug: input.campaign.slug,
-    title: input.campaign.title,
-    summary: input.campaign.summary,
-    description_md: input.campaign.description_md,
-    status: input.campaign.status
-  } : null;
-  return { campaign, skills, review_protocols, verifier_contracts, verifier_implementations, problems };
-}
-function planProblem(p) {
-  const { problem, contract } = p;
-  const protocol = contract ? [...contract.protocols.values()][0] : void 0;
-  return {
-    dir: p.prefix === "" ? "." : p.prefix.slice(0, -1),
-    slug: problem.slug,
-    structure: problem.structure,
-    title: problem.title,
-    summary: problem.summary,
-    priority_weight: problem.priority_weight,
-    campaign_slug: p.campaignSlug,
-    statement_md: p.statementMd,
-    benchmark: problem.benchmark ?? null,
-    revision_note: problem.revision_note ?? null,
-    skills: [...p.skills].sort((a, b) => compare(a.name, b.name)).map((s) => ({ skill: s.contentHash, requirement: "required" })),
-    published_skills: publishedSkills(problem),
-    reference_inputs: p.bindings.map((b) => ({
-      key: b.key,
-      filename: b.filename,
-      media_type: b.media_type,
-      content_hash: b.content_hash,
-      size_bytes: b.size_bytes,
-      url: b.url,
-      sealed: b.sealed
-    })),
-    verifier_contract: contract?.contentHash ?? null,
-    published_verifier_contract: problem.verifier_contract ?? null,
-    verifier_implementations: (contract?.implementations ?? []).map((i) => i.contentHash).sort(compare),
-    review_protocol: protocol?.contentHash ?? null,
-    sealing: problem.sealing ?? null
-  };
-}
-function compare(a, b) {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 // app/src/hash/sha256.ts
@@ -38734,17 +38295,61 @@ function hashJson(value) {
   return sha256(canonicalJson(value));
 }
 
-// app/src/plan/plan-hash.ts
-function planHash(plan) {
-  return hashJson(plan);
+// app/src/catalogue/implementation-catalogue.ts
+var BUILTINS = {
+  "svc-builtin/json-schema-check:1": { artifactRole: "document", referenceKey: "document_schema" },
+  "svc-builtin/sat-assignment-check:1": { artifactRole: "assignment", referenceKey: "instance" }
+};
+var PYTHON_RUNTIME = "svc-runtime/python:1";
+var CHECKER_MOUNT = "/input/checker";
+var MAX_SCRIPT_BYTES = 262144;
+var DEFAULT_LIMITS = { vcpu: 1, memory_mb: 512, disk_mb: 256, timeout_seconds: 60 };
+var PINNED_IMAGE = /^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::[0-9]+)?(?:\/[a-z0-9]+(?:[._-][a-z0-9]+)*)+@sha256:[0-9a-f]{64}$/;
+var IMAGE_LIKE = /^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::[0-9]+)?(?:\/[a-z0-9._-]+)+(?::[\w.-]+)?$/;
+function parseImplementation(value) {
+  if (Object.hasOwn(BUILTINS, value)) return { kind: "builtin", imageRef: value };
+  if (value.startsWith("svc-builtin/")) {
+    return {
+      kind: "unsupported",
+      reason: `unknown builtin "${value}"; the builtins are ${Object.keys(BUILTINS).join(" and ")}`
+    };
+  }
+  if (value.startsWith("svc-runtime/")) {
+    return {
+      kind: "unsupported",
+      reason: `"${value}" is a runtime, not a checker; name your script instead ("./checker.py" runs on ${PYTHON_RUNTIME})`
+    };
+  }
+  if (value.startsWith("./")) {
+    const file = value.slice(2);
+    if (!file.endsWith(".py") || file.includes("/") || file.length <= 3) {
+      return {
+        kind: "unsupported",
+        reason: `script checkers are Python files next to the contract ("./checker.py") running on ${PYTHON_RUNTIME}; "${value}" is not one`
+      };
+    }
+    return { kind: "script", file };
+  }
+  if (PINNED_IMAGE.test(value)) {
+    const at = value.lastIndexOf("@");
+    return { kind: "image", imageRef: value, digest: value.slice(at + 1) };
+  }
+  if (IMAGE_LIKE.test(value)) {
+    return {
+      kind: "unsupported",
+      reason: `image "${value}" is not pinned: a tag can move, so name it by digest (registry/repo@sha256:<64 hex>); \`svc verifier build\` writes the pinned reference`
+    };
+  }
+  return {
+    kind: "unsupported",
+    reason: `"${value}" is neither a builtin, a "./<name>.py" script, nor an image pinned as registry/repo@sha256:<64 hex>`
+  };
+}
+function catalogueDigest(imageRef) {
+  return sha256(imageRef);
 }
 
-// app/src/lint/lint-record.ts
-function pointer(...segments) {
-  return segments.map((s) => `/${String(s).replaceAll("~", "~0").replaceAll("/", "~1")}`).join("");
-}
-
-// app/src/lint/media-type.ts
+// app/src/catalogue/media-type.ts
 var BY_EXTENSION = {
   json: "application/json",
   md: "text/markdown",
@@ -38761,6 +38366,299 @@ function mediaTypeOf(filename) {
   const dot = filename.lastIndexOf(".");
   if (dot <= 0) return "application/octet-stream";
   return BY_EXTENSION[filename.slice(dot + 1).toLowerCase()] ?? "application/octet-stream";
+}
+
+// app/src/tree/pointer-to-line.ts
+function pointerToLine(text, pointer2) {
+  if (!pointer2.startsWith("/")) return 1;
+  const segments = pointer2.slice(1).split("/").map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"));
+  const scanner = new Scanner(text);
+  let found = 0;
+  scanner.skipSpace();
+  for (const segment of segments) {
+    const at = scanner.enter(segment);
+    if (at === void 0) break;
+    found = at;
+  }
+  return lineAt(text, found);
+}
+function lineAt(text, offset) {
+  let line = 1;
+  for (let i = 0; i < offset; i++) if (text.charCodeAt(i) === 10) line++;
+  return line;
+}
+var Scanner = class {
+  text;
+  pos = 0;
+  constructor(text) {
+    this.text = text;
+    if (text.charCodeAt(0) === 65279) this.pos = 1;
+  }
+  skipSpace() {
+    while (this.pos < this.text.length && " 	\r\n".includes(this.text[this.pos])) this.pos++;
+  }
+  /**
+   * With `pos` at the start of a value, moves to the start of its child `segment` and returns
+   * where that child is reported (its key for a member); undefined when there is no such child.
+   */
+  enter(segment) {
+    const open3 = this.text[this.pos];
+    if (open3 === "{") return this.enterMember(segment);
+    if (open3 === "[") return this.enterItem(segment);
+    return void 0;
+  }
+  enterMember(name) {
+    this.pos++;
+    let match;
+    for (; ; ) {
+      this.skipSpace();
+      if (this.text[this.pos] !== '"') break;
+      const key = this.pos;
+      const decoded = this.readString();
+      if (decoded === void 0) break;
+      this.skipSpace();
+      if (this.text[this.pos] !== ":") break;
+      this.pos++;
+      this.skipSpace();
+      const value = this.pos;
+      if (decoded === name) match = { key, value };
+      if (!this.skipValue()) break;
+      this.skipSpace();
+      if (this.text[this.pos] !== ",") break;
+      this.pos++;
+    }
+    if (!match) return void 0;
+    this.pos = match.value;
+    return match.key;
+  }
+  enterItem(segment) {
+    if (!/^(0|[1-9][0-9]*)$/.test(segment)) return void 0;
+    const index = Number(segment);
+    this.pos++;
+    for (let i = 0; ; i++) {
+      this.skipSpace();
+      if (this.pos >= this.text.length || this.text[this.pos] === "]") return void 0;
+      if (i === index) return this.pos;
+      if (!this.skipValue()) return void 0;
+      this.skipSpace();
+      if (this.text[this.pos] !== ",") return void 0;
+      this.pos++;
+    }
+  }
+  /** Reads a string at `pos` and returns its value; undefined when it is not a valid string. */
+  readString() {
+    const start = this.pos;
+    if (!this.skipString()) return void 0;
+    try {
+      return JSON.parse(this.text.slice(start, this.pos));
+    } catch {
+      return void 0;
+    }
+  }
+  skipString() {
+    this.pos++;
+    while (this.pos < this.text.length) {
+      const c = this.text[this.pos++];
+      if (c === "\\") this.pos++;
+      else if (c === '"') return true;
+    }
+    return false;
+  }
+  /** Skips one value of any kind; false when the text ends first. */
+  skipValue() {
+    let depth = 0;
+    do {
+      if (this.pos >= this.text.length) return false;
+      const c = this.text[this.pos];
+      if (c === '"') {
+        if (!this.skipString()) return false;
+      } else if (c === "{" || c === "[") {
+        depth++;
+        this.pos++;
+      } else if (c === "}" || c === "]") {
+        if (depth === 0) return false;
+        depth--;
+        this.pos++;
+      } else if (depth > 0) {
+        this.pos++;
+      } else {
+        const start = this.pos;
+        while (this.pos < this.text.length && !",}] 	\r\n".includes(this.text[this.pos])) this.pos++;
+        return this.pos > start;
+      }
+    } while (depth > 0);
+    return true;
+  }
+};
+
+// app/src/checks/check-verdict.ts
+var CheckConclusion = {
+  /** Lint is clean and the service (when asked) found the package valid and free of conflicts. */
+  success: "success",
+  /** Lint errors, validation errors or conflicts: publishing would be refused. */
+  failure: "failure",
+  /** Lint is clean but the service could not be asked (unreachable or refused the credential). */
+  neutral: "neutral"
+};
+var WARNING_NOTE_CODES = /* @__PURE__ */ new Set([
+  "ignored_file",
+  "deprecated_field",
+  "fixture_coverage"
+]);
+function checkCounts(check2) {
+  const verdict = check2.service?.ok ? check2.service.result : null;
+  const reconciliation = verdict?.validation.reconciliation;
+  const zero = { create: 0, update: 0, revise: 0, noop: 0, conflict: 0 };
+  return {
+    problems: check2.lint.plan?.problems.length ?? 0,
+    errors: check2.lint.errors.length + (verdict?.validation.errors.length ?? 0),
+    warnings: check2.lint.notes.filter((n) => WARNING_NOTE_CODES.has(n.code)).length + (reconciliation?.warnings.length ?? 0),
+    ...zero,
+    ...reconciliation?.counts
+  };
+}
+function checkConclusion(check2) {
+  if (!check2.lint.ok) return CheckConclusion.failure;
+  if (check2.service === null) return CheckConclusion.success;
+  if (!check2.service.ok) return CheckConclusion.neutral;
+  return check2.service.result.valid ? CheckConclusion.success : CheckConclusion.failure;
+}
+function checkTitle(check2) {
+  const counts = checkCounts(check2);
+  const plural2 = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  const warnings = counts.warnings > 0 ? `; ${plural2(counts.warnings, "warning")}` : "";
+  if (!check2.lint.ok) return `${plural2(counts.errors, "lint error")}${warnings}`;
+  const problems = plural2(counts.problems, "problem");
+  if (check2.service === null) return `${problems}, lint clean${warnings}`;
+  if (!check2.service.ok)
+    return `${problems}, lint clean; the service could not be asked (${check2.service.code})`;
+  const actions = ["create", "update", "revise", "noop", "conflict"].filter((a) => counts[a] > 0).map((a) => `${counts[a]} ${a}`);
+  const invalid = counts.errors > 0 ? `; ${plural2(counts.errors, "validation error")}` : "";
+  return `${problems}: ${actions.join(", ") || "nothing to do"}${invalid}${warnings}`;
+}
+
+// app/src/checks/check-annotations.ts
+async function checkAnnotations(check2) {
+  const texts = /* @__PURE__ */ new Map();
+  const lineOf = async (file, path) => {
+    if (path === "" || check2.tree === null || check2.tree.size(file) === void 0) return 1;
+    let text = texts.get(file);
+    if (text === void 0) {
+      text = new TextDecoder().decode(await check2.tree.read(file));
+      texts.set(file, text);
+    }
+    return pointerToLine(text, path);
+  };
+  const at = (file) => check2.dir === "." ? file : `${check2.dir}/${file}`;
+  const errors = [];
+  const others = [];
+  const verdict = check2.service?.ok ? check2.service.result.validation : null;
+  for (const e of [...check2.lint.errors, ...verdict?.errors ?? []]) {
+    const title = "rule" in e && e.rule !== void 0 ? `${e.code} (rule ${e.rule})` : e.code;
+    errors.push({
+      path: at(e.file),
+      line: await lineOf(e.file, e.path),
+      level: "failure",
+      title,
+      message: e.message
+    });
+  }
+  const problemFile = new Map(
+    (check2.lint.plan?.problems ?? []).map((p) => [p.slug, `${p.dir === "." ? "" : `${p.dir}/`}problem.json`])
+  );
+  const slugLine = async (slug) => {
+    const file = problemFile.get(slug) ?? "problem.json";
+    return { path: at(file), line: await lineOf(file, "/slug") };
+  };
+  for (const p of verdict?.reconciliation?.problems ?? []) {
+    if (p.action !== "conflict") continue;
+    errors.push({
+      ...await slugLine(p.slug),
+      level: "failure",
+      title: "conflict",
+      message: `${p.slug}: ${p.reason ?? "conflict"}`
+    });
+  }
+  const campaign = verdict?.reconciliation?.campaign;
+  if (campaign?.action === "conflict") {
+    errors.push({
+      path: at("campaign.json"),
+      line: await lineOf("campaign.json", "/slug"),
+      level: "failure",
+      title: "conflict",
+      message: `campaign ${campaign.slug}: ${campaign.reason ?? "conflict"}`
+    });
+  }
+  for (const w of verdict?.reconciliation?.warnings ?? []) {
+    others.push({
+      ...await slugLine(w.slug),
+      level: "warning",
+      title: w.code,
+      message: `${w.slug} looks like ${w.of}`
+    });
+  }
+  for (const n of check2.lint.notes) {
+    const level = WARNING_NOTE_CODES.has(n.code) ? "warning" : "notice";
+    others.push({
+      path: at(n.file),
+      line: await lineOf(n.file, n.path),
+      level,
+      title: n.code,
+      message: n.message
+    });
+  }
+  return [...errors, ...others];
+}
+
+// app/src/client/service-call-error.ts
+var ServiceCallError = class extends Error {
+  name = "ServiceCallError";
+  code;
+  /** The tool error's other fields, or the HTTP status and body. */
+  details;
+  transient;
+  constructor(code, message, options) {
+    super(message, { cause: options.cause });
+    this.code = code;
+    this.details = options.details ?? {};
+    this.transient = options.transient;
+  }
+};
+var TransportCode = {
+  network: "network",
+  timeout: "timeout",
+  http: "http",
+  unauthorized: "unauthorized",
+  invalid_response: "invalid_response"
+};
+var TRANSIENT_TOOL_CODES = /* @__PURE__ */ new Set(["internal", "unavailable"]);
+function toolError(payload) {
+  const error3 = payload && typeof payload === "object" && "error" in payload ? payload.error : void 0;
+  if (!error3 || typeof error3 !== "object") {
+    return new ServiceCallError(
+      "invalid_response",
+      `the service answered with an error it did not describe`,
+      {
+        details: { payload },
+        transient: false
+      }
+    );
+  }
+  const { code, message, ...details } = error3;
+  const name = typeof code === "string" ? code : "unknown";
+  return new ServiceCallError(name, typeof message === "string" ? message : name, {
+    details,
+    transient: TRANSIENT_TOOL_CODES.has(name)
+  });
+}
+function httpError(status, body, what) {
+  const transient = status >= 500 || status === 429 || status === 408;
+  const code = status === 401 ? TransportCode.unauthorized : TransportCode.http;
+  const text = body.length > 500 ? `${body.slice(0, 500)}...` : body;
+  return new ServiceCallError(code, `${what} answered HTTP ${status}${text ? `: ${text}` : ""}`, {
+    details: { status, body: text },
+    transient
+  });
 }
 
 // app/src/lint/check-bindings.ts
@@ -38900,60 +38798,6 @@ async function readLink(ctx, path, key) {
     url: link.url,
     sealed: false
   };
-}
-
-// app/src/lint/implementation-catalogue.ts
-var BUILTINS = {
-  "svc-builtin/json-schema-check:1": { artifactRole: "document", referenceKey: "document_schema" },
-  "svc-builtin/sat-assignment-check:1": { artifactRole: "assignment", referenceKey: "instance" }
-};
-var PYTHON_RUNTIME = "svc-runtime/python:1";
-var CHECKER_MOUNT = "/input/checker";
-var MAX_SCRIPT_BYTES = 262144;
-var DEFAULT_LIMITS = { vcpu: 1, memory_mb: 512, disk_mb: 256, timeout_seconds: 60 };
-var PINNED_IMAGE = /^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::[0-9]+)?(?:\/[a-z0-9]+(?:[._-][a-z0-9]+)*)+@sha256:[0-9a-f]{64}$/;
-var IMAGE_LIKE = /^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::[0-9]+)?(?:\/[a-z0-9._-]+)+(?::[\w.-]+)?$/;
-function parseImplementation(value) {
-  if (Object.hasOwn(BUILTINS, value)) return { kind: "builtin", imageRef: value };
-  if (value.startsWith("svc-builtin/")) {
-    return {
-      kind: "unsupported",
-      reason: `unknown builtin "${value}"; the builtins are ${Object.keys(BUILTINS).join(" and ")}`
-    };
-  }
-  if (value.startsWith("svc-runtime/")) {
-    return {
-      kind: "unsupported",
-      reason: `"${value}" is a runtime, not a checker; name your script instead ("./checker.py" runs on ${PYTHON_RUNTIME})`
-    };
-  }
-  if (value.startsWith("./")) {
-    const file = value.slice(2);
-    if (!file.endsWith(".py") || file.includes("/") || file.length <= 3) {
-      return {
-        kind: "unsupported",
-        reason: `script checkers are Python files next to the contract ("./checker.py") running on ${PYTHON_RUNTIME}; "${value}" is not one`
-      };
-    }
-    return { kind: "script", file };
-  }
-  if (PINNED_IMAGE.test(value)) {
-    const at = value.lastIndexOf("@");
-    return { kind: "image", imageRef: value, digest: value.slice(at + 1) };
-  }
-  if (IMAGE_LIKE.test(value)) {
-    return {
-      kind: "unsupported",
-      reason: `image "${value}" is not pinned: a tag can move, so name it by digest (registry/repo@sha256:<64 hex>); \`svc verifier build\` writes the pinned reference`
-    };
-  }
-  return {
-    kind: "unsupported",
-    reason: `"${value}" is neither a builtin, a "./<name>.py" script, nor an image pinned as registry/repo@sha256:<64 hex>`
-  };
-}
-function catalogueDigest(imageRef) {
-  return sha256(imageRef);
 }
 
 // app/src/lint/check-contract.ts
@@ -39770,7 +39614,7 @@ function checkField(field, review, at, findings) {
   const properties = review?.rubric?.response_schema.properties;
   if (review === void 0 || review.rubric === null || !isPlainObject(properties ?? {}))
     return { declared: false };
-  const declared = properties;
+  const declared = properties ?? void 0;
   if (declared !== void 0 && Object.hasOwn(declared, field))
     return { declared: true, schema: declared[field] };
   const names = Object.keys(declared ?? {});
@@ -40093,6 +39937,66 @@ async function checkProtocol(ctx, prefix, skills) {
     }
   }
   return { file, document: planned, contentHash: hashJson(planned) };
+}
+
+// app/src/lint/check-revision.ts
+var PLACEHOLDER = {
+  revision: "prv_0000000000",
+  problem: "prb_0000000000",
+  contract: "vct_0000000000",
+  skill: "skv_0000000000",
+  user: "usr_0000000000",
+  time: "2000-01-01T00:00:00Z"
+};
+function checkRevision(ctx, prefix, input) {
+  const { problem } = input;
+  const revision = {
+    id: PLACEHOLDER.revision,
+    problem_id: PLACEHOLDER.problem,
+    revision_number: 1,
+    statement_md: input.statementMd,
+    context_md: null,
+    benchmark: problem.benchmark ?? null,
+    verifier_contract_id: input.hasContract ? problem.verifier_contract ?? PLACEHOLDER.contract : null,
+    verifier_input_bindings: input.bindings.map((b) => ({
+      key: b.key,
+      content_hash: b.content_hash,
+      size_bytes: b.size_bytes,
+      media_type: b.media_type,
+      filename: b.filename,
+      ...b.url === null ? {} : { url: b.url }
+    })),
+    ...problem.sealing ? { sealing: { ...problem.sealing, unsealed_at: null, release_event: null, evaluation_id: null } } : {},
+    skill_refs: [
+      ...Array.from({ length: input.localSkillCount }, () => ({
+        skill_version_id: PLACEHOLDER.skill,
+        requirement: "required"
+      })),
+      ...publishedSkills(problem)
+    ],
+    changelog_md: null,
+    created_by_user_id: PLACEHOLDER.user,
+    created_at: PLACEHOLDER.time
+  };
+  for (const issue3 of validateOwned("problem-revision", revision)) {
+    const [file, path] = locate(prefix, issue3.path, input.bindings);
+    ctx.error(file, path, "schema_violation", `the assembled revision is invalid: ${issue3.message}`);
+  }
+}
+function publishedSkills(problem) {
+  return (problem.skills ?? []).map(
+    (item) => typeof item === "string" ? { skill_version_id: item, requirement: "required" } : item
+  );
+}
+function locate(prefix, path, bindings) {
+  if (path.startsWith("/statement_md")) return [`${prefix}statement.md`, ""];
+  const binding = /^\/verifier_input_bindings\/(\d+)/.exec(path);
+  if (binding) {
+    const b = bindings[Number(binding[1])];
+    if (b) return [b.file, ""];
+  }
+  if (path.startsWith("/benchmark") || path.startsWith("/sealing")) return [`${prefix}problem.json`, path];
+  return [`${prefix}problem.json`, ""];
 }
 
 // app/src/lint/check-sealing.ts
@@ -40567,8 +40471,8 @@ function classifyTopLevel(ctx, path, prefix, files, dirs) {
   }
 }
 
-// app/src/lint/lint-package.ts
-async function lintPackage(tree, options = {}) {
+// app/src/lint/lint-tree.ts
+async function lintTree(tree, options = {}) {
   const ctx = new LintContext(tree, options.now ?? /* @__PURE__ */ new Date());
   await ctx.prefetch();
   const layout = readPackageLayout(ctx);
@@ -40656,26 +40560,121 @@ async function lintPackage(tree, options = {}) {
   const allSkills = [...sharedSkills.values(), ...[...skillsOf.values()].flatMap((m) => [...m.values()])];
   const protocols = [...protocolAt.values()].flatMap((p) => p.entry ? [p.entry] : []);
   const contracts = [...contractAt.values()].filter((c) => c !== void 0);
-  return finish(
-    ctx,
-    buildPlan({
-      campaign,
-      skills: allSkills,
-      protocols,
-      contracts,
-      problems: planned
-    })
-  );
+  return finish(ctx, { campaign, skills: allSkills, protocols, contracts, problems: planned });
 }
-function finish(ctx, plan) {
-  const ok = ctx.errors.length === 0 && plan !== null;
+function finish(ctx, checked) {
+  const { errors, notes, fixes } = ctx;
+  return errors.length === 0 && checked !== null ? { ok: true, errors, notes, fixes, checked } : { ok: false, errors, notes, fixes, checked: null };
+}
+
+// app/src/plan/build-plan.ts
+function buildPlan(lint) {
+  const input = lint.checked;
+  const skills = {};
+  for (const skill of input.skills) {
+    skills[skill.contentHash] = {
+      content_hash: skill.contentHash,
+      name: skill.name,
+      description: skill.description,
+      files: skill.files
+    };
+  }
+  const review_protocols = {};
+  for (const protocol of input.protocols) {
+    review_protocols[protocol.contentHash] = {
+      content_hash: protocol.contentHash,
+      document: protocol.document
+    };
+  }
+  const verifier_contracts = {};
+  const verifier_implementations = {};
+  for (const contract of input.contracts) {
+    verifier_contracts[contract.contentHash] = {
+      content_hash: contract.contentHash,
+      document: contract.document
+    };
+    for (const impl of contract.implementations) {
+      verifier_implementations[impl.contentHash] ??= {
+        content_hash: impl.contentHash,
+        runtime: impl.runtime,
+        entrypoint: impl.entrypoint,
+        limits: impl.limits,
+        program: impl.program,
+        stages: []
+      };
+      verifier_implementations[impl.contentHash].stages.push({
+        verifier_contract: contract.contentHash,
+        stage_key: impl.stageKey
+      });
+    }
+  }
+  for (const impl of Object.values(verifier_implementations)) {
+    impl.stages.sort(
+      (a, b) => compare(`${a.verifier_contract}/${a.stage_key}`, `${b.verifier_contract}/${b.stage_key}`)
+    );
+  }
+  const problems = input.problems.map((p) => planProblem(p)).sort((a, b) => compare(a.slug, b.slug));
+  const campaign = input.campaign ? {
+    slug: input.campaign.slug,
+    title: input.campaign.title,
+    summary: input.campaign.summary,
+    description_md: input.campaign.description_md,
+    status: input.campaign.status
+  } : null;
+  return { campaign, skills, review_protocols, verifier_contracts, verifier_implementations, problems };
+}
+function planProblem(p) {
+  const { problem, contract } = p;
+  const protocol = contract ? [...contract.protocols.values()][0] : void 0;
   return {
-    ok,
-    errors: ctx.errors,
-    notes: ctx.notes,
-    plan: ok ? plan : null,
-    plan_hash: ok ? planHash(plan) : null,
-    fixes: ctx.fixes
+    dir: p.prefix === "" ? "." : p.prefix.slice(0, -1),
+    slug: problem.slug,
+    structure: problem.structure,
+    title: problem.title,
+    summary: problem.summary,
+    priority_weight: problem.priority_weight,
+    campaign_slug: p.campaignSlug,
+    statement_md: p.statementMd,
+    benchmark: problem.benchmark ?? null,
+    revision_note: problem.revision_note ?? null,
+    skills: [...p.skills].sort((a, b) => compare(a.name, b.name)).map((s) => ({ skill: s.contentHash, requirement: "required" })),
+    published_skills: publishedSkills(problem),
+    reference_inputs: p.bindings.map((b) => ({
+      key: b.key,
+      filename: b.filename,
+      media_type: b.media_type,
+      content_hash: b.content_hash,
+      size_bytes: b.size_bytes,
+      url: b.url,
+      sealed: b.sealed
+    })),
+    verifier_contract: contract?.contentHash ?? null,
+    published_verifier_contract: problem.verifier_contract ?? null,
+    verifier_implementations: (contract?.implementations ?? []).map((i) => i.contentHash).sort(compare),
+    review_protocol: protocol?.contentHash ?? null,
+    sealing: problem.sealing ?? null
+  };
+}
+function compare(a, b) {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+// app/src/plan/plan-hash.ts
+function planHash(plan) {
+  return hashJson(plan);
+}
+
+// app/src/plan/lint-package.ts
+async function lintPackage(tree, options = {}) {
+  const lint = await lintTree(tree, options);
+  const plan = lint.ok ? buildPlan(lint) : null;
+  return {
+    ok: lint.ok,
+    errors: lint.errors,
+    notes: lint.notes,
+    plan,
+    plan_hash: plan === null ? null : planHash(plan),
+    fixes: lint.fixes
   };
 }
 
@@ -65530,10 +65529,6 @@ function isAbort(error3) {
   return error3 instanceof Error && (error3.name === "AbortError" || error3.name === "TimeoutError");
 }
 
-// app/src/tree/open-directory-tree.ts
-import { closeSync, constants as constants3, lstatSync, openSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
-
 // app/src/tree/path-index.ts
 var PathIndex = class {
   /** What a path is called in messages: "archive entry", "file", "path". */
@@ -65579,6 +65574,8 @@ var PathIndex = class {
 };
 
 // app/src/tree/open-directory-tree.ts
+import { closeSync, constants as constants3, lstatSync, openSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
 async function openDirectoryTree(dir) {
   const root = resolve(dir);
   assertDirectory(root, dir);

@@ -49,6 +49,10 @@ export function bundleOptions(): BuildOptions {
     banner: {
       js: 'import { createRequire as __svcCreateRequire } from "node:module";\nconst require = __svcCreateRequire(import.meta.url);',
     },
+    // The Action never runs a checker: @svc/app is side-effect free, so its docker backend is
+    // dropped with everything else the Action does not call, but esbuild still resolves the
+    // backend's import, and dockerode's native helpers cannot be bundled.
+    external: ["dockerode"],
     plugins: [inlineSchemas],
   };
 }

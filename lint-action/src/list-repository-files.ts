@@ -1,6 +1,6 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { comparePaths } from "@svc/app/tree/compare-paths.ts";
+import { comparePaths } from "@svc/app";
 
 /** Folders never searched for packages: Git's metadata and installed dependencies. */
 const SKIPPED = new Set([".git", "node_modules"]);

@@ -7,14 +7,15 @@ import {
   checkCounts,
   checkRepository,
   formatCheckSummary,
+  hashJson,
+  openDirectoryTree,
+  openServiceClient,
   type PackageCheck,
   type PublishOutcome,
   publishValidated,
-} from "@svc/app/checks/index.ts";
-import { openServiceClient, type ServiceClient } from "@svc/app/client/service-client.ts";
-import type { RetryOptions } from "@svc/app/client/with-retries.ts";
-import { hashJson } from "@svc/app/hash/sha256.ts";
-import { openDirectoryTree } from "@svc/app/tree/open-directory-tree.ts";
+  type RetryOptions,
+  type ServiceClient,
+} from "@svc/app";
 import { listRepositoryFiles } from "./list-repository-files.ts";
 import { type ActionInputs, InputError, readInputs } from "./read-inputs.ts";
 

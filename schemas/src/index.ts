@@ -13,6 +13,8 @@ export {
   Structure,
 } from "./enums.ts";
 export type { SchemaIssue } from "./format-issues.ts";
+export { pointer } from "./json-pointer.ts";
+export { LintCode, type LintNote, type LintRecord, NoteCode } from "./lint-record.ts";
 export {
   type AllowedAgent,
   type Assistance,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   CheckerResult,
+  LintCode,
   ReconciliationAction,
   ResultKind,
   RunResult,
@@ -75,6 +76,7 @@ const holders: Array<[string, Record<string, string>, Array<[SchemaName, string]
       ["verification-run", "/$defs/stage_result/properties/status/enum"],
     ],
   ],
+  ["LintCode", LintCode, [["lint-record", "/properties/code/enum"]]],
 ];
 
 describe("closed enums", () => {

@@ -3,10 +3,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { lintPackage, openDirectoryTree, scaffoldPackage } from "@svc/app";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { scaffoldPackage } from "../../app/src/cli/scaffold-package.ts";
-import { lintPackage } from "../../app/src/lint/lint-package.ts";
-import { openDirectoryTree } from "../../app/src/tree/open-directory-tree.ts";
 import { campaignFiles } from "../../app/test/client/support/campaign-files.ts";
 import { BUNDLE_PATH, buildBundle } from "../../lint-action/src/build-bundle.ts";
 import { buildApp } from "../../server/src/edges/cli/build-app.ts";

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { scaffoldPackage } from "@svc/app";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { scaffoldPackage } from "../../app/src/cli/scaffold-package.ts";
 import { buildApp } from "../../server/src/edges/cli/build-app.ts";
 import { addUser } from "../../server/src/users/add-user.ts";
 import { grantCapability } from "../../server/src/users/grant-capability.ts";

@@ -1,9 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { detectSandbox, openServiceClient } from "@svc/app";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { openServiceClient } from "../../app/src/client/service-client.ts";
-import { detectSandbox } from "../../app/src/sandbox/detect-sandbox.ts";
 import { svcWith } from "../../app/test/cli/support-run.ts";
 import { runImplementationConformance } from "../../server/src/conformance/run-implementation-conformance.ts";
 import type { Services } from "../../server/src/core/services/services.ts";

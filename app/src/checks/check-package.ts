@@ -1,8 +1,8 @@
 import { ServiceCallError } from "../client/service-call-error.ts";
 import type { ServiceClient } from "../client/service-client.ts";
 import type { RetryOptions } from "../client/with-retries.ts";
-import type { LintResult } from "../lint/lint-package.ts";
-import { lintPackage } from "../lint/lint-package.ts";
+import type { LintReport } from "../plan/lint-package.ts";
+import { lintPackage } from "../plan/lint-package.ts";
 import { type FileTree, TreeError } from "../tree/file-tree.ts";
 import { type PackageValidation, validatePackage } from "./validate-package.ts";
 
@@ -17,7 +17,7 @@ export interface PackageCheck {
   dir: string;
   /** The package's files; null when they could not be read as a package (a link inside, say). */
   tree: FileTree | null;
-  lint: LintResult;
+  lint: LintReport;
   /** null when no service was asked (none configured, or lint failed). */
   service: ServiceVerdict | null;
 }

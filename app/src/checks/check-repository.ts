@@ -1,4 +1,4 @@
-import type { LintRecord } from "../lint/lint-record.ts";
+import type { LintRecord } from "@svc/schemas";
 import type { FileTree } from "../tree/file-tree.ts";
 import { findPackages } from "../tree/find-packages.ts";
 import { type CheckPackageOptions, checkPackage, type PackageCheck } from "./check-package.ts";

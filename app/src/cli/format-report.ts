@@ -1,12 +1,12 @@
+import type { LintNote, LintRecord } from "@svc/schemas";
 import { createColors } from "picocolors";
-import type { LintResult } from "../lint/lint-package.ts";
-import type { LintNote, LintRecord } from "../lint/lint-record.ts";
+import type { LintReport } from "../plan/lint-package.ts";
 
 /**
  * The human-readable lint report: errors then notes, grouped by file, each line the JSON Pointer,
  * the code (and rule) and the message, which says how to fix it. Colour only on a terminal.
  */
-export function formatReport(result: LintResult, options: { color: boolean }): string {
+export function formatReport(result: LintReport, options: { color: boolean }): string {
   const c = createColors(options.color);
   const lines: string[] = [];
   const group = (records: ReadonlyArray<LintRecord | LintNote>) => {

@@ -1,4 +1,4 @@
-import { type LintResult, lintPackage } from "../lint/lint-package.ts";
+import { type LintReport, lintPackage } from "../plan/lint-package.ts";
 import { type FileTree, TreeError } from "../tree/file-tree.ts";
 import { openDirectoryTree } from "../tree/open-directory-tree.ts";
 import { type CliIo, UsageError } from "./cli-io.ts";
@@ -9,7 +9,7 @@ import { formatReport } from "./format-report.ts";
  * directory is a usage error; a tree that cannot be a package (a symlink inside it, say) is
  * reported as lint would report it, with no tree.
  */
-export async function lintDirectory(dir: string): Promise<{ tree: FileTree | null; result: LintResult }> {
+export async function lintDirectory(dir: string): Promise<{ tree: FileTree | null; result: LintReport }> {
   try {
     const tree = await openDirectoryTree(dir);
     return { tree, result: await lintPackage(tree) };
@@ -30,7 +30,7 @@ export async function lintDirectory(dir: string): Promise<{ tree: FileTree | nul
 }
 
 /** Prints a lint result as `svc lint` does: `{ok, errors, notes, plan, plan_hash}` on `--json`, else the report. */
-export function printLintResult(result: LintResult, io: CliIo, options: { json?: boolean }): void {
+export function printLintResult(result: LintReport, io: CliIo, options: { json?: boolean }): void {
   if (options.json) {
     const { ok, errors, notes, plan, plan_hash } = result;
     io.stdout(`${JSON.stringify({ ok, errors, notes, plan, plan_hash }, null, 2)}\n`);

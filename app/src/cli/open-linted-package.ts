@@ -1,4 +1,4 @@
-import type { LintResult } from "../lint/lint-package.ts";
+import type { LintReport } from "../plan/lint-package.ts";
 import type { FileTree } from "../tree/file-tree.ts";
 import type { CliIo } from "./cli-io.ts";
 import { lintDirectory, printLintResult } from "./lint-directory.ts";
@@ -14,7 +14,7 @@ export async function openLintedPackage(
   options: { json?: boolean },
 ): Promise<{
   tree: FileTree;
-  lint: LintResult & { plan: NonNullable<LintResult["plan"]>; plan_hash: string };
+  lint: LintReport & { plan: NonNullable<LintReport["plan"]>; plan_hash: string };
 } | null> {
   const { tree, result } = await lintDirectory(dir);
   if (tree === null || !result.ok || result.plan === null || result.plan_hash === null) {

@@ -1,11 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
 import type { ContractStage, VerifierContractFile } from "@svc/schemas";
+import { mediaTypeOf } from "../catalogue/media-type.ts";
 import { resolveCredential } from "../client/credentials.ts";
 import { ServiceCallError } from "../client/service-call-error.ts";
 import type { ServiceClient } from "../client/service-client.ts";
 import { type ContentHash, sha256 } from "../hash/sha256.ts";
-import { mediaTypeOf } from "../lint/media-type.ts";
 import type { InputFile, RuntimeBinding } from "../sandbox/checker-job.ts";
 import { type DetectedSandbox, detectSandbox } from "../sandbox/detect-sandbox.ts";
 import { runChecker } from "../sandbox/run-checker.ts";

@@ -1,8 +1,7 @@
-import type { LinkFile, VerifierContractFile } from "@svc/schemas";
+import { type LinkFile, pointer, type VerifierContractFile } from "@svc/schemas";
+import { mediaTypeOf } from "../catalogue/media-type.ts";
 import type { ContentHash } from "../hash/sha256.ts";
 import type { LintContext } from "./lint-context.ts";
-import { pointer } from "./lint-record.ts";
-import { mediaTypeOf } from "./media-type.ts";
 
 /** One reference input bound by a problem: stored bytes, or a link whose hash is the author's word. */
 export interface Binding {

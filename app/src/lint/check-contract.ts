@@ -1,11 +1,10 @@
-import type {
-  ContractStage,
-  StageLimits,
-  VerifierContractFile,
-  VerifierImplementationFile,
+import {
+  type ContractStage,
+  pointer,
+  type StageLimits,
+  type VerifierContractFile,
+  type VerifierImplementationFile,
 } from "@svc/schemas";
-import { type ContentHash, hashJson } from "../hash/sha256.ts";
-import type { ProtocolEntry } from "./check-protocols.ts";
 import {
   BUILTINS,
   CHECKER_MOUNT,
@@ -14,9 +13,10 @@ import {
   MAX_SCRIPT_BYTES,
   PYTHON_RUNTIME,
   parseImplementation,
-} from "./implementation-catalogue.ts";
+} from "../catalogue/implementation-catalogue.ts";
+import { type ContentHash, hashJson } from "../hash/sha256.ts";
+import type { ProtocolEntry } from "./check-protocols.ts";
 import type { LintContext } from "./lint-context.ts";
-import { pointer } from "./lint-record.ts";
 
 /** An implementation as the plan and the service record it (spec 2.2, without ids). */
 export interface ImplementationEntry {

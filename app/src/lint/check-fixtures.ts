@@ -1,6 +1,6 @@
+import { pointer } from "@svc/schemas";
 import type { ContractEntry } from "./check-contract.ts";
 import type { LintContext } from "./lint-context.ts";
-import { pointer } from "./lint-record.ts";
 
 /**
  * Lint pass 4, fixtures: every conformance fixture of a contract as seen from one problem.

@@ -1,5 +1,4 @@
-import type { ProtocolNode, ReviewProtocolDocument } from "@svc/schemas";
-import { pointer } from "./lint-record.ts";
+import { type ProtocolNode, pointer, type ReviewProtocolDocument } from "@svc/schemas";
 import type { ProtocolFindings } from "./protocol-findings.ts";
 
 type NodeField = keyof ProtocolNode;

@@ -1,6 +1,5 @@
-import type { ReviewProtocolDocument } from "@svc/schemas";
+import { pointer, type ReviewProtocolDocument } from "@svc/schemas";
 import { cyclicComponents, shortestPath } from "./cyclic-components.ts";
-import { pointer } from "./lint-record.ts";
 import type { ProtocolFindings } from "./protocol-findings.ts";
 import { ancestorsOf, edgesFrom, type ProtocolGraph } from "./protocol-graph.ts";
 

@@ -1,11 +1,11 @@
-import type {
-  KOfNConfig,
-  PredicateClause,
-  ProtocolNode,
-  ReviewProtocolDocument,
-  ThresholdConfig,
+import {
+  type KOfNConfig,
+  type PredicateClause,
+  type ProtocolNode,
+  pointer,
+  type ReviewProtocolDocument,
+  type ThresholdConfig,
 } from "@svc/schemas";
-import { pointer } from "./lint-record.ts";
 import type { ProtocolFindings } from "./protocol-findings.ts";
 import type { ProtocolGraph } from "./protocol-graph.ts";
 
@@ -160,7 +160,8 @@ function checkField(
   // Without a review input or with a malformed `properties` (rule 11), there is nothing to check against.
   if (review === undefined || review.rubric === null || !isPlainObject(properties ?? {}))
     return { declared: false };
-  const declared = properties as Record<string, unknown> | undefined;
+  // A null `properties` declares nothing, as an absent one does.
+  const declared = (properties ?? undefined) as Record<string, unknown> | undefined;
   if (declared !== undefined && Object.hasOwn(declared, field))
     return { declared: true, schema: declared[field] };
   const names = Object.keys(declared ?? {});

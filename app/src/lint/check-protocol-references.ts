@@ -1,5 +1,4 @@
-import type { ReviewProtocolDocument } from "@svc/schemas";
-import { pointer } from "./lint-record.ts";
+import { pointer, type ReviewProtocolDocument } from "@svc/schemas";
 import type { ProtocolFindings } from "./protocol-findings.ts";
 import type { NodeReference, ProtocolGraph } from "./protocol-graph.ts";
 

@@ -1,6 +1,5 @@
-import type { ReviewProtocolDocument } from "@svc/schemas";
+import { pointer, type ReviewProtocolDocument } from "@svc/schemas";
 import { HOSTED_PROVIDERS } from "./hosted-providers.ts";
-import { pointer } from "./lint-record.ts";
 import type { ProtocolFindings } from "./protocol-findings.ts";
 
 /**

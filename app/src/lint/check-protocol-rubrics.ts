@@ -1,5 +1,4 @@
-import { compileUserSchema, type ReviewProtocolDocument } from "@svc/schemas";
-import { pointer } from "./lint-record.ts";
+import { compileUserSchema, pointer, type ReviewProtocolDocument } from "@svc/schemas";
 import type { ProtocolFindings } from "./protocol-findings.ts";
 
 /** Every completed review carries these beside its `response`; the response must not redeclare them. */

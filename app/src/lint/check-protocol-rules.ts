@@ -1,4 +1,4 @@
-import type { ReviewProtocolDocument } from "@svc/schemas";
+import type { LintNote, LintRecord, ReviewProtocolDocument } from "@svc/schemas";
 import { checkProtocolNodeFields } from "./check-protocol-node-fields.ts";
 import { checkProtocolOrdering } from "./check-protocol-ordering.ts";
 import { checkProtocolPolicy } from "./check-protocol-policy.ts";
@@ -7,7 +7,6 @@ import { checkProtocolReferences } from "./check-protocol-references.ts";
 import { checkProtocolReviewers } from "./check-protocol-reviewers.ts";
 import { checkProtocolRubrics } from "./check-protocol-rubrics.ts";
 import { checkProtocolSkills } from "./check-protocol-skills.ts";
-import type { LintNote, LintRecord } from "./lint-record.ts";
 import { ProtocolFindings } from "./protocol-findings.ts";
 import { buildProtocolGraph } from "./protocol-graph.ts";
 

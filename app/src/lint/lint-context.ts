@@ -1,9 +1,15 @@
-import { checkSchema, type SchemaName } from "@svc/schemas";
+import {
+  checkSchema,
+  type LintCode,
+  type LintNote,
+  type LintRecord,
+  type NoteCode,
+  type SchemaName,
+} from "@svc/schemas";
 import { type ContentHash, sha256 } from "../hash/sha256.ts";
 import { comparePaths } from "../tree/compare-paths.ts";
 import type { FileTree } from "../tree/file-tree.ts";
 import { illFormedStringAt } from "./ill-formed-string.ts";
-import type { LintCode, LintNote, LintRecord, NoteCode } from "./lint-record.ts";
 
 /**
  * The state one lint run carries through its passes: the tree, the records found so far, and

@@ -1,4 +1,4 @@
-import type { LintNote, LintRecord } from "./lint-record.ts";
+import type { LintNote, LintRecord } from "@svc/schemas";
 
 /**
  * Collects what the protocol rules find in one review-protocol.json and hands it back in a

@@ -1,5 +1,4 @@
-import type { ReviewProtocolDocument } from "@svc/schemas";
-import { pointer } from "./lint-record.ts";
+import { pointer, type ReviewProtocolDocument } from "@svc/schemas";
 
 /** Why one node depends on another: the three sources of dependency edges (spec 2.1). */
 export const ReferenceKind = { input: "input", prior: "prior", when: "when" } as const;

@@ -1,35 +1,15 @@
-import type { CampaignFile, Plan, ProblemFile } from "@svc/schemas";
-import type { Binding } from "../lint/check-bindings.ts";
-import type { ContractEntry } from "../lint/check-contract.ts";
-import type { ProtocolEntry } from "../lint/check-protocols.ts";
+import type { Plan } from "@svc/schemas";
 import { publishedSkills } from "../lint/check-revision.ts";
-import type { SkillEntry } from "../lint/check-skills.ts";
-
-/** A problem that passed every lint pass, with the mechanisms it resolved to. */
-export interface PlannedProblem {
-  prefix: string;
-  problem: ProblemFile;
-  statementMd: string;
-  campaignSlug: string | null;
-  skills: SkillEntry[];
-  contract: ContractEntry | null;
-  bindings: Binding[];
-}
-
-export interface PlanInput {
-  campaign: CampaignFile | null;
-  skills: SkillEntry[];
-  protocols: ProtocolEntry[];
-  contracts: ContractEntry[];
-  problems: PlannedProblem[];
-}
+import type { CheckedProblem, CleanLintResult } from "../lint/lint-result.ts";
 
 /**
  * The plan (spec 4.2), computed from files only: the campaign, every content-addressed object
  * keyed by its content hash, and one entry per problem in slug order. It names no server state,
  * so the same files plan the same everywhere; the service reconciles it against what is live.
+ * Pure: it reads only the entries a clean lint result checked.
  */
-export function buildPlan(input: PlanInput): Plan {
+export function buildPlan(lint: CleanLintResult): Plan {
+  const input = lint.checked;
   const skills: Plan["skills"] = {};
   for (const skill of input.skills) {
     skills[skill.contentHash] = {
@@ -87,7 +67,7 @@ export function buildPlan(input: PlanInput): Plan {
   return { campaign, skills, review_protocols, verifier_contracts, verifier_implementations, problems };
 }
 
-function planProblem(p: PlannedProblem): Plan["problems"][number] {
+function planProblem(p: CheckedProblem): Plan["problems"][number] {
   const { problem, contract } = p;
   const protocol = contract ? [...contract.protocols.values()][0] : undefined;
   return {

@@ -1,4 +1,4 @@
-import { BUILTINS, type BuiltinRef } from "../lint/implementation-catalogue.ts";
+import { BUILTINS, type BuiltinRef } from "../catalogue/implementation-catalogue.ts";
 import { checkJsonSchema } from "./check-json-schema.ts";
 import { type BuiltinVerdict, checkSatAssignment } from "./check-sat-assignment.ts";
 import type { CheckerJob, CheckerOutcome, InputFile, SandboxBackend } from "./checker-job.ts";

@@ -3,7 +3,7 @@ import { lstatSync, readlinkSync } from "node:fs";
 import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PYTHON_RUNTIME } from "../lint/implementation-catalogue.ts";
+import { PYTHON_RUNTIME } from "../catalogue/implementation-catalogue.ts";
 import { BoundedSink, joinLog, LOG_CEILING } from "./bounded-sink.ts";
 import type { CheckerJob, CheckerOutcome, EvidenceFile, SandboxBackend } from "./checker-job.ts";
 import { layOutInput } from "./lay-out-input.ts";

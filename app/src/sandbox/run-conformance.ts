@@ -1,6 +1,6 @@
 import type { ConformanceFixture, VerifierContractFile } from "@svc/schemas";
+import { mediaTypeOf } from "../catalogue/media-type.ts";
 import { type ContentHash, sha256 } from "../hash/sha256.ts";
-import { mediaTypeOf } from "../lint/media-type.ts";
 import type {
   CheckerImplementation,
   CheckerJob,

@@ -1,4 +1,4 @@
-import { type LintRecord, pointer } from "../lint/lint-record.ts";
+import { type LintRecord, pointer } from "@svc/schemas";
 import { comparePaths } from "./compare-paths.ts";
 import type { FileTree } from "./file-tree.ts";
 import { unsafePathReason } from "./unsafe-path-reason.ts";

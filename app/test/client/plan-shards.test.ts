@@ -9,7 +9,7 @@ import {
   type ShardInput,
   type ShardLimits,
 } from "../../src/client/plan-shards.ts";
-import { lintPackage } from "../../src/lint/lint-package.ts";
+import { lintPackage } from "../../src/plan/lint-package.ts";
 import { memoryTree } from "../../src/tree/memory-tree.ts";
 import { campaignFiles } from "./support/campaign-files.ts";
 

@@ -109,6 +109,16 @@ describe("checkProtocolRules edge cases", () => {
     ]);
   });
 
+  it("reports a k_of_n field on a response_schema whose properties are null as undeclared, never throwing", () => {
+    const document = valid();
+    document.nodes[0].rubric.response_schema.properties = null;
+    expect(brief(check(document).errors)).toContainEqual({
+      code: "rule_violation",
+      rule: 12,
+      path: "/nodes/1/config/field",
+    });
+  });
+
   it("finds a cycle that runs through a when condition, once", () => {
     const document = valid();
     document.nodes[0].when = { node: "gate", outcome: "accept" };

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
+import { LintCode, NoteCode } from "@svc/schemas";
 import { describe, expect, it } from "vitest";
-import { LintCode, NoteCode } from "../../src/lint/lint-record.ts";
 
 // The lint part of the catalogue; the service's codes follow under "## Service errors".
 const doc = readFileSync(new URL("../../../docs/errors.md", import.meta.url), "utf8").split(

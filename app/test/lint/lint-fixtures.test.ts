@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { checkSchema } from "@svc/schemas";
 import { describe, expect, it } from "vitest";
-import { lintPackage } from "../../src/lint/lint-package.ts";
+import { lintPackage } from "../../src/plan/lint-package.ts";
 import { openDirectoryTree } from "../../src/tree/open-directory-tree.ts";
 
 /**

@@ -2,7 +2,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { lintPackage } from "../../src/lint/lint-package.ts";
+import { lintPackage } from "../../src/plan/lint-package.ts";
 import type { FileTree } from "../../src/tree/file-tree.ts";
 import { memoryTree } from "../../src/tree/memory-tree.ts";
 import { openDirectoryTree } from "../../src/tree/open-directory-tree.ts";

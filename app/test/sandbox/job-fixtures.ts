@@ -1,5 +1,9 @@
+import {
+  catalogueDigest,
+  DEFAULT_LIMITS,
+  PYTHON_RUNTIME,
+} from "../../src/catalogue/implementation-catalogue.ts";
 import { sha256 } from "../../src/hash/sha256.ts";
-import { catalogueDigest, DEFAULT_LIMITS, PYTHON_RUNTIME } from "../../src/lint/implementation-catalogue.ts";
 import type { CheckerJob, CheckerLimits, InputFile } from "../../src/sandbox/checker-job.ts";
 
 /** One input file from text or bytes. */

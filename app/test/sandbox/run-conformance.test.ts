@@ -1,7 +1,7 @@
 import type { VerifierContractFile } from "@svc/schemas";
 import { describe, expect, it } from "vitest";
+import { catalogueDigest } from "../../src/catalogue/implementation-catalogue.ts";
 import { sha256 } from "../../src/hash/sha256.ts";
-import { catalogueDigest } from "../../src/lint/implementation-catalogue.ts";
 import { runChecker } from "../../src/sandbox/run-checker.ts";
 import { runConformance } from "../../src/sandbox/run-conformance.ts";
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type GitHttpServer, startGitHttpServer } from "../../../test/support/git-http-server.ts";
 import { createTestRepository, type TestRepository } from "../../../test/support/git-repository.ts";
-import { lintPackage } from "../../src/lint/lint-package.ts";
+import { lintPackage } from "../../src/plan/lint-package.ts";
 import { fetchGitCommit } from "../../src/tree/fetch-git-commit.ts";
 import { listGitFiles, openDirectoryTree, openGitTree, TreeError } from "../../src/tree/index.ts";
 import { campaignFiles } from "../client/support/campaign-files.ts";

@@ -1,6 +1,6 @@
+import { pointer } from "@svc/schemas";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { pointer } from "../../src/lint/lint-record.ts";
 import { pointerToLine } from "../../src/tree/index.ts";
 
 const SENTINEL = "\u0000sentinel\u0000";

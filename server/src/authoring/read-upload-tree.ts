@@ -1,7 +1,6 @@
 import { buffer } from "node:stream/consumers";
-import type { FileTree } from "@svc/app/tree/file-tree.ts";
-import { SERVER_ARCHIVE_LIMITS } from "@svc/app/tree/file-tree.ts";
-import { openZipTree } from "@svc/app/tree/open-zip-tree.ts";
+import type { FileTree } from "@svc/app";
+import { openZipTree, SERVER_ARCHIVE_LIMITS } from "@svc/app";
 import type { BlobStore } from "../core/blobs/blob-store.ts";
 
 /**

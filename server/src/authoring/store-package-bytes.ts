@@ -1,5 +1,5 @@
+import type { FileTree } from "@svc/app";
 import { sha256 } from "@svc/app";
-import type { FileTree } from "@svc/app/tree/file-tree.ts";
 import type { Plan } from "@svc/schemas";
 import type { BlobStore } from "../core/blobs/blob-store.ts";
 

@@ -1,5 +1,4 @@
-import { lintPackage } from "@svc/app";
-import { TreeError } from "@svc/app/tree/file-tree.ts";
+import { lintPackage, TreeError } from "@svc/app";
 import { validationConformance } from "../conformance/validation-conformance.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import type { Services } from "../core/services/services.ts";

@@ -1,4 +1,4 @@
-import type { ConformanceReport } from "@svc/app/sandbox/run-conformance.ts";
+import type { ConformanceReport } from "@svc/app";
 
 /** VerifierImplementation.conformance (spec 2.2). */
 export interface ConformanceRecord {

@@ -1,5 +1,4 @@
-import { runConformance } from "@svc/app/sandbox/run-conformance.ts";
-import { checkerImplementation } from "@svc/app/sandbox/stage-job.ts";
+import { checkerImplementation, runConformance } from "@svc/app";
 import type { VerifierContractFile } from "@svc/schemas";
 import type postgres from "postgres";
 import type { Services } from "../core/services/services.ts";

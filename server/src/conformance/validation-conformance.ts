@@ -1,7 +1,5 @@
-import { sha256 } from "@svc/app";
-import { runConformance } from "@svc/app/sandbox/run-conformance.ts";
-import { checkerImplementation } from "@svc/app/sandbox/stage-job.ts";
-import type { FileTree } from "@svc/app/tree/file-tree.ts";
+import type { FileTree } from "@svc/app";
+import { checkerImplementation, runConformance, sha256 } from "@svc/app";
 import type { Plan } from "@svc/schemas";
 import type { Services } from "../core/services/services.ts";
 import { resolveBinding } from "../verification/resolve-binding.ts";

@@ -1,4 +1,4 @@
-import { catalogueDigest } from "@svc/app/lint/implementation-catalogue.ts";
+import { catalogueDigest } from "@svc/app";
 import { ServiceError } from "../core/errors/service-error.ts";
 import type { Services } from "../core/services/services.ts";
 import { readableContractSql } from "../visibility/mechanism-visibility-sql.ts";

@@ -1,4 +1,4 @@
-import { sha256 } from "@svc/app/hash/sha256.ts";
+import { sha256 } from "@svc/app";
 import { randomChars } from "../core/ids/random-chars.ts";
 
 /**

@@ -1,8 +1,12 @@
-import { createBwrapBackend } from "@svc/app/sandbox/bwrap-backend.ts";
-import type { CheckerJob, CheckerOutcome, RuntimeBinding } from "@svc/app/sandbox/checker-job.ts";
-import { bwrapRuns } from "@svc/app/sandbox/detect-sandbox.ts";
-import { createDockerBackend, pingDocker } from "@svc/app/sandbox/docker-backend.ts";
-import { type Backends, runChecker } from "@svc/app/sandbox/run-checker.ts";
+import type { CheckerJob, CheckerOutcome, RuntimeBinding } from "@svc/app";
+import {
+  type Backends,
+  bwrapRuns,
+  createBwrapBackend,
+  createDockerBackend,
+  pingDocker,
+  runChecker,
+} from "@svc/app";
 import Docker from "dockerode";
 import type { SandboxEngines, SandboxRunner } from "../core/services/sandbox-runner.ts";
 

@@ -1,4 +1,4 @@
-import type { RuntimeBinding } from "@svc/app/sandbox/checker-job.ts";
+import type { RuntimeBinding } from "@svc/app";
 import type { Sql } from "../core/db/connect-sql.ts";
 import type { SandboxEngines } from "../core/services/sandbox-runner.ts";
 import { imageKind } from "../sandbox-images/image-state.ts";

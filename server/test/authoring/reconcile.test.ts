@@ -1,10 +1,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { lintPackage } from "@svc/app";
+import { lintPackage, memoryTree } from "@svc/app";
 import type { Plan, PlanProblem } from "@svc/schemas";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { memoryTree } from "../../../app/src/tree/memory-tree.ts";
 import { type LiveProblem, type LiveState, reconcile } from "../../src/authoring/reconcile.ts";
 import { taskComponents, taskFingerprint } from "../../src/authoring/task-fingerprint.ts";
 

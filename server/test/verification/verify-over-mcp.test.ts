@@ -1,4 +1,4 @@
-import { bwrapRuns } from "@svc/app/sandbox/detect-sandbox.ts";
+import { bwrapRuns } from "@svc/app";
 import type { Runner } from "graphile-worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Services } from "../../src/core/services/services.ts";

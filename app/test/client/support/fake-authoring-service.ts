@@ -2,7 +2,7 @@ import type { Plan } from "@svc/schemas";
 import { ServiceCallError } from "../../../src/client/service-call-error.ts";
 import type { Envelope, ServiceClient } from "../../../src/client/service-client.ts";
 import { hashJson, sha256 } from "../../../src/hash/sha256.ts";
-import { lintPackage } from "../../../src/lint/lint-package.ts";
+import { lintPackage } from "../../../src/plan/lint-package.ts";
 import { openZipTree } from "../../../src/tree/open-zip-tree.ts";
 
 interface LiveProblem {

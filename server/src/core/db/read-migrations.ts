@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
-import { sha256 } from "@svc/app/hash/sha256.ts";
+import { sha256 } from "@svc/app";
 
 /** One numbered migration file of `server/src/core/db/migrations/`. */
 export interface Migration {

@@ -1,4 +1,4 @@
-import type { CheckerJob, CheckerOutcome, RuntimeBinding } from "@svc/app/sandbox/checker-job.ts";
+import type { CheckerJob, CheckerOutcome, RuntimeBinding } from "@svc/app";
 
 /** The sandbox engines this machine has (spec 3: docker when an engine answers, else bwrap). */
 export interface SandboxEngines {

@@ -1,4 +1,4 @@
-import { type CliIo, processIo, UsageError } from "@svc/app/cli/cli-io.ts";
+import { type CliIo, processIo, UsageError } from "@svc/app";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { inTransaction } from "../../core/db/in-transaction.ts";
 import { ServiceError } from "../../core/errors/service-error.ts";

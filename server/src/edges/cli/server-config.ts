@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { UsageError } from "@svc/app/cli/cli-io.ts";
+import { UsageError } from "@svc/app";
 
 type Env = Readonly<Record<string, string | undefined>>;
 

@@ -1,8 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { sha256 } from "@svc/app";
-import { memoryTree } from "@svc/app/tree/memory-tree.ts";
-import { zipTree } from "@svc/app/tree/zip-tree.ts";
+import { memoryTree, sha256, zipTree } from "@svc/app";
 import { publishAuthoringUpload } from "../../../src/authoring/publish-authoring-upload.ts";
 import type { PublishResult } from "../../../src/authoring/publish-result.ts";
 import { requestAuthoringUpload } from "../../../src/authoring/request-authoring-upload.ts";

@@ -1,5 +1,7 @@
 /**
  * Lint records: what `svc lint`, the service's validator, the GitHub App and the Action report.
+ * A wire type: `json/lint-record.schema.json` describes the same record, and a test checks that
+ * its `code` enum agrees with LintCode.
  *
  * An error blocks publication; a note is advice and never blocks. Both carry the package-relative
  * `file` ('/'-separated) and a JSON Pointer `path` into it ("" for the whole file or non-JSON files).
@@ -60,9 +62,4 @@ export interface LintNote {
   path: string;
   code: NoteCode;
   message: string;
-}
-
-/** Builds a JSON Pointer from unescaped segments: pointer("stages", 0, "key") -> "/stages/0/key". */
-export function pointer(...segments: Array<string | number>): string {
-  return segments.map((s) => `/${String(s).replaceAll("~", "~0").replaceAll("/", "~1")}`).join("");
 }

@@ -1,6 +1,3 @@
-import type { Plan } from "@svc/schemas";
-import { buildPlan, type PlannedProblem } from "../plan/build-plan.ts";
-import { planHash } from "../plan/plan-hash.ts";
 import type { FileTree } from "../tree/file-tree.ts";
 import { checkBindings } from "./check-bindings.ts";
 import { type ContractEntry, checkContract } from "./check-contract.ts";
@@ -10,8 +7,8 @@ import { checkProtocol, type ProtocolEntry } from "./check-protocols.ts";
 import { checkRevision } from "./check-revision.ts";
 import { checkSealing } from "./check-sealing.ts";
 import { checkSkills, type SkillEntry } from "./check-skills.ts";
-import { type FixtureFix, LintContext } from "./lint-context.ts";
-import type { LintNote, LintRecord } from "./lint-record.ts";
+import { LintContext } from "./lint-context.ts";
+import type { CheckedPackage, CheckedProblem, LintResult } from "./lint-result.ts";
 import { readPackageLayout } from "./package-layout.ts";
 
 export interface LintOptions {
@@ -19,24 +16,14 @@ export interface LintOptions {
   now?: Date;
 }
 
-export interface LintResult {
-  ok: boolean;
-  errors: LintRecord[];
-  notes: LintNote[];
-  /** The plan, computed from files only; null when there are errors. */
-  plan: Plan | null;
-  plan_hash: string | null;
-  /** Fixture hashes `svc lint --fix` would write. */
-  fixes: FixtureFix[];
-}
-
 /**
  * Lints a package in the spec's order of passes (4.2): (1) problem.json and campaign.json,
  * (2) skills, (3) review protocols, (4) verifier contracts, implementations and fixtures,
- * (5) reference bindings and sealing, (6) the assembled revision; then plans it when clean.
- * Pure in the sense that matters: the same files and clock give the same result.
+ * (5) reference bindings and sealing, (6) the assembled revision. When no pass found an error,
+ * the result carries the checked entries that plan/build-plan.ts turns into the plan. Pure in the
+ * sense that matters: the same files and clock give the same result.
  */
-export async function lintPackage(tree: FileTree, options: LintOptions = {}): Promise<LintResult> {
+export async function lintTree(tree: FileTree, options: LintOptions = {}): Promise<LintResult> {
   const ctx = new LintContext(tree, options.now ?? new Date());
   await ctx.prefetch();
   const layout = readPackageLayout(ctx);
@@ -117,7 +104,7 @@ export async function lintPackage(tree: FileTree, options: LintOptions = {}): Pr
   }
 
   // Passes 5 and 6.
-  const planned: PlannedProblem[] = [];
+  const planned: CheckedProblem[] = [];
   for (const { entry, contract, published } of mechanisms) {
     const before = ctx.errors.length;
     const bindings = await checkBindings(ctx, entry.prefix, contract ?? null, published !== null);
@@ -144,26 +131,12 @@ export async function lintPackage(tree: FileTree, options: LintOptions = {}): Pr
   const allSkills = [...sharedSkills.values(), ...[...skillsOf.values()].flatMap((m) => [...m.values()])];
   const protocols = [...protocolAt.values()].flatMap((p) => (p.entry ? [p.entry] : []));
   const contracts = [...contractAt.values()].filter((c): c is ContractEntry => c !== undefined);
-  return finish(
-    ctx,
-    buildPlan({
-      campaign,
-      skills: allSkills,
-      protocols,
-      contracts,
-      problems: planned,
-    }),
-  );
+  return finish(ctx, { campaign, skills: allSkills, protocols, contracts, problems: planned });
 }
 
-function finish(ctx: LintContext, plan: Plan | null): LintResult {
-  const ok = ctx.errors.length === 0 && plan !== null;
-  return {
-    ok,
-    errors: ctx.errors,
-    notes: ctx.notes,
-    plan: ok ? plan : null,
-    plan_hash: ok ? planHash(plan) : null,
-    fixes: ctx.fixes,
-  };
+function finish(ctx: LintContext, checked: CheckedPackage | null): LintResult {
+  const { errors, notes, fixes } = ctx;
+  return errors.length === 0 && checked !== null
+    ? { ok: true, errors, notes, fixes, checked }
+    : { ok: false, errors, notes, fixes, checked: null };
 }
