@@ -95,6 +95,7 @@ export {
   TreeError,
   TreeErrorCode,
 } from "./tree/file-tree.ts";
+export { findGitPackages, PACKAGE_LIST_MAX_BYTES } from "./tree/find-git-packages.ts";
 export { findPackages, PACKAGE_LIST_FILE, type PackageDiscovery } from "./tree/find-packages.ts";
 export { memoryTree } from "./tree/memory-tree.ts";
 export { openDirectoryTree } from "./tree/open-directory-tree.ts";

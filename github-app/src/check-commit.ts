@@ -8,16 +8,14 @@ import {
   checkTitle,
   type FetchGitCommitOptions,
   fetchGitCommit,
-  findPackages,
+  findGitPackages,
   formatCheckSummary,
   type GitSource,
-  listGitFiles,
   openGitTree,
   type PackageCheck,
   type RetryOptions,
   type ServiceClient,
 } from "@svc/app";
-import git from "isomorphic-git";
 import {
   type CheckRunOutput,
   type CheckRunRecord,
@@ -94,20 +92,7 @@ export async function checkCommit(
       r,
     ]),
   );
-  const paths = (await listGitFiles(source, target.sha)).map((f) => f.path);
-  const discovery = await findPackages({
-    paths: () => paths,
-    read: async (filepath) =>
-      (
-        await git.readBlob({
-          fs: source.fs as never,
-          gitdir: source.gitdir,
-          oid: target.sha,
-          filepath,
-          cache: source.cache,
-        })
-      ).blob,
-  });
+  const discovery = await findGitPackages(source, target.sha);
   if (!discovery.ok) {
     const check: PackageCheck = {
       dir: ".",
