@@ -1,4 +1,4 @@
-import { type Plan, type PlanProblem, ReconciliationAction } from "@svc/schemas";
+import { CampaignAction, type Plan, type PlanProblem, ReconciliationAction } from "@svc/schemas";
 import {
   TASK_COMPONENT_NAMES,
   type TaskComponents,
@@ -21,13 +21,7 @@ import {
 export const ProblemAction = ReconciliationAction;
 export type ProblemAction = ReconciliationAction;
 
-export const CampaignAction = {
-  create: "create",
-  reuse: "reuse",
-  update: "update",
-  conflict: "conflict",
-} as const;
-export type CampaignAction = (typeof CampaignAction)[keyof typeof CampaignAction];
+export { CampaignAction };
 
 /** A live Problem as the reconciliation needs it. */
 export interface LiveProblem {

@@ -1,4 +1,5 @@
 import type { ReduceOutcome, ReviewProtocolDocument, SubjectKind } from "@svc/schemas";
+import { AssignmentStatus, NodeStatus, ProcessEndReason, ProcessStatus } from "@svc/schemas";
 import type { AssistanceDeclaration, Citation } from "../core/services/review-response.ts";
 import type { Reduction } from "./reduction.ts";
 
@@ -15,34 +16,7 @@ import type { Reduction } from "./reduction.ts";
  *   ends the process `reviewers_unavailable`.
  */
 
-/** A process is open until its output node emits or a node's deadline passes with a seat open. */
-export const ProcessStatus = { open: "open", finished: "finished" } as const;
-export type ProcessStatus = (typeof ProcessStatus)[keyof typeof ProcessStatus];
-
-/** Why a process finished. */
-export const ProcessEndReason = {
-  completed: "completed",
-  reviewers_unavailable: "reviewers_unavailable",
-} as const;
-export type ProcessEndReason = (typeof ProcessEndReason)[keyof typeof ProcessEndReason];
-
-/** pending -> open -> completed; pending -> skipped. */
-export const NodeStatus = {
-  pending: "pending",
-  open: "open",
-  completed: "completed",
-  skipped: "skipped",
-} as const;
-export type NodeStatus = (typeof NodeStatus)[keyof typeof NodeStatus];
-
-/** claimed -> submitted | declined | lapsed. */
-export const AssignmentStatus = {
-  claimed: "claimed",
-  submitted: "submitted",
-  declined: "declined",
-  lapsed: "lapsed",
-} as const;
-export type AssignmentStatus = (typeof AssignmentStatus)[keyof typeof AssignmentStatus];
+export { AssignmentStatus, NodeStatus, ProcessEndReason, ProcessStatus };
 
 /** A `review_processes` row. */
 export interface ReviewProcessRow {

@@ -1,11 +1,12 @@
+import { SubmissionStatus } from "@svc/schemas";
+
 /**
  * Glossary. A *Submission* binds Artifacts of one Attempt to the roles of the pinned Contract's
  * `submission_requirements`; creating one queues a VerificationRun when the revision pins a
  * Contract. It is `active` until its owner withdraws it (write-once); its `artifacts` are frozen
  * at creation with each Artifact's hash and size, in the Contract's role order.
  */
-export const SubmissionStatus = { active: "active", withdrawn: "withdrawn" } as const;
-export type SubmissionStatus = (typeof SubmissionStatus)[keyof typeof SubmissionStatus];
+export { SubmissionStatus };
 
 /** One bound Artifact as the Submission records it (and the run's inputs repeat it). */
 export interface SubmissionArtifact {
