@@ -1,7 +1,7 @@
 import type { CheckerResult, ImageState, ReconciliationAction, RunResult } from "./enums.ts";
 import type { LintCode, NoteCode, TreeErrorCode } from "./error-catalogue.ts";
 import type { Plan } from "./types.ts";
-import type { CampaignAction, CampaignStatus, Visibility } from "./work-enums.ts";
+import type { CampaignAction, Visibility } from "./work-enums.ts";
 
 /**
  * The authoring tools' results on the wire (spec 4.1, "Authoring tools"): what the service returns
@@ -119,7 +119,8 @@ export interface PublishedCampaign {
   campaign_id: string;
   slug: string;
   action: CampaignAction;
-  status: CampaignStatus;
+  /** The live Campaign's status (`active` or `archived`). */
+  status: string;
   visibility: Visibility;
 }
 

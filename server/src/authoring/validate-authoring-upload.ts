@@ -1,5 +1,6 @@
 import { lintPackage } from "@svc/app";
 import { TreeError } from "@svc/app/tree/file-tree.ts";
+import type { ValidationError, ValidationResult } from "@svc/schemas";
 import { validationConformance } from "../conformance/validation-conformance.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import type { Services } from "../core/services/services.ts";
@@ -20,7 +21,6 @@ import { readLiveState } from "./read-live-state.ts";
 import { readUploadTree } from "./read-upload-tree.ts";
 import { reconcile } from "./reconcile.ts";
 import { UploadState } from "./upload-state.ts";
-import type { ValidationError, ValidationResult } from "./validation-result.ts";
 
 export interface ValidatedUpload extends ValidationResult {
   upload_id: string;

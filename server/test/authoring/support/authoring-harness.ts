@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { sha256 } from "@svc/app";
 import { memoryTree } from "@svc/app/tree/memory-tree.ts";
 import { zipTree } from "@svc/app/tree/zip-tree.ts";
+import type { PublishResult } from "@svc/schemas";
 import { publishAuthoringUpload } from "../../../src/authoring/publish-authoring-upload.ts";
-import type { PublishResult } from "../../../src/authoring/publish-result.ts";
 import { requestAuthoringUpload } from "../../../src/authoring/request-authoring-upload.ts";
 import {
   type ValidatedUpload,
