@@ -1,3 +1,4 @@
+import { IdPrefix, idPattern } from "@svc/schemas";
 import { z } from "zod";
 
 /**
@@ -8,7 +9,7 @@ import { z } from "zod";
 /** Accepted on every read tool (spec 4.1) and ignored until Attempts exist. */
 export const workingAttemptId = z
   .string()
-  .regex(/^att_[0-9a-z]{10,32}$/, "must be an Attempt id: att_ and 10 to 32 characters of 0-9 and a-z")
+  .regex(idPattern(IdPrefix.attempt), "must be an Attempt id: att_ and 10 to 32 characters of 0-9 and a-z")
   .optional()
   .describe("The id of your own Attempt this read is for, if you are working on one (att_...).");
 
