@@ -1,3 +1,4 @@
+import { ReconciliationAction } from "@svc/schemas";
 import type { ActionCounts } from "../client/authoring-results.ts";
 import type { PackageCheck } from "./check-package.ts";
 
@@ -62,7 +63,7 @@ export function checkTitle(check: PackageCheck): string {
   if (check.service === null) return `${problems}, lint clean${warnings}`;
   if (!check.service.ok)
     return `${problems}, lint clean; the service could not be asked (${check.service.code})`;
-  const actions = (["create", "update", "revise", "noop", "conflict"] as const)
+  const actions = Object.values(ReconciliationAction)
     .filter((a) => counts[a] > 0)
     .map((a) => `${counts[a]} ${a}`);
   const invalid = counts.errors > 0 ? `; ${plural(counts.errors, "validation error")}` : "";

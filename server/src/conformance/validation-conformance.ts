@@ -2,7 +2,7 @@ import { sha256 } from "@svc/app";
 import { runConformance } from "@svc/app/sandbox/run-conformance.ts";
 import { checkerImplementation } from "@svc/app/sandbox/stage-job.ts";
 import type { FileTree } from "@svc/app/tree/file-tree.ts";
-import type { Plan } from "@svc/schemas";
+import type { CheckerResult, Plan, RunResult } from "@svc/schemas";
 import type { Services } from "../core/services/services.ts";
 import { resolveBinding } from "../verification/resolve-binding.ts";
 
@@ -11,8 +11,8 @@ export interface ValidationConformance {
   stage_key: string;
   image_ref: string;
   fixture: string;
-  expected: "verified" | "refuted" | "inconclusive";
-  actual: "verified" | "refuted" | "inconclusive" | "error";
+  expected: CheckerResult;
+  actual: RunResult;
   passed: boolean;
 }
 

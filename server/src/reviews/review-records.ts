@@ -1,4 +1,11 @@
-import type { ReduceOutcome, ReviewProtocolDocument, SubjectKind } from "@svc/schemas";
+import type {
+  NodeType,
+  ReduceOutcome,
+  ReviewerKind,
+  ReviewProtocolDocument,
+  SkillRequirement,
+  SubjectKind,
+} from "@svc/schemas";
 import { AssignmentStatus, NodeStatus, ProcessEndReason, ProcessStatus } from "@svc/schemas";
 import type { AssistanceDeclaration, Citation } from "../core/services/review-response.ts";
 import type { Reduction } from "./reduction.ts";
@@ -44,7 +51,7 @@ export interface ReviewProcessRow {
 export interface ReviewNodeRow {
   review_process_id: string;
   node_id: string;
-  type: "review" | "reduce";
+  type: NodeType;
   status: NodeStatus;
   /** Review nodes: reviewers.count; null on reduce nodes. */
   seats: number | null;
@@ -68,10 +75,10 @@ export interface ReviewAssignmentRow {
   id: string;
   review_process_id: string;
   node_id: string;
-  reviewer_kind: "human" | "agent";
+  reviewer_kind: ReviewerKind;
   reviewer_user_id: string | null;
   agent: AssignmentAgent | null;
-  skills_supplied: Array<{ skill_version_id: string; requirement: "required" | "recommended" }>;
+  skills_supplied: Array<{ skill_version_id: string; requirement: SkillRequirement }>;
   status: AssignmentStatus;
   claimed_at: Date;
   /** Humans only: when the claim lapses unless submitted or renewed. Null for agents. */

@@ -1,3 +1,4 @@
+import type { RunResult, RunStatus } from "@svc/schemas";
 import { SubmissionStatus } from "@svc/schemas";
 
 /**
@@ -19,8 +20,8 @@ export interface SubmissionArtifact {
 /** The newest run of a Submission, as its record summarises it. */
 export interface SubmissionVerification {
   id: string;
-  status: "queued" | "running" | "finished";
-  result: "verified" | "refuted" | "inconclusive" | "error" | null;
+  status: RunStatus;
+  result: RunResult | null;
   score: number | null;
   created_at: string;
   finished_at: string | null;

@@ -1,4 +1,4 @@
-import { IdPrefix, idPattern } from "@svc/schemas";
+import { IdPrefix, idPattern, ProblemStatus, Structure } from "@svc/schemas";
 import { z } from "zod";
 
 /**
@@ -31,7 +31,7 @@ export const pageCursor = z
   .describe("The cursor a previous page returned; omit for the first page.");
 
 /** A Problem's structure. */
-export const structureField = z.enum(["SOLVE", "BENCHMARK", "DISCOVERY"]);
+export const structureField = z.enum(Structure);
 
 /** Narrows a listing to one Campaign. */
 export const campaignFilter = z
@@ -50,7 +50,7 @@ export const searchProblemsInput = z.strictObject({
     .describe('Words to find in title, summary and statement; web-search syntax ("a phrase", -exclude, or).'),
   campaign: campaignFilter,
   structure: structureField.optional().describe("Only Problems of this structure."),
-  status: z.enum(["open", "archived"]).default("open").describe("open (default) or archived."),
+  status: z.enum(ProblemStatus).default("open").describe("open (default) or archived."),
   standalone: z
     .boolean()
     .optional()

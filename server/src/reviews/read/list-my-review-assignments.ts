@@ -1,3 +1,4 @@
+import type { AssignmentStatus } from "@svc/schemas";
 import { IdPrefix, idPattern } from "@svc/schemas";
 import { ServiceError } from "../../core/errors/service-error.ts";
 import type { Services } from "../../core/services/services.ts";
@@ -8,7 +9,7 @@ import { type ReviewAssignmentView, toAssignmentView } from "./review-assignment
 /** list_my_review_assignments' input. */
 export interface ListMyReviewAssignmentsInput {
   /** Only assignments in this state at the service clock. */
-  status?: "claimed" | "submitted" | "declined" | "lapsed" | undefined;
+  status?: AssignmentStatus | undefined;
   limit: number;
   cursor?: string | undefined;
 }

@@ -1,4 +1,4 @@
-import { IdPrefix, idPattern } from "@svc/schemas";
+import { AssignmentStatus, IdPrefix, idPattern } from "@svc/schemas";
 import { z } from "zod";
 import type { ReviewResponseInput } from "../../../core/services/review-response.ts";
 import { claimReview } from "../../../reviews/claim-review.ts";
@@ -110,7 +110,7 @@ const listMyReviewAssignmentsTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   input: z.strictObject({
-    status: z.enum(["claimed", "submitted", "declined", "lapsed"]).optional().describe("Only this state."),
+    status: z.enum(AssignmentStatus).optional().describe("Only this state."),
     limit: z.number().int().min(1).max(100).default(50).describe("Page size, 1 to 100 (default 50)."),
     cursor: z.string().min(1).max(200).optional().describe("next_cursor of the previous page."),
     working_attempt_id: workingAttemptId,
