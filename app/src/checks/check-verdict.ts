@@ -1,4 +1,4 @@
-import { ReconciliationAction } from "@svc/schemas";
+import { NoteCode, ReconciliationAction } from "@svc/schemas";
 import type { ActionCounts } from "../client/authoring-results.ts";
 import type { PackageCheck } from "./check-package.ts";
 
@@ -18,10 +18,10 @@ export type CheckConclusion = (typeof CheckConclusion)[keyof typeof CheckConclus
  * without fixtures); the other notes (context.md never published, a linked binding) describe
  * choices. These and the service's `possible_duplicate` are a check's warnings.
  */
-export const WARNING_NOTE_CODES: ReadonlySet<string> = new Set([
-  "ignored_file",
-  "deprecated_field",
-  "fixture_coverage",
+export const WARNING_NOTE_CODES: ReadonlySet<string> = new Set<NoteCode>([
+  NoteCode.ignored_file,
+  NoteCode.deprecated_field,
+  NoteCode.fixture_coverage,
 ]);
 
 export interface CheckCounts extends ActionCounts {
