@@ -19331,7 +19331,7 @@ var require_scope = __commonJS({
       let: new code_1.Name("let"),
       var: new code_1.Name("var")
     };
-    var Scope = class {
+    var Scope2 = class {
       constructor({ prefixes, parent } = {}) {
         this._names = {};
         this._prefixes = prefixes;
@@ -19355,7 +19355,7 @@ var require_scope = __commonJS({
         return this._names[prefix] = { prefix, index: 0 };
       }
     };
-    exports.Scope = Scope;
+    exports.Scope = Scope2;
     var ValueScopeName = class extends code_1.Name {
       constructor(prefix, nameStr) {
         super(nameStr);
@@ -19368,7 +19368,7 @@ var require_scope = __commonJS({
     };
     exports.ValueScopeName = ValueScopeName;
     var line = (0, code_1._)`\n`;
-    var ValueScope = class extends Scope {
+    var ValueScope = class extends Scope2 {
       constructor(opts) {
         super(opts);
         this._values = {};
@@ -38088,6 +38088,74 @@ function validateOwned(name, value) {
   return validate2(value) ? [] : formatIssues(validate2.errors ?? []);
 }
 
+// schemas/src/enums.ts
+var ReconciliationAction = {
+  create: "create",
+  update: "update",
+  revise: "revise",
+  noop: "noop",
+  conflict: "conflict"
+};
+
+// schemas/src/error-catalogue.ts
+function codesOf(entries) {
+  return Object.fromEntries(Object.keys(entries).map((code) => [code, code]));
+}
+var LintErrors = {
+  missing_file: { meaning: "a file the package format requires is absent" },
+  invalid_json: { meaning: "a .json file does not parse, or a SKILL.md frontmatter is not valid YAML" },
+  schema_violation: {
+    meaning: "a value breaks its JSON Schema or a cross-field rule the schema cannot state"
+  },
+  rule_violation: {
+    meaning: "a review protocol breaks one of the numbered static rules 1 to 16 (`rule` holds the number)"
+  },
+  not_found: {
+    meaning: "a reference (skill, protocol, stage, slot, fixture file, published id) names nothing"
+  },
+  binding_error: { meaning: "reference files, sealing or builtins do not fit the Contract" },
+  unsupported_runtime: { meaning: "an implementation this service cannot run as written" },
+  hash_mismatch: { meaning: "a stated content_hash or size_bytes differs from the bytes in the package" },
+  unknown_file: {
+    meaning: "a file sits where the package format gives names a meaning, but its name maps to nothing"
+  }
+};
+var LintCode = codesOf(LintErrors);
+var LintNotes = {
+  not_published: { meaning: "context.md and changelog.md are for authors only and never published" },
+  ignored_file: { meaning: "a file the package format does not know is ignored" },
+  linked_binding: {
+    meaning: "a linked binding's hash and size are the author's statement; sandbox stages never mount it"
+  },
+  deprecated_field: { meaning: "a field that is accepted and ignored" },
+  fixture_coverage: { meaning: "a sandbox stage lacks a verified or a refuted conformance fixture" }
+};
+var NoteCode = codesOf(LintNotes);
+var TreeErrors = {
+  not_found: { meaning: "the path names no file in the tree" },
+  not_a_directory: { meaning: "the package path is not a directory" },
+  unsafe_path: { meaning: "an entry name is absolute or has a `..` segment" },
+  symlink: { meaning: "an entry is a symbolic link" },
+  duplicate_entry: { meaning: "two entries have the same name" },
+  encrypted_entry: { meaning: "an entry is encrypted" },
+  too_many_files: { meaning: "the archive holds more than 5000 files" },
+  archive_too_large: { meaning: "the archive is over 64 MiB zipped" },
+  unpacked_too_large: { meaning: "the archive unpacks to over 256 MiB (a zip bomb)" },
+  invalid_archive: { meaning: "the bytes are not a readable ZIP archive" }
+};
+var TreeErrorCode = codesOf(TreeErrors);
+var TransportFailures = {
+  network: { meaning: "the service could not be reached" },
+  timeout: { meaning: "the call passed its deadline" },
+  http: { meaning: "the service answered an HTTP error status outside a tool error" },
+  unauthorized: {
+    meaning: "the service answered HTTP 401: the token is missing, unknown or revoked",
+    status: 401
+  },
+  invalid_response: { meaning: "the service answered with something that is not the expected envelope" }
+};
+var TransportCode = codesOf(TransportFailures);
+
 // schemas/src/json-pointer.ts
 function pointer(...segments) {
   return segments.map((s) => `/${String(s).replaceAll("~", "~0").replaceAll("/", "~1")}`).join("");
@@ -38501,9 +38569,9 @@ var CheckConclusion = {
   neutral: "neutral"
 };
 var WARNING_NOTE_CODES = /* @__PURE__ */ new Set([
-  "ignored_file",
-  "deprecated_field",
-  "fixture_coverage"
+  NoteCode.ignored_file,
+  NoteCode.deprecated_field,
+  NoteCode.fixture_coverage
 ]);
 function checkCounts(check2) {
   const verdict = check2.service?.ok ? check2.service.result : null;
@@ -38532,7 +38600,7 @@ function checkTitle(check2) {
   if (check2.service === null) return `${problems}, lint clean${warnings}`;
   if (!check2.service.ok)
     return `${problems}, lint clean; the service could not be asked (${check2.service.code})`;
-  const actions = ["create", "update", "revise", "noop", "conflict"].filter((a) => counts[a] > 0).map((a) => `${counts[a]} ${a}`);
+  const actions = Object.values(ReconciliationAction).filter((a) => counts[a] > 0).map((a) => `${counts[a]} ${a}`);
   const invalid = counts.errors > 0 ? `; ${plural2(counts.errors, "validation error")}` : "";
   return `${problems}: ${actions.join(", ") || "nothing to do"}${invalid}${warnings}`;
 }
@@ -38623,13 +38691,6 @@ var ServiceCallError = class extends Error {
     this.details = options.details ?? {};
     this.transient = options.transient;
   }
-};
-var TransportCode = {
-  network: "network",
-  timeout: "timeout",
-  http: "http",
-  unauthorized: "unauthorized",
-  invalid_response: "invalid_response"
 };
 var TRANSIENT_TOOL_CODES = /* @__PURE__ */ new Set(["internal", "unavailable"]);
 function toolError(payload) {
@@ -40701,7 +40762,7 @@ function isIgnoredPath(path) {
 
 // app/src/client/authoring-results.ts
 function emptyCounts() {
-  return { create: 0, update: 0, revise: 0, noop: 0, conflict: 0 };
+  return Object.fromEntries(Object.values(ReconciliationAction).map((action) => [action, 0]));
 }
 function readValidation(envelope) {
   const r = envelope.reconciliation;
@@ -54061,7 +54122,7 @@ var require_scope2 = /* @__PURE__ */ __commonJSMin(((exports) => {
     let: new code_1.Name("let"),
     var: new code_1.Name("var")
   };
-  var Scope = class {
+  var Scope2 = class {
     constructor({ prefixes, parent } = {}) {
       this._names = {};
       this._prefixes = prefixes;
@@ -54086,7 +54147,7 @@ var require_scope2 = /* @__PURE__ */ __commonJSMin(((exports) => {
       };
     }
   };
-  exports.Scope = Scope;
+  exports.Scope = Scope2;
   var ValueScopeName = class extends code_1.Name {
     constructor(prefix, nameStr) {
       super(nameStr);
@@ -54099,7 +54160,7 @@ var require_scope2 = /* @__PURE__ */ __commonJSMin(((exports) => {
   };
   exports.ValueScopeName = ValueScopeName;
   const line = (0, code_1._)`\n`;
-  var ValueScope = class extends Scope {
+  var ValueScope = class extends Scope2 {
     constructor(opts) {
       super(opts);
       this._values = {};

@@ -45,3 +45,47 @@ export const ReconciliationAction = {
   conflict: "conflict",
 } as const;
 export type ReconciliationAction = (typeof ReconciliationAction)[keyof typeof ReconciliationAction];
+
+/** Why a VerificationRun was queued (spec 2.4 `trigger`). */
+export const RunTrigger = { submission: "submission", rerun: "rerun", manual: "manual" } as const;
+export type RunTrigger = (typeof RunTrigger)[keyof typeof RunTrigger];
+
+/** Outcome of reproducing a Contract's conformance fixtures (spec section 3). */
+export const ConformanceStatus = { pending: "pending", passed: "passed", failed: "failed" } as const;
+export type ConformanceStatus = (typeof ConformanceStatus)[keyof typeof ConformanceStatus];
+
+/** Who owns an external stage's rule: the Contract's author or the partner system. */
+export const RuleOwner = { contract: "contract", partner: "partner" } as const;
+export type RuleOwner = (typeof RuleOwner)[keyof typeof RuleOwner];
+
+/** How a Contract's score ranks. */
+export const ScoreDirection = {
+  higher_is_better: "higher_is_better",
+  lower_is_better: "lower_is_better",
+} as const;
+export type ScoreDirection = (typeof ScoreDirection)[keyof typeof ScoreDirection];
+
+/** Why an operator redacted a stage log (spec 2.4). */
+export const RedactionReason = {
+  secret_material: "secret_material",
+  personal_data: "personal_data",
+  legal_requirement: "legal_requirement",
+} as const;
+export type RedactionReason = (typeof RedactionReason)[keyof typeof RedactionReason];
+
+/**
+ * Sandbox image states (spec section 3, get_sandbox_image_status). `unbound` is a script runtime
+ * not yet enabled on the deployment: computed live, never stored.
+ */
+export const ImageState = {
+  registered: "registered",
+  provisioning: "provisioning",
+  available: "available",
+  provisioning_failed: "provisioning_failed",
+  unbound: "unbound",
+} as const;
+export type ImageState = (typeof ImageState)[keyof typeof ImageState];
+
+/** The container engines an operator binds a script runtime to. */
+export const RuntimeBackend = { docker: "docker", bwrap: "bwrap" } as const;
+export type RuntimeBackend = (typeof RuntimeBackend)[keyof typeof RuntimeBackend];

@@ -2,19 +2,65 @@
  * @svc/schemas: the JSON Schemas (draft 2020-12) of every svc package file and record, their
  * validators, the closed enums they share with code, and the types of validated values.
  */
+export type {
+  CampaignReconciliation,
+  ImageStatus,
+  ProblemReconciliation,
+  PublishedCampaign,
+  PublishedProblem,
+  PublishResult,
+  Reconciliation,
+  ReconciliationWarning,
+  RequestedUpload,
+  ValidationConformance,
+  ValidationError,
+  ValidationNote,
+  ValidationResult,
+} from "./authoring-results.ts";
 export { checkSchema, type SchemaCheck, validateOwned } from "./check-schema.ts";
 export {
   CheckerResult,
+  ConformanceStatus,
+  ImageState,
   ReconciliationAction,
+  RedactionReason,
   ResultKind,
+  RuleOwner,
   RunResult,
   RunStatus,
+  RunTrigger,
+  RuntimeBackend,
+  ScoreDirection,
   StageKind,
   Structure,
 } from "./enums.ts";
+export {
+  BlobRefusalCode,
+  BlobRefusals,
+  type CodeEntry,
+  type CodeMap,
+  ErrorCatalogue,
+  ErrorCode,
+  type ErrorFamily,
+  LintCode,
+  LintErrors,
+  LintNotes,
+  NoteCode,
+  TransportCode,
+  TransportFailures,
+  TreeErrorCode,
+  TreeErrors,
+} from "./error-catalogue.ts";
 export type { SchemaIssue } from "./format-issues.ts";
+export { IdPrefix, idPattern, idPatternSource, isId } from "./id-prefix.ts";
 export { pointer } from "./json-pointer.ts";
-export { LintCode, type LintNote, type LintRecord, NoteCode } from "./lint-record.ts";
+export type { LintNote, LintRecord } from "./lint-record.ts";
+export {
+  AssignmentStatus,
+  NodeStatus,
+  ProcessEndReason,
+  ProcessStatus,
+} from "./review-enums.ts";
 export {
   type AllowedAgent,
   type Assistance,
@@ -25,6 +71,7 @@ export {
   HiddenItem,
   type KOfNConfig,
   NodeType,
+  type NodeVisibility,
   type Policy,
   type Predicate,
   type PredicateClause,
@@ -46,11 +93,17 @@ export {
   SubjectKind,
   ThresholdAggregate,
   type ThresholdConfig,
-  type Visibility,
   type When,
 } from "./review-protocol-types.ts";
 export { schemaDocument } from "./schema-document.ts";
 export type { SchemaName } from "./schema-name.ts";
+export {
+  AttemptOutcome,
+  AttemptStatus,
+  NoteKind,
+  SubmissionStatus,
+  WorkingAttemptReason,
+} from "./solving-enums.ts";
 export type {
   Benchmark,
   CampaignFile,
@@ -86,9 +139,23 @@ export type {
   VerifierContractFile,
   VerifierImplementationFile,
 } from "./types.ts";
+export { Capability, MembershipRole, Role, Scope } from "./user-enums.ts";
 export {
   type CompileUserSchemaResult,
   compileUserSchema,
   type UserSchemaIssue,
   type UserSchemaValidate,
 } from "./user-schema.ts";
+export {
+  CampaignAction,
+  CampaignAuthoredStatus,
+  CampaignStatus,
+  EntriesMode,
+  EntryEventKind,
+  MetricDirection,
+  ProblemStatus,
+  ScoreReleaseMode,
+  UploadState,
+  Visibility,
+  WorkSubjectKind,
+} from "./work-enums.ts";

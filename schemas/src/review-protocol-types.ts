@@ -91,7 +91,7 @@ export interface ProtocolNode {
   title: string | null;
   when: When | null;
   reviewers: Reviewers | null;
-  visibility: Visibility | null;
+  visibility: NodeVisibility | null;
   conflicts: Conflicts | null;
   skills: SkillRef[] | null;
   rubric: Rubric | null;
@@ -136,7 +136,7 @@ export interface Assistance {
   allowed: Array<{ provider: string; model: string }>;
 }
 
-export interface Visibility {
+export interface NodeVisibility {
   prior_nodes: string[];
   stage_evidence: boolean;
   hidden: HiddenItem[];

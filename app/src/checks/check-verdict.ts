@@ -1,3 +1,4 @@
+import { NoteCode, ReconciliationAction } from "@svc/schemas";
 import type { ActionCounts } from "../client/authoring-results.ts";
 import type { PackageCheck } from "./check-package.ts";
 
@@ -17,10 +18,10 @@ export type CheckConclusion = (typeof CheckConclusion)[keyof typeof CheckConclus
  * without fixtures); the other notes (context.md never published, a linked binding) describe
  * choices. These and the service's `possible_duplicate` are a check's warnings.
  */
-export const WARNING_NOTE_CODES: ReadonlySet<string> = new Set([
-  "ignored_file",
-  "deprecated_field",
-  "fixture_coverage",
+export const WARNING_NOTE_CODES: ReadonlySet<string> = new Set<NoteCode>([
+  NoteCode.ignored_file,
+  NoteCode.deprecated_field,
+  NoteCode.fixture_coverage,
 ]);
 
 export interface CheckCounts extends ActionCounts {
@@ -62,7 +63,7 @@ export function checkTitle(check: PackageCheck): string {
   if (check.service === null) return `${problems}, lint clean${warnings}`;
   if (!check.service.ok)
     return `${problems}, lint clean; the service could not be asked (${check.service.code})`;
-  const actions = (["create", "update", "revise", "noop", "conflict"] as const)
+  const actions = Object.values(ReconciliationAction)
     .filter((a) => counts[a] > 0)
     .map((a) => `${counts[a]} ${a}`);
   const invalid = counts.errors > 0 ? `; ${plural(counts.errors, "validation error")}` : "";

@@ -6,9 +6,7 @@ import { type RetryOptions, withRetries } from "../client/with-retries.ts";
 import type { PackageValidation } from "./validate-package.ts";
 
 /** A published problem with the action its reconciliation named. */
-export interface PublishedRow extends PublishedProblem {
-  action: string;
-}
+export type PublishedRow = PublishedProblem;
 
 export type PublishOutcome =
   | { ok: true; campaignId: string | null; problems: PublishedRow[] }

@@ -1,79 +1,43 @@
-import { ReconciliationAction } from "@svc/schemas";
+import {
+  type ProblemReconciliation,
+  type PublishedProblem,
+  type PublishResult,
+  type Reconciliation,
+  ReconciliationAction,
+  type RequestedUpload,
+  type ValidationError,
+  type ValidationResult,
+} from "@svc/schemas";
 
 /**
- * The authoring tools' results as the CLI reads them (spec 4.1, "Authoring tools"). Only the
- * fields the CLI uses are typed; the service may send more.
+ * The authoring tools' results as the CLI reads them (spec 4.1, "Authoring tools"). The wire types
+ * are the schemas' (declared once, built by the service); the readers below tolerate a service
+ * that sends fewer fields.
  */
 
-/** request_authoring_upload. */
-export interface RequestedUpload {
-  upload_id: string;
-  upload_url: string;
-  expires_at: string;
-  max_bytes: number;
-}
+export type { PublishedProblem, Reconciliation, RequestedUpload, ValidationError };
 
 /** The reconciliation actions (spec section 3), from the schemas' closed set. */
 export const ProblemAction = ReconciliationAction;
 export type ProblemAction = ReconciliationAction;
 
-export interface ReconciledProblem {
-  slug: string;
-  action: ProblemAction;
-  problem_id?: string;
-  current_revision_id?: string;
-  next_revision_number?: number;
-  reason?: string;
-}
+export type ReconciledProblem = ProblemReconciliation;
 
-export type ActionCounts = Record<ProblemAction, number>;
+export type ActionCounts = Reconciliation["counts"];
 
-export interface Reconciliation {
-  campaign: { slug: string; action: string; campaign_id?: string } | null;
-  problems: ReconciledProblem[];
-  counts: ActionCounts;
-  warnings: Array<{ code: string; slug: string; of: string }>;
-}
+/** validate_authoring_upload, the fields the CLI reads. */
+export type Validation = Pick<
+  ValidationResult,
+  "valid" | "errors" | "notes" | "plan_hash" | "reconciliation"
+>;
 
-export interface ValidationError {
-  file: string;
-  path: string;
-  code: string;
-  message: string;
-}
-
-/** validate_authoring_upload. */
-export interface Validation {
-  valid: boolean;
-  errors: ValidationError[];
-  notes: unknown[];
-  plan_hash: string | null;
-  reconciliation: Reconciliation | null;
-}
-
-export interface PublishedProblem {
-  slug: string;
-  problem_id: string;
-  problem_revision_id: string;
-  revision_number: number;
-  visibility?: string;
-  listed_in_explore?: boolean;
-}
-
-/** publish_authoring_upload. */
-export interface Publication {
-  campaign_id?: string;
-  campaign?: unknown;
-  problems: PublishedProblem[];
-  skill_version_ids: string[];
-  verifier_contract_ids: string[];
-  verifier_implementation_ids: string[];
-  review_protocol_ids: string[];
+/** publish_authoring_upload; counts may be partial from an older service. */
+export type Publication = Omit<PublishResult, "counts" | "reconciliation"> & {
   counts: Partial<ActionCounts>;
-}
+};
 
 export function emptyCounts(): ActionCounts {
-  return { create: 0, update: 0, revise: 0, noop: 0, conflict: 0 };
+  return Object.fromEntries(Object.values(ReconciliationAction).map((action) => [action, 0])) as ActionCounts;
 }
 
 /** Reads a validation envelope, tolerating absent lists (a service that sends fewer fields). */
@@ -82,7 +46,7 @@ export function readValidation(envelope: Record<string, unknown>): Validation {
   return {
     valid: envelope.valid === true,
     errors: Array.isArray(envelope.errors) ? (envelope.errors as ValidationError[]) : [],
-    notes: Array.isArray(envelope.notes) ? envelope.notes : [],
+    notes: Array.isArray(envelope.notes) ? (envelope.notes as Validation["notes"]) : [],
     plan_hash: typeof envelope.plan_hash === "string" ? envelope.plan_hash : null,
     reconciliation: r
       ? {
@@ -100,7 +64,7 @@ export function readPublication(envelope: Record<string, unknown>): Publication 
   const list = (key: string) => (Array.isArray(envelope[key]) ? (envelope[key] as string[]) : []);
   return {
     campaign_id: typeof envelope.campaign_id === "string" ? envelope.campaign_id : undefined,
-    campaign: envelope.campaign,
+    campaign: envelope.campaign as Publication["campaign"],
     problems: Array.isArray(envelope.problems) ? (envelope.problems as PublishedProblem[]) : [],
     skill_version_ids: list("skill_version_ids"),
     verifier_contract_ids: list("verifier_contract_ids"),

@@ -1,3 +1,4 @@
+import { TransportCode } from "@svc/schemas";
 /**
  * Why a call to the service failed, in one shape whatever the layer: a tool error from the service
  * (`code` is the service's, e.g. `stale_plan_hash`, `forbidden`), an HTTP status, a network
@@ -21,15 +22,7 @@ export class ServiceCallError extends Error {
   }
 }
 
-/** Local codes for failures that never reached a tool: the network, HTTP statuses, deadlines. */
-export const TransportCode = {
-  network: "network",
-  timeout: "timeout",
-  http: "http",
-  unauthorized: "unauthorized",
-  invalid_response: "invalid_response",
-} as const;
-export type TransportCode = (typeof TransportCode)[keyof typeof TransportCode];
+export { TransportCode };
 
 /**
  * Tool error codes worth retrying: the service said its own machinery failed or it is not ready.

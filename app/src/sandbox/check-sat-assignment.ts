@@ -1,9 +1,10 @@
+import type { CheckerResult } from "@svc/schemas";
 import { parseAssignment } from "./parse-assignment.ts";
 import { type Cnf, parseDimacs } from "./parse-dimacs.ts";
 
 /** A builtin's verdict and the sentence that explains it. */
 export interface BuiltinVerdict {
-  result: "verified" | "refuted" | "inconclusive";
+  result: CheckerResult;
   summary: string;
 }
 

@@ -1,3 +1,4 @@
+import { CheckerResult } from "@svc/schemas";
 import type { ContentHash } from "../hash/sha256.ts";
 
 /**
@@ -8,13 +9,7 @@ import type { ContentHash } from "../hash/sha256.ts";
  * process, bwrap, docker); an *outcome* is the job's result plus everything the run record keeps.
  */
 
-/** Results a checker may write; `error` is the service's own, never a checker's. */
-export const CheckerResult = {
-  verified: "verified",
-  refuted: "refuted",
-  inconclusive: "inconclusive",
-} as const;
-export type CheckerResult = (typeof CheckerResult)[keyof typeof CheckerResult];
+export { CheckerResult };
 export type StageResult = CheckerResult | "error";
 
 /** `none`: no backend could run the job (a script runtime unbound on this machine). */

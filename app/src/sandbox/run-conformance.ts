@@ -1,4 +1,4 @@
-import type { ConformanceFixture, VerifierContractFile } from "@svc/schemas";
+import type { CheckerResult, ConformanceFixture, VerifierContractFile } from "@svc/schemas";
 import { mediaTypeOf } from "../catalogue/media-type.ts";
 import { type ContentHash, sha256 } from "../hash/sha256.ts";
 import type {
@@ -31,7 +31,7 @@ export interface ConformanceRequest {
 /** One fixture's run, as `svc test` prints it and validate_authoring_upload's `conformance` lists it. */
 export interface FixtureResult {
   fixture: string;
-  expected: "verified" | "refuted" | "inconclusive";
+  expected: CheckerResult;
   actual: StageResult;
   passed: boolean;
   score: number | null;
@@ -48,7 +48,7 @@ export interface ConformanceReport {
   fixtures_passed: number;
   failures: Array<{
     fixture_key: string;
-    expected_result: "verified" | "refuted" | "inconclusive";
+    expected_result: CheckerResult;
     actual_result: StageResult;
     detail: string;
   }>;

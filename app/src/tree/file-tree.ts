@@ -1,3 +1,4 @@
+import { TreeErrorCode } from "@svc/schemas";
 /**
  * FileTree: one read-only view of a package, whatever it came from (a directory, a ZIP archive,
  * later a Git commit). Lint and plan are functions of a FileTree, so identical files give an
@@ -16,20 +17,7 @@ export interface FileTree {
   read(path: string): Promise<Uint8Array>;
 }
 
-/** Why a tree could not be opened or read. */
-export const TreeErrorCode = {
-  not_found: "not_found",
-  not_a_directory: "not_a_directory",
-  unsafe_path: "unsafe_path",
-  symlink: "symlink",
-  duplicate_entry: "duplicate_entry",
-  encrypted_entry: "encrypted_entry",
-  too_many_files: "too_many_files",
-  archive_too_large: "archive_too_large",
-  unpacked_too_large: "unpacked_too_large",
-  invalid_archive: "invalid_archive",
-} as const;
-export type TreeErrorCode = (typeof TreeErrorCode)[keyof typeof TreeErrorCode];
+export { TreeErrorCode };
 
 export class TreeError extends Error {
   readonly code: TreeErrorCode;

@@ -1,7 +1,8 @@
+import { IdPrefix, idPattern } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ARTIFACT_COLUMNS, type ArtifactRow } from "./artifact.ts";
 
-const ARTIFACT_ID = /^art_[0-9a-z]{10,32}$/;
+const ARTIFACT_ID = idPattern(IdPrefix.artifact);
 
 /** The Artifact with this id whoever owns it, or null; `lock` locks the row for the transaction. */
 export async function findArtifact(

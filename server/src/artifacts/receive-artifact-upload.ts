@@ -1,3 +1,4 @@
+import { IdPrefix, idPattern } from "@svc/schemas";
 import { findAttempt } from "../attempts/find-attempt.ts";
 import { requireActive } from "../attempts/read-attempt.ts";
 import { BlobRefusalCode, BlobRefusedError, type BlobSource } from "../core/blobs/index.ts";
@@ -9,7 +10,7 @@ import { findArtifact } from "./find-artifact.ts";
 import { insertArtifact } from "./insert-artifact.ts";
 
 /** The target prefix of an Artifact upload's signed URL: the `aru_` id. */
-export const ARTIFACT_UPLOAD_TARGET = /^aru_[0-9a-z]{10,32}$/;
+export const ARTIFACT_UPLOAD_TARGET = idPattern(IdPrefix.artifactUpload);
 
 interface UploadRow {
   id: string;

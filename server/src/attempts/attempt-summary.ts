@@ -1,3 +1,4 @@
+import type { RunResult, RunStatus } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { type RunReader, readRunWithholding } from "../sealing/read-run-withholdings.ts";
 
@@ -5,8 +6,8 @@ import { type RunReader, readRunWithholding } from "../sealing/read-run-withhold
 export interface LatestVerification {
   verification_run_id: string;
   submission_id: string;
-  status: "queued" | "running" | "finished";
-  result: "verified" | "refuted" | "inconclusive" | "error" | null;
+  status: RunStatus;
+  result: RunResult | null;
   score: number | null;
   created_at: string;
   finished_at: string | null;

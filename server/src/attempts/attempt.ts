@@ -1,3 +1,5 @@
+import { AttemptOutcome, AttemptStatus } from "@svc/schemas";
+
 /**
  * Glossary. An *Attempt* is one participant's work on one Problem, pinned to the revision it
  * started on (spec 9.1). It is `active` until `end_attempt` ends it with an *outcome* and a
@@ -6,22 +8,12 @@
  * most one continuation (its *successor*), so continuations form a chain.
  */
 
-/** Where an Attempt is. */
-export const AttemptStatus = { active: "active", ended: "ended" } as const;
-export type AttemptStatus = (typeof AttemptStatus)[keyof typeof AttemptStatus];
-
 /**
  * How a participant ended an Attempt: `solved` (they believe the work is done), `partial` (some
  * progress worth continuing), `gave_up` (stopped without a result), `abandoned` (left without
  * judging it, for example a lost session).
  */
-export const AttemptOutcome = {
-  solved: "solved",
-  partial: "partial",
-  gave_up: "gave_up",
-  abandoned: "abandoned",
-} as const;
-export type AttemptOutcome = (typeof AttemptOutcome)[keyof typeof AttemptOutcome];
+export { AttemptOutcome, AttemptStatus };
 
 /** An `attempts` row with the Problem's slug, the revision number and the successor's id. */
 export interface AttemptRow {

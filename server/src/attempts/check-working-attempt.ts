@@ -1,16 +1,11 @@
+import { WorkingAttemptReason } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { findProblem } from "../problems/find-problem.ts";
 import type { Viewer } from "../visibility/viewer.ts";
 import { canReadWork } from "../visibility/work-access.ts";
 import { findAttempt } from "./find-attempt.ts";
 
-/** Why a working Attempt id was not accepted on a read. */
-export const WorkingAttemptReason = {
-  not_found: "not_found",
-  not_yours: "not_yours",
-  ended: "ended",
-} as const;
-export type WorkingAttemptReason = (typeof WorkingAttemptReason)[keyof typeof WorkingAttemptReason];
+export { WorkingAttemptReason };
 
 /** What became of a `working_attempt_id` on a read (spec 4.1). */
 export interface WorkingAttemptOutcome {

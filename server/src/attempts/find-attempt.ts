@@ -1,8 +1,9 @@
+import { IdPrefix, idPattern } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ATTEMPT_COLUMNS, type AttemptRow } from "./attempt.ts";
 
 /** An Attempt id: `att_` and 10 to 32 characters of [0-9a-z]. */
-export const ATTEMPT_ID = /^att_[0-9a-z]{10,32}$/;
+export const ATTEMPT_ID = idPattern(IdPrefix.attempt);
 
 /**
  * The Attempt with this id whoever owns it, or null. `lock` takes the row lock (inside a

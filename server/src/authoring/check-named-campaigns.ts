@@ -1,6 +1,6 @@
-import type { Plan } from "@svc/schemas";
+import type { Plan, ProblemReconciliation, Reconciliation } from "@svc/schemas";
 import type { LiveCampaignRow } from "./read-live-state.ts";
-import type { Caller, ProblemReconciliation, Reconciliation } from "./reconcile.ts";
+import type { Caller } from "./reconcile.ts";
 
 /**
  * A standalone problem.json may name an existing Campaign (`campaign`); the pure reconciliation

@@ -1,7 +1,6 @@
-import type { Plan, PlanProblem, ReferenceInputSlot } from "@svc/schemas";
+import type { Plan, PlanProblem, ReferenceInputSlot, ValidationError } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { problemFile } from "./package-files.ts";
-import type { ValidationError } from "./validation-result.ts";
 
 /**
  * The binding rules of spec 2.3 for problems that pin a published Contract (`verifier_contract`

@@ -1,7 +1,6 @@
-import type { Plan } from "@svc/schemas";
+import type { Plan, ValidationError } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { contractFile, problemFile } from "./package-files.ts";
-import type { ValidationError } from "./validation-result.ts";
 
 /**
  * Published ids a package pins (a problem's `verifier_contract` and `skills`, a contract stage's

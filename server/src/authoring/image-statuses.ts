@@ -1,7 +1,6 @@
-import type { Plan } from "@svc/schemas";
+import type { ImageStatus, Plan } from "@svc/schemas";
 import type { Services } from "../core/services/services.ts";
 import { imageKind, liveImageState } from "../sandbox-images/image-state.ts";
-import type { ImageStatus } from "./validation-result.ts";
 
 /** The distinct images the plan's implementations name, sorted by image_ref. */
 export function plannedImages(plan: Plan): Array<{ image_ref: string; image_digest: string }> {

@@ -1,3 +1,4 @@
+import type { PublishResult, Reconciliation } from "@svc/schemas";
 import { isUniqueViolation } from "../core/db/is-unique-violation.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import type { Services } from "../core/services/services.ts";
@@ -13,14 +14,12 @@ import { isCustomImage } from "./image-statuses.ts";
 import { publishCampaign } from "./publish-campaign.ts";
 import type { PublishContext } from "./publish-context.ts";
 import { publishProblems } from "./publish-problems.ts";
-import type { PublishResult } from "./publish-result.ts";
 import { publishReviewProtocols } from "./publish-review-protocols.ts";
 import { publishSkills } from "./publish-skills.ts";
 import { publishVerifierContracts } from "./publish-verifier-contracts.ts";
 import { publishVerifierImplementations } from "./publish-verifier-implementations.ts";
 import { type LiveRead, readLiveState, staleDifferences } from "./read-live-state.ts";
 import { readUploadTree } from "./read-upload-tree.ts";
-import type { Reconciliation } from "./reconcile.ts";
 import { storePackageBytes } from "./store-package-bytes.ts";
 import { UploadState } from "./upload-state.ts";
 

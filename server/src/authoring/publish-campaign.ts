@@ -1,8 +1,7 @@
+import type { CampaignAction, Reconciliation, Visibility } from "@svc/schemas";
 import { IdPrefix, randomId } from "../core/ids/random-id.ts";
 import type { PublishContext } from "./publish-context.ts";
-import type { Visibility } from "./publish-result.ts";
 import type { LiveRead } from "./read-live-state.ts";
-import type { Reconciliation } from "./reconcile.ts";
 
 /** A Campaign as the problems of a publication see it. */
 export interface CampaignPlacement {
@@ -22,7 +21,10 @@ export async function publishCampaign(
   ctx: PublishContext,
   reconciliation: Reconciliation,
   live: LiveRead,
-): Promise<{ own: (CampaignPlacement & { action: string }) | null; bySlug: Map<string, CampaignPlacement> }> {
+): Promise<{
+  own: (CampaignPlacement & { action: CampaignAction }) | null;
+  bySlug: Map<string, CampaignPlacement>;
+}> {
   const { tx, plan } = ctx;
   const bySlug = new Map<string, CampaignPlacement>();
   for (const [slug, c] of live.campaigns) {

@@ -1,12 +1,10 @@
-import type { PlanProblem } from "@svc/schemas";
+import type { PlanProblem, ProblemReconciliation, PublishedProblem, Visibility } from "@svc/schemas";
 import { IdPrefix, randomId } from "../core/ids/random-id.ts";
 import { sealedSlots } from "../problems/sealed-slots.ts";
 import { evaluationIdOf } from "../sealing/evaluation-id.ts";
 import type { CampaignPlacement } from "./publish-campaign.ts";
 import type { PublishContext } from "./publish-context.ts";
-import type { PublishedProblem, Visibility } from "./publish-result.ts";
 import type { LiveProblemRow } from "./read-live-state.ts";
-import type { ProblemReconciliation } from "./reconcile.ts";
 import { type RevisionContent, revisionOf } from "./revision-of.ts";
 import { taskComponents, taskFingerprint } from "./task-fingerprint.ts";
 

@@ -1,6 +1,5 @@
-import type { Plan } from "@svc/schemas";
+import type { Plan, Visibility } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
-import type { Visibility } from "./publish-result.ts";
 import type { LiveCampaign, LiveProblem, LiveState } from "./reconcile.ts";
 import type { TaskComponents } from "./task-fingerprint.ts";
 

@@ -1,4 +1,11 @@
-import { type Plan, type PlanProblem, ReconciliationAction } from "@svc/schemas";
+import {
+  CampaignAction,
+  type Plan,
+  type PlanProblem,
+  type ProblemReconciliation,
+  type Reconciliation,
+  ReconciliationAction,
+} from "@svc/schemas";
 import {
   TASK_COMPONENT_NAMES,
   type TaskComponents,
@@ -21,13 +28,7 @@ import {
 export const ProblemAction = ReconciliationAction;
 export type ProblemAction = ReconciliationAction;
 
-export const CampaignAction = {
-  create: "create",
-  reuse: "reuse",
-  update: "update",
-  conflict: "conflict",
-} as const;
-export type CampaignAction = (typeof CampaignAction)[keyof typeof CampaignAction];
+export { CampaignAction };
 
 /** A live Problem as the reconciliation needs it. */
 export interface LiveProblem {
@@ -68,22 +69,6 @@ export interface Caller {
   user_id: string;
   /** Checked live when the snapshot is taken, never from token claims. */
   is_admin: boolean;
-}
-
-export interface ProblemReconciliation {
-  slug: string;
-  action: ProblemAction;
-  problem_id?: string;
-  current_revision_id?: string;
-  next_revision_number?: number;
-  reason?: string;
-}
-
-export interface Reconciliation {
-  campaign: { slug: string; action: CampaignAction; campaign_id?: string; reason?: string } | null;
-  problems: ProblemReconciliation[];
-  counts: Record<ProblemAction, number>;
-  warnings: Array<{ code: "possible_duplicate"; slug: string; of: string }>;
 }
 
 export function reconcile(plan: Plan, live: LiveState, caller: Caller): Reconciliation {

@@ -1,3 +1,5 @@
+import { UploadState } from "@svc/schemas";
+
 /**
  * The life of an authoring upload (spec section 3). `request_authoring_upload` creates it
  * `requested` with the size and hash the author declares. The signed PUT stores the archive when
@@ -7,14 +9,7 @@
  * a validated upload to `published` once and for all (the database refuses any later change of
  * state or result), so a republish can only return the recorded result.
  */
-export const UploadState = {
-  requested: "requested",
-  uploaded: "uploaded",
-  validated: "validated",
-  invalid: "invalid",
-  published: "published",
-} as const;
-export type UploadState = (typeof UploadState)[keyof typeof UploadState];
+export { UploadState };
 
 /** The server's ceiling on an archive's zipped size (spec section 8): 64 MiB. */
 export const MAX_UPLOAD_BYTES = 64 * 1024 * 1024;

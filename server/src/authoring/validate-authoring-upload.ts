@@ -1,4 +1,5 @@
 import { lintPackage, TreeError } from "@svc/app";
+import type { ValidationError, ValidationResult } from "@svc/schemas";
 import { validationConformance } from "../conformance/validation-conformance.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import type { Services } from "../core/services/services.ts";
@@ -19,7 +20,6 @@ import { readLiveState } from "./read-live-state.ts";
 import { readUploadTree } from "./read-upload-tree.ts";
 import { reconcile } from "./reconcile.ts";
 import { UploadState } from "./upload-state.ts";
-import type { ValidationError, ValidationResult } from "./validation-result.ts";
 
 export interface ValidatedUpload extends ValidationResult {
   upload_id: string;

@@ -1,3 +1,4 @@
+import type { CampaignAuthoredStatus, CampaignStatus } from "@svc/schemas";
 import type { Visibility } from "../visibility/visibility.ts";
 
 /** A Campaign row as read paths select it (`select * from campaigns`). */
@@ -8,8 +9,8 @@ export interface CampaignRow {
   title: string;
   summary: string;
   description_md: string;
-  authored_status: "draft" | "active";
-  status: "active" | "archived";
+  authored_status: CampaignAuthoredStatus;
+  status: CampaignStatus;
   visibility: Visibility;
   archived_at: Date | null;
   created_at: Date;

@@ -1,8 +1,9 @@
 import type { ConformanceReport } from "@svc/app";
+import type { ConformanceStatus } from "@svc/schemas";
 
 /** VerifierImplementation.conformance (spec 2.2). */
 export interface ConformanceRecord {
-  status: "pending" | "passed" | "failed";
+  status: ConformanceStatus;
   checked_at: string | null;
   fixtures_total: number;
   fixtures_passed: number;

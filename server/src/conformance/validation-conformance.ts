@@ -1,6 +1,6 @@
 import type { FileTree } from "@svc/app";
 import { checkerImplementation, runConformance, sha256 } from "@svc/app";
-import type { Plan } from "@svc/schemas";
+import type { CheckerResult, Plan, RunResult } from "@svc/schemas";
 import type { Services } from "../core/services/services.ts";
 import { resolveBinding } from "../verification/resolve-binding.ts";
 
@@ -9,8 +9,8 @@ export interface ValidationConformance {
   stage_key: string;
   image_ref: string;
   fixture: string;
-  expected: "verified" | "refuted" | "inconclusive";
-  actual: "verified" | "refuted" | "inconclusive" | "error";
+  expected: CheckerResult;
+  actual: RunResult;
   passed: boolean;
 }
 

@@ -1,3 +1,4 @@
+import { IdPrefix, idPatternSource } from "@svc/schemas";
 /**
  * The targets `/dl/` serves (signing treats them as opaque strings):
  *
@@ -12,8 +13,10 @@ export type DownloadTarget =
   | { kind: "artifact"; artifactId: string };
 
 const BLOB = /^blob:(sha256:[0-9a-f]{64})$/;
-const ARTIFACT = /^artifact:(art_[0-9a-z]{10,32})$/;
-const REFERENCE = /^reference:(prv_[0-9a-z]{10,32})\/([a-z0-9]+(?:_[a-z0-9]+)*)$/;
+const ARTIFACT = new RegExp(`^artifact:(${idPatternSource(IdPrefix.artifact)})$`);
+const REFERENCE = new RegExp(
+  `^reference:(${idPatternSource(IdPrefix.problemRevision)})/([a-z0-9]+(?:_[a-z0-9]+)*)$`,
+);
 
 /** The target string of a blob. */
 export function blobTarget(contentHash: string): string {

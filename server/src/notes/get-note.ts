@@ -1,3 +1,4 @@
+import { IdPrefix, idPattern } from "@svc/schemas";
 import { AttemptAccess, readAttempt } from "../attempts/read-attempt.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import type { Services } from "../core/services/services.ts";
@@ -5,7 +6,7 @@ import type { Caller } from "../users/caller.ts";
 import { viewerOf } from "../visibility/viewer.ts";
 import { NOTE_COLUMNS, type Note, type NoteRow, toNote } from "./note.ts";
 
-const NOTE_ID = /^nte_[0-9a-z]{10,32}$/;
+const NOTE_ID = idPattern(IdPrefix.note);
 
 /**
  * get_note: one Note, readable by whoever may read its Attempt (its author, and the Problem's

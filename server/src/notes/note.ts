@@ -1,9 +1,10 @@
+import { NoteKind } from "@svc/schemas";
+
 /**
  * A Note is Markdown a participant writes on their own Attempt: working notes (`note`) while it
  * is active, and the one `summary` end_attempt requires. Notes are append-only.
  */
-export const NoteKind = { note: "note", summary: "summary" } as const;
-export type NoteKind = (typeof NoteKind)[keyof typeof NoteKind];
+export { NoteKind };
 
 /** The longest note body, in characters (the table's check). */
 export const MAX_NOTE_CHARS = 20000;

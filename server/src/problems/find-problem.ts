@@ -1,7 +1,8 @@
+import { IdPrefix, idPattern } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { type ProblemRow, problemColumnsSql } from "./problem-row.ts";
 
-const PROBLEM_ID = /^prb_[0-9a-z]{10,32}$/;
+const PROBLEM_ID = idPattern(IdPrefix.problem);
 
 /**
  * The Problem a caller names by `prb_` id or by slug, whatever its visibility, or null. Callers

@@ -1,3 +1,4 @@
+import type { Structure } from "@svc/schemas";
 import type postgres from "postgres";
 import type { Sql } from "../core/db/connect-sql.ts";
 import type { Visibility } from "../visibility/visibility.ts";
@@ -10,7 +11,7 @@ export interface ProblemRow {
   owner_user_id: string;
   campaign_id: string | null;
   campaign_slug: string | null;
-  structure: "SOLVE" | "BENCHMARK" | "DISCOVERY";
+  structure: Structure;
   title: string;
   summary: string;
   priority_weight: number;

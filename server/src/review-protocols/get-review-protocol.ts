@@ -1,10 +1,11 @@
+import { IdPrefix, idPattern } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import { readableProtocolSql } from "../visibility/mechanism-visibility-sql.ts";
 import type { Viewer } from "../visibility/viewer.ts";
 import { type ReviewProtocol, type ReviewProtocolRow, toReviewProtocol } from "./review-protocol.ts";
 
-const PROTOCOL_ID = /^rpt_[0-9a-z]{10,32}$/;
+const PROTOCOL_ID = idPattern(IdPrefix.reviewProtocol);
 
 /**
  * get_review_protocol: the protocol the viewer names by `rpt_` id, when a Contract of work they

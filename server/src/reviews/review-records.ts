@@ -1,4 +1,12 @@
-import type { ReduceOutcome, ReviewProtocolDocument, SubjectKind } from "@svc/schemas";
+import type {
+  NodeType,
+  ReduceOutcome,
+  ReviewerKind,
+  ReviewProtocolDocument,
+  SkillRequirement,
+  SubjectKind,
+} from "@svc/schemas";
+import { AssignmentStatus, NodeStatus, ProcessEndReason, ProcessStatus } from "@svc/schemas";
 import type { AssistanceDeclaration, Citation } from "../core/services/review-response.ts";
 import type { Reduction } from "./reduction.ts";
 
@@ -15,34 +23,7 @@ import type { Reduction } from "./reduction.ts";
  *   ends the process `reviewers_unavailable`.
  */
 
-/** A process is open until its output node emits or a node's deadline passes with a seat open. */
-export const ProcessStatus = { open: "open", finished: "finished" } as const;
-export type ProcessStatus = (typeof ProcessStatus)[keyof typeof ProcessStatus];
-
-/** Why a process finished. */
-export const ProcessEndReason = {
-  completed: "completed",
-  reviewers_unavailable: "reviewers_unavailable",
-} as const;
-export type ProcessEndReason = (typeof ProcessEndReason)[keyof typeof ProcessEndReason];
-
-/** pending -> open -> completed; pending -> skipped. */
-export const NodeStatus = {
-  pending: "pending",
-  open: "open",
-  completed: "completed",
-  skipped: "skipped",
-} as const;
-export type NodeStatus = (typeof NodeStatus)[keyof typeof NodeStatus];
-
-/** claimed -> submitted | declined | lapsed. */
-export const AssignmentStatus = {
-  claimed: "claimed",
-  submitted: "submitted",
-  declined: "declined",
-  lapsed: "lapsed",
-} as const;
-export type AssignmentStatus = (typeof AssignmentStatus)[keyof typeof AssignmentStatus];
+export { AssignmentStatus, NodeStatus, ProcessEndReason, ProcessStatus };
 
 /** A `review_processes` row. */
 export interface ReviewProcessRow {
@@ -70,7 +51,7 @@ export interface ReviewProcessRow {
 export interface ReviewNodeRow {
   review_process_id: string;
   node_id: string;
-  type: "review" | "reduce";
+  type: NodeType;
   status: NodeStatus;
   /** Review nodes: reviewers.count; null on reduce nodes. */
   seats: number | null;
@@ -94,10 +75,10 @@ export interface ReviewAssignmentRow {
   id: string;
   review_process_id: string;
   node_id: string;
-  reviewer_kind: "human" | "agent";
+  reviewer_kind: ReviewerKind;
   reviewer_user_id: string | null;
   agent: AssignmentAgent | null;
-  skills_supplied: Array<{ skill_version_id: string; requirement: "required" | "recommended" }>;
+  skills_supplied: Array<{ skill_version_id: string; requirement: SkillRequirement }>;
   status: AssignmentStatus;
   claimed_at: Date;
   /** Humans only: when the claim lapses unless submitted or renewed. Null for agents. */

@@ -1,4 +1,5 @@
 import { catalogueDigest } from "@svc/app";
+import type { ConformanceStatus } from "@svc/schemas";
 import { ServiceError } from "../core/errors/service-error.ts";
 import type { Services } from "../core/services/services.ts";
 import { readableContractSql } from "../visibility/mechanism-visibility-sql.ts";
@@ -16,7 +17,7 @@ export interface SandboxImageStatus {
     verifier_implementation_id: string;
     contract_id: string;
     stage_key: string;
-    conformance: "pending" | "passed" | "failed";
+    conformance: ConformanceStatus;
   }>;
 }
 
@@ -40,7 +41,7 @@ export async function getSandboxImageStatus(
       stage_key: string;
       image_ref: string;
       image_digest: string;
-      status: "pending" | "passed" | "failed";
+      status: ConformanceStatus;
     }[]
   >`
     select vi.id, vi.verifier_contract_id, vi.stage_key, vi.runtime->>'image_ref' as image_ref,

@@ -1,15 +1,8 @@
+import { ImageState } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import type { SandboxEngines } from "../core/services/sandbox-runner.ts";
 
-/** Sandbox image states (spec 3, get_sandbox_image_status). */
-export const ImageState = {
-  registered: "registered",
-  provisioning: "provisioning",
-  available: "available",
-  provisioning_failed: "provisioning_failed",
-  unbound: "unbound",
-} as const;
-export type ImageState = (typeof ImageState)[keyof typeof ImageState];
+export { ImageState };
 
 /** What kind of image a reference names. */
 export function imageKind(imageRef: string): "builtin" | "runtime" | "custom" {

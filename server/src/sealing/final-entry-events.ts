@@ -1,8 +1,7 @@
+import { EntryEventKind } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 
-/** The kinds of final-entry events (spec 6.3). */
-export const EntryEventKind = { entry: "entry", nomination: "nomination" } as const;
-export type EntryEventKind = (typeof EntryEventKind)[keyof typeof EntryEventKind];
+export { EntryEventKind };
 
 /** One event as get_final_entry shows it; `id` is the increasing event id (a cursor). */
 export interface EntryEvent {

@@ -1,3 +1,4 @@
+import { IdPrefix, idPattern } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import { findProblem } from "../problems/find-problem.ts";
@@ -18,7 +19,7 @@ export interface SealedRevision {
   manager: boolean;
 }
 
-const REVISION_ID = /^prv_[0-9a-z]{10,32}$/;
+const REVISION_ID = idPattern(IdPrefix.problemRevision);
 
 /**
  * The revision `revisionId` for the sealed evaluation tools: not_found when it does not exist or

@@ -1,3 +1,4 @@
+import { IdPrefix, idPattern } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import { findProblem } from "../problems/find-problem.ts";
@@ -67,7 +68,7 @@ export async function loadReference(
   key: string,
   now: Date,
 ): Promise<Omit<ResolvedReference, "manager"> | null> {
-  const [stored] = /^prv_[0-9a-z]{10,32}$/.test(revisionId)
+  const [stored] = idPattern(IdPrefix.problemRevision).test(revisionId)
     ? await sql<ProblemRevisionRow[]>`select * from problem_revisions where id = ${revisionId}`
     : [];
   if (!stored) return null;

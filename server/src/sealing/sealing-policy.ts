@@ -1,3 +1,5 @@
+import { EntriesMode, ScoreReleaseMode } from "@svc/schemas";
+
 /**
  * Glossary of sealed evaluations (spec 2.3, 2.4, 4.1, 6.2, 6.3).
  *
@@ -13,13 +15,7 @@
  *   evidence and logs are withheld until label release.
  */
 
-/** The score release modes (spec 2.3). */
-export const ScoreReleaseMode = { immediate: "immediate", final_only: "final_only" } as const;
-export type ScoreReleaseMode = (typeof ScoreReleaseMode)[keyof typeof ScoreReleaseMode];
-
-/** How others' entries are treated (spec 2.3 `entries`). */
-export const EntriesMode = { collaborative: "collaborative", independent: "independent" } as const;
-export type EntriesMode = (typeof EntriesMode)[keyof typeof EntriesMode];
+export { EntriesMode, ScoreReleaseMode };
 
 /** The public early-release audit event (spec 6.2). */
 export interface ReleaseEvent {

@@ -1,3 +1,4 @@
+import { IdPrefix, idPattern } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import {
@@ -8,7 +9,7 @@ import {
 import type { Viewer } from "../visibility/viewer.ts";
 import type { SkillVersionRow } from "./skill-version-row.ts";
 
-const SKILL_VERSION_ID = /^skv_[0-9a-z]{10,32}$/;
+const SKILL_VERSION_ID = idPattern(IdPrefix.skillVersion);
 
 /**
  * The SkillVersion the viewer names, when they may read it (see mechanism-visibility-sql.ts);

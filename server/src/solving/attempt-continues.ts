@@ -1,3 +1,4 @@
+import type { RunStatus } from "@svc/schemas";
 import type { AttemptRow } from "../attempts/attempt.ts";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { NOTE_COLUMNS, type Note, type NoteRow, toNote } from "../notes/note.ts";
@@ -13,7 +14,7 @@ export interface ContinuedSubmission {
   artifacts: Array<{ role: string; artifact_id: string; content_hash: string; size_bytes: number }>;
   verification: {
     id: string;
-    status: "queued" | "running" | "finished";
+    status: RunStatus;
     result: string | null;
     score: number | null;
     evidence_md: string;
@@ -64,7 +65,7 @@ export async function attemptContinues(
       created_at: Date;
       artifacts: ContinuedSubmission["artifacts"];
       run_id: string | null;
-      run_status: "queued" | "running" | "finished" | null;
+      run_status: RunStatus | null;
       result: string | null;
       score: number | null;
       evidence_md: string | null;

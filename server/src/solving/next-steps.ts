@@ -1,5 +1,11 @@
+import { AttemptOutcome } from "@svc/schemas";
 import type { ContractTerms } from "../submissions/submission-requirements.ts";
 import type { Continues } from "./attempt-continues.ts";
+
+/** `"solved" | "partial" | ...`, as the sentence shows them. */
+const OUTCOMES = Object.values(AttemptOutcome)
+  .map((outcome) => `"${outcome}"`)
+  .join(" | ");
 
 /**
  * start_attempt's `next_steps`: plain sentences naming the calls that move this Attempt forward,
@@ -47,7 +53,7 @@ export function nextSteps(
     );
   }
   steps.push(
-    `Finish with end_attempt {"attempt_id": "${attemptId}", "outcome": "solved" | "partial" | "gave_up" | "abandoned", ` +
+    `Finish with end_attempt {"attempt_id": "${attemptId}", "outcome": ${OUTCOMES}, ` +
       '"note_md": "what you did, what worked, what is left"}.',
   );
   return steps;

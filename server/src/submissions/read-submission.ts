@@ -1,3 +1,4 @@
+import { IdPrefix, idPattern } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import { findProblem } from "../problems/find-problem.ts";
@@ -6,7 +7,7 @@ import { canManageWork, canReadWork } from "../visibility/work-access.ts";
 import { readSubmissions } from "./read-submissions.ts";
 import type { Submission } from "./submission.ts";
 
-const SUBMISSION_ID = /^sub_[0-9a-z]{10,32}$/;
+const SUBMISSION_ID = idPattern(IdPrefix.submission);
 
 /**
  * The Submission `id` names: the caller's own (`own`), or with `read` also anyone's on a Problem

@@ -1,3 +1,4 @@
+import type { StageKind } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 
 /** One role a Submission binds an Artifact to (spec 2.5 `required_artifacts` item). */
@@ -20,7 +21,7 @@ export interface ContractTerms {
   verifier_contract_id: string;
   requirements: SubmissionRequirements;
   /** Stage keys and kinds in Contract order (continuations report pending review stages). */
-  stages: Array<{ key: string; kind: "sandbox" | "review" | "external" }>;
+  stages: Array<{ key: string; kind: StageKind }>;
 }
 
 /** The terms of Contract `id`, or null for a revision that pins none (results recorded, not checked). */

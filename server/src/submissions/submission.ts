@@ -1,11 +1,13 @@
+import type { RunResult, RunStatus } from "@svc/schemas";
+import { SubmissionStatus } from "@svc/schemas";
+
 /**
  * Glossary. A *Submission* binds Artifacts of one Attempt to the roles of the pinned Contract's
  * `submission_requirements`; creating one queues a VerificationRun when the revision pins a
  * Contract. It is `active` until its owner withdraws it (write-once); its `artifacts` are frozen
  * at creation with each Artifact's hash and size, in the Contract's role order.
  */
-export const SubmissionStatus = { active: "active", withdrawn: "withdrawn" } as const;
-export type SubmissionStatus = (typeof SubmissionStatus)[keyof typeof SubmissionStatus];
+export { SubmissionStatus };
 
 /** One bound Artifact as the Submission records it (and the run's inputs repeat it). */
 export interface SubmissionArtifact {
@@ -18,8 +20,8 @@ export interface SubmissionArtifact {
 /** The newest run of a Submission, as its record summarises it. */
 export interface SubmissionVerification {
   id: string;
-  status: "queued" | "running" | "finished";
-  result: "verified" | "refuted" | "inconclusive" | "error" | null;
+  status: RunStatus;
+  result: RunResult | null;
   score: number | null;
   created_at: string;
   finished_at: string | null;

@@ -1,3 +1,4 @@
+import type { MembershipRole } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import type { Capability } from "./capability.ts";
 import { liveRole } from "./live-role.ts";
@@ -9,7 +10,7 @@ import type { Scope } from "./scope.ts";
 export interface Membership {
   organization_slug: string;
   organization_name: string;
-  role: "owner" | "member";
+  role: MembershipRole;
   joined_at: Date;
 }
 

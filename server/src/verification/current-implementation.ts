@@ -1,5 +1,5 @@
 import { currentImplementation as chooseImplementation, type ImplementationChoice } from "@svc/app";
-import type { ImplementationLimits, ImplementationRuntime } from "@svc/schemas";
+import type { ConformanceStatus, ImplementationLimits, ImplementationRuntime } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 
 /** A VerifierImplementation as a run executes it. */
@@ -12,7 +12,7 @@ export interface RunnableImplementation {
   limits: ImplementationLimits;
   content_hash: string;
   program: { filename: string; content_hash: string; size_bytes: number } | null;
-  conformance: { status: "pending" | "passed" | "failed" };
+  conformance: { status: ConformanceStatus };
   yanked_at: Date | null;
 }
 

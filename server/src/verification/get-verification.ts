@@ -1,10 +1,11 @@
+import { IdPrefix, idPattern } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import type { Viewer } from "../visibility/viewer.ts";
 import { readableRunSql } from "./readable-run-sql.ts";
 import { RUN_COLUMNS, type RunRow, toVerificationRuns, type VerificationRun } from "./verification-run.ts";
 
-const RUN_ID = /^vrn_[0-9a-z]{10,32}$/;
+const RUN_ID = idPattern(IdPrefix.verificationRun);
 
 /**
  * The run the viewer names, when they may read it, as they may see it at `now` (sealed

@@ -1,10 +1,9 @@
+import { RunTrigger } from "@svc/schemas";
 import type postgres from "postgres";
 import { randomId } from "../core/ids/random-id.ts";
 import { enqueueRun } from "../core/jobs/enqueue-run.ts";
 
-/** Why a run exists (spec 2.4). */
-export const RunTrigger = { submission: "submission", rerun: "rerun", manual: "manual" } as const;
-export type RunTrigger = (typeof RunTrigger)[keyof typeof RunTrigger];
+export { RunTrigger };
 
 /** One Submission artifact as the run records it, in the Contract's role order. */
 export interface RunArtifact {

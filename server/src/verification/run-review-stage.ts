@@ -1,5 +1,5 @@
 import { truncateEvidence } from "@svc/app";
-import type { ContractStage } from "@svc/schemas";
+import type { CheckerResult, ContractStage } from "@svc/schemas";
 import type { Services } from "../core/services/services.ts";
 import { advanceReviewProcess } from "../reviews/advance-review-process.ts";
 import { readNodeRows, readProcessRow } from "../reviews/read-process-rows.ts";
@@ -73,7 +73,7 @@ async function verdictOf(
   services: Services,
   stage: ContractStage,
   process: ReviewProcessRow,
-): Promise<["verified" | "refuted" | "inconclusive", string]> {
+): Promise<[CheckerResult, string]> {
   const head = `Review process \`${process.id}\` on protocol \`${process.review_protocol_id}\` (${process.protocol_hash})`;
   if (process.end_reason === "reviewers_unavailable") {
     const nodes = await readNodeRows(services.sql, process.id);
@@ -97,7 +97,7 @@ async function verdictOf(
 }
 
 function finished(
-  result: "verified" | "refuted" | "inconclusive",
+  result: CheckerResult,
   evidence: string,
   process: ReviewProcessRow | null,
 ): FinishedStageOutcome {

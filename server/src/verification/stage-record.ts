@@ -1,3 +1,4 @@
+import type { RedactionReason, RuleOwner } from "@svc/schemas";
 /** mechanism.sandbox (spec 2.4). */
 export interface SandboxMechanism {
   verifier_implementation_id: string;
@@ -20,7 +21,7 @@ export interface ReviewMechanism {
 export interface ExternalMechanism {
   system: string;
   reference: string;
-  rule_owner: "contract" | "partner";
+  rule_owner: RuleOwner;
   evidence_hash: string | null;
   attested_by_user_id: string;
   attested_at: string;
@@ -41,7 +42,7 @@ export interface StageLog {
   redaction: null | {
     redacted_at: string;
     redacted_by_user_id: string;
-    reason: "secret_material" | "personal_data" | "legal_requirement";
+    reason: RedactionReason;
     original_content_hash: string;
     original_size_bytes: number;
   };

@@ -1,14 +1,12 @@
 import type { StageResult } from "@svc/app";
-import type { StageKind } from "@svc/schemas";
+import { RunStatus, type StageKind } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { type RunReader, readRunWithholdings } from "../sealing/read-run-withholdings.ts";
 import { NOTHING_WITHHELD, withholdRun } from "../sealing/run-withholding.ts";
 import type { RunArtifact, RunTrigger } from "./queue-verification-run.ts";
 import type { StageLog, StageMechanism } from "./stage-record.ts";
 
-/** Run and stage statuses, forward only (spec 3). */
-export const RunStatus = { queued: "queued", running: "running", finished: "finished" } as const;
-export type RunStatus = (typeof RunStatus)[keyof typeof RunStatus];
+export { RunStatus };
 
 /** `log` as records show it: the stored fields plus where to read the bytes. */
 export interface StageLogRecord extends StageLog {

@@ -1,9 +1,10 @@
+import { IdPrefix, idPattern } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import { readableContractSql } from "../visibility/mechanism-visibility-sql.ts";
 import type { Viewer } from "../visibility/viewer.ts";
 
-const IMPLEMENTATION_ID = /^vfi_[0-9a-z]{10,32}$/;
+const IMPLEMENTATION_ID = idPattern(IdPrefix.verifierImplementation);
 
 /**
  * The program of a script checker the viewer may read (its Contract is as visible as the

@@ -1,3 +1,4 @@
+import { IdPrefix, idPattern } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import { readableContractSql } from "../visibility/mechanism-visibility-sql.ts";
@@ -5,7 +6,7 @@ import type { Viewer } from "../visibility/viewer.ts";
 import { type ImplementationSummary, implementationSummaries } from "./implementation-summary.ts";
 import { toVerifierContract, type VerifierContract, type VerifierContractRow } from "./verifier-contract.ts";
 
-const CONTRACT_ID = /^vct_[0-9a-z]{10,32}$/;
+const CONTRACT_ID = idPattern(IdPrefix.verifierContract);
 
 /**
  * get_verifier_contract: the Contract the viewer names by `vct_` id, when a revision they may

@@ -1,4 +1,5 @@
 import { currentImplementations } from "@svc/app";
+import type { ConformanceStatus } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 
 /** One VerifierImplementation as get_verifier_contract summarizes it. */
@@ -14,7 +15,7 @@ export interface ImplementationSummary {
   content_hash: string;
   program: { filename: string; content_hash: string; size_bytes: number } | null;
   conformance: {
-    status: "pending" | "passed" | "failed";
+    status: ConformanceStatus;
     checked_at: string | null;
     fixtures_total: number;
     fixtures_passed: number;

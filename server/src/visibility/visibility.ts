@@ -1,3 +1,5 @@
+import { Visibility } from "@svc/schemas";
+
 /**
  * Who may see a piece of work (a Campaign or a Problem), from least to most visible:
  *
@@ -8,12 +10,7 @@
  * New work starts private. A Campaign's Problem carries its own visibility as an exception that
  * can only restrict: its effective visibility is the lesser of its own and its Campaign's.
  */
-export const Visibility = {
-  private: "private",
-  unlisted: "unlisted",
-  listed: "listed",
-} as const;
-export type Visibility = (typeof Visibility)[keyof typeof Visibility];
+export { Visibility };
 
 const RANK: Readonly<Record<Visibility, number>> = { private: 0, unlisted: 1, listed: 2 };
 

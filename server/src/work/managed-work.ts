@@ -1,3 +1,4 @@
+import { IdPrefix, idPattern } from "@svc/schemas";
 import type { CampaignRow } from "../campaigns/campaign-row.ts";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
@@ -63,7 +64,7 @@ export async function loadManagedWork(
   const lock = options.lock ? sql`for update` : sql``;
   if ("campaign" in reference) {
     const name = reference.campaign;
-    const byId = /^cmp_[0-9a-z]{10,32}$/.test(name);
+    const byId = idPattern(IdPrefix.campaign).test(name);
     const [row] = await sql<CampaignRow[]>`
       select * from campaigns where ${byId ? sql`id = ${name}` : sql`slug = ${name}`} ${lock}`;
     check(viewer, row, "campaign", name);
@@ -84,7 +85,7 @@ export async function loadManagedWork(
     };
   }
   const name = reference.problem;
-  const byId = /^prb_[0-9a-z]{10,32}$/.test(name);
+  const byId = idPattern(IdPrefix.problem).test(name);
   const [row] = await sql<ProblemRow[]>`
     select ${problemColumnsSql(sql)} from problems p left join campaigns c on c.id = p.campaign_id
     where ${byId ? sql`p.id = ${name}` : sql`p.slug = ${name}`} ${options.lock ? sql`for update of p` : sql``}`;

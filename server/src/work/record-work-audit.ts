@@ -1,12 +1,7 @@
+import type { WorkSubjectKind } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 
-export type WorkAuditSubject =
-  | "campaign"
-  | "problem"
-  | "skill_version"
-  | "review_protocol"
-  | "verifier_contract"
-  | "verifier_implementation";
+export type WorkAuditSubject = WorkSubjectKind;
 
 /** One line of package maintenance history (spec 6.4): who did what to which work, through which upload. */
 export interface WorkAuditEntry {

@@ -1,5 +1,5 @@
+import { ErrorCode } from "@svc/schemas";
 import { describe, expect, it } from "vitest";
-import { ErrorCode } from "../../src/core/errors/error-code.ts";
 import { ServiceError } from "../../src/core/errors/service-error.ts";
 
 describe("the error catalogue", () => {

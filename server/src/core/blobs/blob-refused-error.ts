@@ -1,13 +1,6 @@
-/** Why a put was refused; each reason names what differed. */
-export const BlobRefusalCode = {
-  /** More bytes arrived than `maxBytes` allows; reading stopped at the first byte over. */
-  too_large: "blob_too_large",
-  /** The byte count differs from `expectedSize` (too many: stopped early; too few: at the end). */
-  size_mismatch: "blob_size_mismatch",
-  /** The bytes hash to something other than `expectedHash`. */
-  hash_mismatch: "hash_mismatch",
-} as const;
-export type BlobRefusalCode = (typeof BlobRefusalCode)[keyof typeof BlobRefusalCode];
+import { BlobRefusalCode } from "@svc/schemas";
+
+export { BlobRefusalCode };
 
 /** The details of a refusal, discriminated by `code`. */
 export type BlobRefusal =

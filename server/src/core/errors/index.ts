@@ -1,2 +1,2 @@
-export { ErrorCode } from "./error-code.ts";
+export { ErrorCode } from "@svc/schemas";
 export { type ErrorBody, type ErrorDetails, ServiceError } from "./service-error.ts";

@@ -1,4 +1,4 @@
-import { ErrorCode } from "./error-code.ts";
+import { ErrorCode } from "@svc/schemas";
 
 /** Structured details carried beside the code and message (field names, ids, limits). */
 export type ErrorDetails = Readonly<Record<string, unknown>>;

@@ -1,5 +1,5 @@
+import type { ErrorCode } from "@svc/schemas";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
-import type { ErrorCode } from "../../core/errors/error-code.ts";
 import { ServiceError } from "../../core/errors/service-error.ts";
 
 /** Codes for the 4xx errors fastify raises itself (bad JSON, schema validation, sizes). */

@@ -1,3 +1,4 @@
+import { IdPrefix, idPattern, ProblemStatus, Structure } from "@svc/schemas";
 import { z } from "zod";
 
 /**
@@ -8,7 +9,7 @@ import { z } from "zod";
 /** Accepted on every read tool (spec 4.1) and ignored until Attempts exist. */
 export const workingAttemptId = z
   .string()
-  .regex(/^att_[0-9a-z]{10,32}$/, "must be an Attempt id: att_ and 10 to 32 characters of 0-9 and a-z")
+  .regex(idPattern(IdPrefix.attempt), "must be an Attempt id: att_ and 10 to 32 characters of 0-9 and a-z")
   .optional()
   .describe("The id of your own Attempt this read is for, if you are working on one (att_...).");
 
@@ -30,7 +31,7 @@ export const pageCursor = z
   .describe("The cursor a previous page returned; omit for the first page.");
 
 /** A Problem's structure. */
-export const structureField = z.enum(["SOLVE", "BENCHMARK", "DISCOVERY"]);
+export const structureField = z.enum(Structure);
 
 /** Narrows a listing to one Campaign. */
 export const campaignFilter = z
@@ -49,7 +50,7 @@ export const searchProblemsInput = z.strictObject({
     .describe('Words to find in title, summary and statement; web-search syntax ("a phrase", -exclude, or).'),
   campaign: campaignFilter,
   structure: structureField.optional().describe("Only Problems of this structure."),
-  status: z.enum(["open", "archived"]).default("open").describe("open (default) or archived."),
+  status: z.enum(ProblemStatus).default("open").describe("open (default) or archived."),
   standalone: z
     .boolean()
     .optional()

@@ -1,3 +1,4 @@
+import { IdPrefix, idPattern } from "@svc/schemas";
 import { z } from "zod";
 import { checkWorkingAttemptId, type WorkingAttemptOutcome } from "../../attempts/check-working-attempt.ts";
 import { viewerOf } from "../../visibility/viewer.ts";
@@ -7,7 +8,7 @@ import type { ToolContext } from "./tools/tool.ts";
 export const WORKING_ATTEMPT_PARAMETER = "working_attempt_id";
 
 /** An Attempt id: `att_` and 10 to 32 characters of [0-9a-z]. */
-export const ATTEMPT_ID_PATTERN = /^att_[0-9a-z]{10,32}$/;
+export const ATTEMPT_ID_PATTERN = idPattern(IdPrefix.attempt);
 
 /** The field the adapter adds to every read tool whose input lacks it. */
 export const workingAttemptField = z

@@ -1,3 +1,4 @@
+import { IdPrefix, idPattern } from "@svc/schemas";
 import { ServiceError } from "../../core/errors/service-error.ts";
 import type { Services } from "../../core/services/services.ts";
 import type { Viewer } from "../../visibility/viewer.ts";
@@ -5,7 +6,7 @@ import { buildReviewBundle, type ReviewBundle } from "../review-bundle.ts";
 import { readReviewProcess } from "./get-review-process.ts";
 import { type ReviewAssignmentView, toAssignmentView } from "./review-assignment-view.ts";
 
-const ASSIGNMENT_ID = /^ras_[0-9a-z]{10,32}$/;
+const ASSIGNMENT_ID = idPattern(IdPrefix.reviewAssignment);
 
 /** get_review_assignment's result. */
 export interface ReviewAssignmentResult {

@@ -1,3 +1,5 @@
+import type { AssignmentStatus } from "@svc/schemas";
+import { IdPrefix, idPattern } from "@svc/schemas";
 import { ServiceError } from "../../core/errors/service-error.ts";
 import type { Services } from "../../core/services/services.ts";
 import type { Viewer } from "../../visibility/viewer.ts";
@@ -7,7 +9,7 @@ import { type ReviewAssignmentView, toAssignmentView } from "./review-assignment
 /** list_my_review_assignments' input. */
 export interface ListMyReviewAssignmentsInput {
   /** Only assignments in this state at the service clock. */
-  status?: "claimed" | "submitted" | "declined" | "lapsed" | undefined;
+  status?: AssignmentStatus | undefined;
   limit: number;
   cursor?: string | undefined;
 }
@@ -70,7 +72,7 @@ function encodeCursor(claimedAt: Date, id: string): string {
 function decodeCursor(cursor: string): { claimedAt: Date; id: string } {
   const [at = "", id = ""] = Buffer.from(cursor, "base64url").toString("utf8").split("|");
   const claimedAt = new Date(at);
-  if (Number.isNaN(claimedAt.getTime()) || !/^ras_[0-9a-z]{10,32}$/.test(id)) {
+  if (Number.isNaN(claimedAt.getTime()) || !idPattern(IdPrefix.reviewAssignment).test(id)) {
     throw new ServiceError(
       "invalid_input",
       "cursor is not one this listing returned: pass next_cursor as given",

@@ -1,8 +1,9 @@
+import { IdPrefix, idPattern } from "@svc/schemas";
 import type { Sql } from "../../core/db/connect-sql.ts";
 import { readAssignmentRows, readNodeRows, readProcessRow } from "../read-process-rows.ts";
 import type { ReviewAssignmentRow, ReviewNodeRow, ReviewProcessRow } from "../review-records.ts";
 
-const PROCESS_ID = /^rpr_[0-9a-z]{10,32}$/;
+const PROCESS_ID = idPattern(IdPrefix.reviewProcess);
 
 /** A process with every node and assignment, as stored; what the read models project. */
 export interface LoadedReviewProcess {

@@ -1,3 +1,4 @@
+import type { AssignmentStatus } from "@svc/schemas";
 import { holdPassed } from "../node-state.ts";
 import type { ReviewAssignmentRow } from "../review-records.ts";
 import { assignmentUrl, caseUrl } from "./review-links.ts";
@@ -25,7 +26,7 @@ export interface ReviewAssignmentView {
   /** Hosted agents: the effective {provider, model, config}. */
   agent: unknown;
   skills_supplied: unknown;
-  status: "claimed" | "submitted" | "declined" | "lapsed";
+  status: AssignmentStatus;
   claimed_at: string;
   hold_until: string | null;
   ended_at: string | null;

@@ -1,4 +1,4 @@
-import type { HiddenItem, ProtocolNode, ReviewProtocolDocument } from "@svc/schemas";
+import type { HiddenItem, NodeStatus, ProtocolNode, ReviewProtocolDocument } from "@svc/schemas";
 import { reviewNodeState } from "../node-state.ts";
 import type { Reduction } from "../reduction.ts";
 import type { ReviewNodeRow } from "../review-records.ts";
@@ -29,7 +29,7 @@ export interface ReviewNodeView {
   type: "review" | "reduce";
   title: string | null;
   when: unknown;
-  status: "pending" | "open" | "completed" | "skipped";
+  status: NodeStatus;
   skip_reason: string | null;
   opened_at: string | null;
   completed_at: string | null;

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { memoryTree, sha256, zipTree } from "@svc/app";
+import type { PublishResult } from "@svc/schemas";
 import { publishAuthoringUpload } from "../../../src/authoring/publish-authoring-upload.ts";
-import type { PublishResult } from "../../../src/authoring/publish-result.ts";
 import { requestAuthoringUpload } from "../../../src/authoring/request-authoring-upload.ts";
 import {
   type ValidatedUpload,

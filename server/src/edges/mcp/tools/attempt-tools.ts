@@ -80,7 +80,7 @@ const listMyAttemptsTool = defineTool({
   kind: ToolKind.read,
   input: z.strictObject({
     problem: problemField.optional().describe("Only Attempts on this Problem (slug or prb_ id)."),
-    status: z.enum([AttemptStatus.active, AttemptStatus.ended]).optional().describe("active or ended."),
+    status: z.enum(AttemptStatus).optional().describe("active or ended."),
     limit: pageLimit,
     cursor: pageCursor,
   }),

@@ -1,3 +1,4 @@
+import { AssignmentStatus, IdPrefix, idPattern } from "@svc/schemas";
 import { z } from "zod";
 import type { ReviewResponseInput } from "../../../core/services/review-response.ts";
 import { claimReview } from "../../../reviews/claim-review.ts";
@@ -19,7 +20,10 @@ type SubmitInput = { assignment_id: string } & ReviewResponseInput;
 
 const processId = z
   .string()
-  .regex(/^rpr_[0-9a-z]{10,32}$/, "must be a ReviewProcess id: rpr_ and 10 to 32 characters of 0-9 and a-z")
+  .regex(
+    idPattern(IdPrefix.reviewProcess),
+    "must be a ReviewProcess id: rpr_ and 10 to 32 characters of 0-9 and a-z",
+  )
   .describe("The ReviewProcess id (rpr_...).");
 const nodeId = z
   .string()
@@ -31,7 +35,7 @@ const nodeId = z
 const assignmentId = z
   .string()
   .regex(
-    /^ras_[0-9a-z]{10,32}$/,
+    idPattern(IdPrefix.reviewAssignment),
     "must be a ReviewAssignment id: ras_ and 10 to 32 characters of 0-9 and a-z",
   )
   .describe("The ReviewAssignment id (ras_...).");
@@ -106,7 +110,7 @@ const listMyReviewAssignmentsTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   input: z.strictObject({
-    status: z.enum(["claimed", "submitted", "declined", "lapsed"]).optional().describe("Only this state."),
+    status: z.enum(AssignmentStatus).optional().describe("Only this state."),
     limit: z.number().int().min(1).max(100).default(50).describe("Page size, 1 to 100 (default 50)."),
     cursor: z.string().min(1).max(200).optional().describe("next_cursor of the previous page."),
     working_attempt_id: workingAttemptId,

@@ -1,3 +1,4 @@
+import { IdPrefix, idPattern } from "@svc/schemas";
 import { z } from "zod";
 import { getVerification } from "../../../verification/get-verification.ts";
 import { listVerifications } from "../../../verification/list-verifications.ts";
@@ -12,11 +13,17 @@ import { defineTool, type Tool, ToolKind } from "./tool.ts";
 
 const runId = z
   .string()
-  .regex(/^vrn_[0-9a-z]{10,32}$/, "must be a VerificationRun id: vrn_ and 10 to 32 characters of 0-9 and a-z")
+  .regex(
+    idPattern(IdPrefix.verificationRun),
+    "must be a VerificationRun id: vrn_ and 10 to 32 characters of 0-9 and a-z",
+  )
   .describe("The VerificationRun id (vrn_...).");
 const submissionId = z
   .string()
-  .regex(/^sub_[0-9a-z]{10,32}$/, "must be a Submission id: sub_ and 10 to 32 characters of 0-9 and a-z");
+  .regex(
+    idPattern(IdPrefix.submission),
+    "must be a Submission id: sub_ and 10 to 32 characters of 0-9 and a-z",
+  );
 
 const getVerificationTool = defineTool({
   name: "get_verification",
@@ -50,10 +57,7 @@ const listVerificationsTool = defineTool({
   kind: ToolKind.read,
   input: z.strictObject({
     submission_id: submissionId.optional(),
-    attempt_id: z
-      .string()
-      .regex(/^att_[0-9a-z]{10,32}$/, "must be an Attempt id (att_...)")
-      .optional(),
+    attempt_id: z.string().regex(idPattern(IdPrefix.attempt), "must be an Attempt id (att_...)").optional(),
     problem: z.string().min(1).max(64).optional().describe("A Problem id or slug."),
     limit: z.number().int().min(1).max(100).default(20).describe("Page size, 1 to 100 (default 20)."),
     cursor: pageCursor,

@@ -1,3 +1,4 @@
+import { Visibility } from "@svc/schemas";
 import { z } from "zod";
 import { viewerOf } from "../../../visibility/viewer.ts";
 import { getWorkManagement } from "../../../work/get-work-management.ts";
@@ -68,7 +69,7 @@ const setWorkVisibilityTool = defineTool({
   kind: ToolKind.write,
   input: z.strictObject({
     work: workReference,
-    visibility: z.enum(["private", "unlisted", "listed"]),
+    visibility: z.enum(Visibility),
     expected_snapshot: expectedSnapshot,
   }),
   async run({ services, principal }, input) {

@@ -1,8 +1,34 @@
 /**
- * The service's closed catalogue of error codes: what a tool error, an HTTP error body or an
- * operator command reports as `{"error": {"code", "message", ...details}}`. Codes are stable and
- * never reused; the specification's own codes (section 7) are used where it names them. Later
- * work adds codes here, each with its HTTP status and meaning.
+ * The one catalogue of every code svc reports, by family. Codes are stable and never reused; the
+ * specification's own codes (section 7) are used where it names them. `docs/errors.md` lists
+ * exactly these codes (a test in schemas/test checks it), and the code maps below are what code
+ * switches on.
+ *
+ * - service: a tool error, an HTTP error body or an operator command, `{"error": {code, message, ...}}`,
+ *   each with its HTTP status;
+ * - lint / note: lint records (spec section 7) from `svc lint`, validation, the App and the Action;
+ * - tree: why a package tree (a directory or a ZIP archive) could not be opened or read; the archive
+ *   refusals among them are validation errors of an authoring upload;
+ * - transport: the client's own codes for failures that never reached a tool;
+ * - blob: why the blob store refused bytes (a signed upload answers them as `upload_mismatch` or `too_large`).
+ */
+
+/** A catalogue entry: what the code means, and the HTTP status where one applies. */
+export interface CodeEntry {
+  readonly meaning: string;
+  readonly status?: number;
+}
+
+/** The code map of a family: each code names itself, so `LintCode.not_found === "not_found"`. */
+export type CodeMap<T> = { readonly [K in keyof T & string]: K };
+
+function codesOf<T extends Record<string, CodeEntry>>(entries: T): CodeMap<T> {
+  return Object.fromEntries(Object.keys(entries).map((code) => [code, code])) as CodeMap<T>;
+}
+
+/**
+ * The service's codes: what a tool error, an HTTP error body or an operator command reports as
+ * `{"error": {"code", "message", ...details}}`, each with its HTTP status.
  */
 export const ErrorCode = {
   /** The request is malformed or a value breaks a rule; the message names the field and the rule. */
@@ -106,3 +132,102 @@ export const ErrorCode = {
   internal: { status: 500, meaning: "the service failed" },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 export type ErrorCode = keyof typeof ErrorCode;
+
+/** Lint error codes, exactly spec section 7's. Any error blocks publication. */
+export const LintErrors = {
+  missing_file: { meaning: "a file the package format requires is absent" },
+  invalid_json: { meaning: "a .json file does not parse, or a SKILL.md frontmatter is not valid YAML" },
+  schema_violation: {
+    meaning: "a value breaks its JSON Schema or a cross-field rule the schema cannot state",
+  },
+  rule_violation: {
+    meaning: "a review protocol breaks one of the numbered static rules 1 to 16 (`rule` holds the number)",
+  },
+  not_found: {
+    meaning: "a reference (skill, protocol, stage, slot, fixture file, published id) names nothing",
+  },
+  binding_error: { meaning: "reference files, sealing or builtins do not fit the Contract" },
+  unsupported_runtime: { meaning: "an implementation this service cannot run as written" },
+  hash_mismatch: { meaning: "a stated content_hash or size_bytes differs from the bytes in the package" },
+  unknown_file: {
+    meaning: "a file sits where the package format gives names a meaning, but its name maps to nothing",
+  },
+} as const satisfies Record<string, CodeEntry>;
+export const LintCode = codesOf(LintErrors);
+export type LintCode = (typeof LintCode)[keyof typeof LintCode];
+
+/** Lint note codes: advice that never blocks publication. */
+export const LintNotes = {
+  not_published: { meaning: "context.md and changelog.md are for authors only and never published" },
+  ignored_file: { meaning: "a file the package format does not know is ignored" },
+  linked_binding: {
+    meaning: "a linked binding's hash and size are the author's statement; sandbox stages never mount it",
+  },
+  deprecated_field: { meaning: "a field that is accepted and ignored" },
+  fixture_coverage: { meaning: "a sandbox stage lacks a verified or a refuted conformance fixture" },
+} as const satisfies Record<string, CodeEntry>;
+export const NoteCode = codesOf(LintNotes);
+export type NoteCode = (typeof NoteCode)[keyof typeof NoteCode];
+
+/**
+ * Why a package tree could not be opened or read. All but `not_found` and `not_a_directory` are
+ * the archive reader's refusals, which an authoring upload's validation reports with `file`
+ * naming the entry.
+ */
+export const TreeErrors = {
+  not_found: { meaning: "the path names no file in the tree" },
+  not_a_directory: { meaning: "the package path is not a directory" },
+  unsafe_path: { meaning: "an entry name is absolute or has a `..` segment" },
+  symlink: { meaning: "an entry is a symbolic link" },
+  duplicate_entry: { meaning: "two entries have the same name" },
+  encrypted_entry: { meaning: "an entry is encrypted" },
+  too_many_files: { meaning: "the archive holds more than 5000 files" },
+  archive_too_large: { meaning: "the archive is over 64 MiB zipped" },
+  unpacked_too_large: { meaning: "the archive unpacks to over 256 MiB (a zip bomb)" },
+  invalid_archive: { meaning: "the bytes are not a readable ZIP archive" },
+} as const satisfies Record<string, CodeEntry>;
+export const TreeErrorCode = codesOf(TreeErrors);
+export type TreeErrorCode = (typeof TreeErrorCode)[keyof typeof TreeErrorCode];
+
+/** The client's codes for failures that never reached a tool: the network, HTTP statuses, deadlines. */
+export const TransportFailures = {
+  network: { meaning: "the service could not be reached" },
+  timeout: { meaning: "the call passed its deadline" },
+  http: { meaning: "the service answered an HTTP error status outside a tool error" },
+  unauthorized: {
+    meaning: "the service answered HTTP 401: the token is missing, unknown or revoked",
+    status: 401,
+  },
+  invalid_response: { meaning: "the service answered with something that is not the expected envelope" },
+} as const satisfies Record<string, CodeEntry>;
+export const TransportCode = codesOf(TransportFailures);
+export type TransportCode = (typeof TransportCode)[keyof typeof TransportCode];
+
+/** Why the blob store refused bytes; nothing was kept. Keyed by the wire code. */
+export const BlobRefusals = {
+  blob_too_large: { meaning: "more bytes arrived than the limit allows" },
+  blob_size_mismatch: { meaning: "the byte count differs from the declared size" },
+  hash_mismatch: { meaning: "the bytes hash to something other than the declared hash" },
+} as const satisfies Record<string, CodeEntry>;
+
+/** The blob store's refusals by reason, each mapped to its wire code in {@link BlobRefusals}. */
+export const BlobRefusalCode = {
+  /** More bytes arrived than `maxBytes` allows; reading stopped at the first byte over. */
+  too_large: "blob_too_large",
+  /** The byte count differs from `expectedSize` (too many: stopped early; too few: at the end). */
+  size_mismatch: "blob_size_mismatch",
+  /** The bytes hash to something other than `expectedHash`. */
+  hash_mismatch: "hash_mismatch",
+} as const satisfies Record<string, keyof typeof BlobRefusals>;
+export type BlobRefusalCode = (typeof BlobRefusalCode)[keyof typeof BlobRefusalCode];
+
+/** Every family of the catalogue, as `docs/errors.md` presents them. */
+export const ErrorCatalogue = {
+  service: ErrorCode,
+  lint: LintErrors,
+  note: LintNotes,
+  tree: TreeErrors,
+  transport: TransportFailures,
+  blob: BlobRefusals,
+} as const;
+export type ErrorFamily = keyof typeof ErrorCatalogue;
