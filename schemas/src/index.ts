@@ -62,6 +62,14 @@ export {
   ProcessStatus,
 } from "./review-enums.ts";
 export {
+  changesSomething,
+  hasConflicts,
+  isStale,
+  type ReconciliationLike,
+  STALE_CODES,
+  type StaleCode,
+} from "./reconciliation-predicates.ts";
+export {
   type AllowedAgent,
   type Assistance,
   type CoalesceConfig,
