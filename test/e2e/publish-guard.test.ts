@@ -1,13 +1,11 @@
+import {
+  checkPackage,
+  openDirectoryTree,
+  openServiceClient,
+  publishValidated,
+  type ServiceClient,
+} from "@svc/app";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { publishValidated } from "../../app/src/checks/publish-validated.ts";
-import { validatePackage } from "../../app/src/checks/validate-package.ts";
-import { CLI_SHARD_LIMITS } from "../../app/src/client/plan-shards.ts";
-import { publishPackage } from "../../app/src/client/publish-package.ts";
-import type { PublishState } from "../../app/src/client/publish-state.ts";
-import { ServiceCallError } from "../../app/src/client/service-call-error.ts";
-import { openServiceClient, type ServiceClient } from "../../app/src/client/service-client.ts";
-import { lintPackage } from "../../app/src/lint/lint-package.ts";
-import { openDirectoryTree } from "../../app/src/tree/open-directory-tree.ts";
 import { writePackage } from "../../app/test/cli/support-run.ts";
 import { campaignFiles } from "../../app/test/client/support/campaign-files.ts";
 import { buildApp } from "../../server/src/edges/cli/build-app.ts";
@@ -46,13 +44,22 @@ describeWithDatabase("the publish guard against the service", () => {
     for (const fn of cleanup) fn();
   });
 
-  async function linted(files: Record<string, string>) {
+  /** A package as the App and the Action see it: linted, then uploaded and validated. */
+  async function checked(files: Record<string, string>) {
     const written = writePackage(files);
     cleanup.push(written.remove);
-    const tree = await openDirectoryTree(written.dir);
-    const lint = await lintPackage(tree);
-    expect(lint.plan_hash).not.toBeNull();
-    return { dir: written.dir, tree, plan: lint.plan!, planHash: lint.plan_hash! };
+    const check = await checkPackage(".", () => openDirectoryTree(written.dir), {
+      client,
+      retry: { sleep: async () => {} },
+    });
+    expect(check.service).toMatchObject({ ok: true, result: { valid: true } });
+    if (!check.service?.ok) throw new Error("not validated");
+    return {
+      tree: check.tree!,
+      planHash: check.lint.plan_hash!,
+      slugs: check.lint.plan!.problems.map((p) => p.slug),
+      validated: check.service.result,
+    };
   }
 
   const publishedCount = async () =>
@@ -67,76 +74,37 @@ describeWithDatabase("the publish guard against the service", () => {
         .n,
     );
 
-  it("refuses svc draft's engine with stale_plan_hash when the local plan differs, publishing nothing", async () => {
-    const pkg = await linted(campaignFiles(1, { campaign: "guard-draft", prefix: "gd" }));
-    const slugs = pkg.plan.problems.map((p) => p.slug);
-    let saved: PublishState | undefined;
+  it("refuses the App's publication when its check run showed another plan_hash, publishing nothing", async () => {
+    const pkg = await checked(campaignFiles(2, { campaign: "guard-app", prefix: "ga" }));
+    expect(pkg.validated.shards).toHaveLength(1);
     const before = await publishedCount();
-    const { summary, failure } = await publishPackage({
+    const refused = await publishValidated(
       client,
-      tree: pkg.tree,
-      plan: pkg.plan,
-      // The local lint planned these files elsewhere than the service does.
-      planHash: ELSEWHERE,
-      server: url,
-      previous: null,
-      save: async (state) => {
-        saved = structuredClone(state);
-      },
-      retry: { sleep: async () => {} },
-    });
-    expect(failure).toMatchObject({ kind: "stale", code: "stale_plan_hash" });
-    expect(failure && "message" in failure ? failure.message : "").toContain(ELSEWHERE);
-    expect(summary.ok).toBe(false);
-    expect(saved!.shards[0]).toMatchObject({ status: "uploaded", plan_hash: pkg.planHash });
+      { tree: pkg.tree, validated: pkg.validated },
+      // The check run reviewed a plan the service does not compute for these files.
+      { reviewed: ELSEWHERE, linted: pkg.planHash },
+      { sleep: async () => {} },
+    );
+    expect(refused).toMatchObject({ ok: false, code: "stale_plan_hash" });
+    expect(refused.ok ? "" : refused.message).toContain(ELSEWHERE);
     expect(await publishedCount()).toBe(before);
-    expect(await problemCount(slugs)).toBe(0);
+    expect(await problemCount(pkg.slugs)).toBe(0);
 
-    // The same files reviewed with the local lint's own plan_hash publish.
-    const ok = await publishPackage({
+    // The Action's way: its own lint's plan_hash, which the service computes too.
+    const published = await publishValidated(
       client,
-      tree: pkg.tree,
-      plan: pkg.plan,
-      planHash: pkg.planHash,
-      server: url,
-      previous: null,
-      save: async () => {},
-      retry: { sleep: async () => {} },
-    });
-    expect(ok.failure).toBeNull();
-    expect(await problemCount(slugs)).toBe(1);
-  });
-
-  it("refuses the App's publication when the check run showed another plan_hash, publishing nothing", async () => {
-    for (const [shards, campaign] of [
-      [1, "guard-app-one"],
-      [2, "guard-app-two"],
-    ] as const) {
-      const pkg = await linted(campaignFiles(4, { campaign, prefix: campaign.slice(-3) }));
-      const slugs = pkg.plan.problems.map((p) => p.slug);
-      const limits = { ...CLI_SHARD_LIMITS, maxProblems: shards === 1 ? CLI_SHARD_LIMITS.maxProblems : 2 };
-      const validated = await validatePackage(client, pkg.tree, pkg.plan, { limits });
-      expect(validated.valid).toBe(true);
-      expect(validated.shards).toHaveLength(shards === 1 ? 1 : 2);
-      const before = await publishedCount();
-      const outcome = await publishValidated(
-        client,
-        { tree: pkg.tree, validated },
-        { reviewed: ELSEWHERE, linted: pkg.planHash },
-        { sleep: async () => {} },
-      );
-      expect(outcome).toMatchObject({ ok: false, code: "stale_plan_hash" });
-      expect(await publishedCount()).toBe(before);
-      expect(await problemCount(slugs)).toBe(0);
-    }
+      { tree: pkg.tree, validated: pkg.validated },
+      { reviewed: pkg.planHash, linted: pkg.planHash },
+    );
+    expect(published).toMatchObject({ ok: true });
+    expect(await problemCount(pkg.slugs)).toBe(2);
   });
 
   it("the service refuses publish_authoring_upload with stale_plan_hash for a plan_hash it did not validate", async () => {
-    const pkg = await linted(campaignFiles(1, { campaign: "guard-server", prefix: "gs" }));
-    const slugs = pkg.plan.problems.map((p) => p.slug);
-    const validated = await validatePackage(client, pkg.tree, pkg.plan);
-    const upload = validated.shards[0]!;
+    const pkg = await checked(campaignFiles(1, { campaign: "guard-server", prefix: "gs" }));
+    const upload = pkg.validated.shards[0]!;
     expect(upload.plan_hash).toBe(pkg.planHash);
+    const slugs = pkg.slugs;
 
     const refusal = await client
       .callTool("publish_authoring_upload", { upload_id: upload.upload_id, plan_hash: ELSEWHERE })
@@ -144,13 +112,12 @@ describeWithDatabase("the publish guard against the service", () => {
         () => null,
         (error: unknown) => error,
       );
-    expect(refusal).toBeInstanceOf(ServiceCallError);
     expect(refusal).toMatchObject({ code: "stale_plan_hash", details: { expected_plan_hash: pkg.planHash } });
     expect(await problemCount(slugs)).toBe(0);
 
     const published = await publishValidated(
       client,
-      { tree: pkg.tree, validated },
+      { tree: pkg.tree, validated: pkg.validated },
       { reviewed: pkg.planHash, linted: pkg.planHash },
     );
     expect(published).toMatchObject({ ok: true, problems: [{ slug: slugs[0], action: "create" }] });
