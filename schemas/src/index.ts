@@ -56,12 +56,6 @@ export { IdPrefix, idPattern, idPatternSource, isId } from "./id-prefix.ts";
 export { pointer } from "./json-pointer.ts";
 export type { LintNote, LintRecord } from "./lint-record.ts";
 export {
-  AssignmentStatus,
-  NodeStatus,
-  ProcessEndReason,
-  ProcessStatus,
-} from "./review-enums.ts";
-export {
   changesSomething,
   hasConflicts,
   isStale,
@@ -69,6 +63,12 @@ export {
   STALE_CODES,
   type StaleCode,
 } from "./reconciliation-predicates.ts";
+export {
+  AssignmentStatus,
+  NodeStatus,
+  ProcessEndReason,
+  ProcessStatus,
+} from "./review-enums.ts";
 export {
   type AllowedAgent,
   type Assistance,
