@@ -4,9 +4,9 @@ import {
   type PackageCheck,
   type PublishOutcome,
   publishValidated,
-  type Reconciliation,
   type ServiceClient,
 } from "@svc/app";
+import { changesSomething } from "@svc/schemas";
 import { type CheckCommitDeps, checkCommit } from "./check-commit.ts";
 import { completeCheckRun, listCheckRuns, startCheckRun } from "./check-runs.ts";
 import type { CommitTarget } from "./commit-target.ts";
@@ -37,8 +37,9 @@ interface PackageResult {
  *
  * 1. nothing is published when any package fails lint or validation, or has a conflict;
  * 2. each package whose reconciliation would change something (a create, update or revise, or a
- *    campaign created or updated) is published with the plan_hash its check run reported, read
- *    back from GitHub (`external_id`), so the App keeps no state between deliveries;
+ *    campaign created or updated) is published through the publish engine with the plan_hash its
+ *    check run reported, read back from GitHub (`external_id`), so the App keeps no state between
+ *    deliveries; files the service plans differently are refused with `stale_plan_hash`;
  * 3. the run lists every published problem with its action, id and revision.
  *
  * A delivery already handled (a `svc/publish` run with its id) or a commit already published
@@ -117,7 +118,7 @@ export async function publishCommit(
   const results: PackageResult[] = [];
   for (const check of checks) {
     const verdict = check.service?.ok ? check.service.result : null;
-    if (!verdict || !changes(verdict.validation.reconciliation)) {
+    if (!verdict || !changesSomething(verdict.validation.reconciliation)) {
       results.push({ dir: check.dir, outcome: "unchanged" });
       continue;
     }
@@ -133,10 +134,12 @@ export async function publishCommit(
       });
       continue;
     }
+    // The plan_hash the check run showed is the one reviewed: the engine publishes nothing the
+    // service plans differently (stale_plan_hash).
     const outcome = await publishValidated(
       deps.client,
-      verdict,
-      { reported: planHash, linted: check.lint.plan_hash! },
+      { tree: check.tree!, validated: verdict },
+      { reviewed: planHash, linted: check.lint.plan_hash! },
       deps.retry,
     );
     results.push({ dir: check.dir, outcome });
@@ -153,14 +156,6 @@ export async function publishCommit(
         ? `Published ${changed.length} problem${changed.length === 1 ? "" : "s"}: ${actionCounts(changed)}`
         : "Nothing to publish: every package is unchanged";
   return finish(failed.length > 0 ? "failure" : "success", title, publishSummary(results));
-}
-
-/** True when publishing would create or change something. */
-function changes(reconciliation: Reconciliation | null): boolean {
-  if (!reconciliation) return false;
-  const { create, update, revise } = reconciliation.counts;
-  const campaign = reconciliation.campaign?.action;
-  return create + update + revise > 0 || campaign === "create" || campaign === "update";
 }
 
 function actionCounts(rows: ReadonlyArray<{ action: string }>): string {

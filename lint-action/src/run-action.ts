@@ -16,6 +16,7 @@ import {
   type RetryOptions,
   type ServiceClient,
 } from "@svc/app";
+import { changesSomething } from "@svc/schemas";
 import { listRepositoryFiles } from "./list-repository-files.ts";
 import { type ActionInputs, InputError, readInputs } from "./read-inputs.ts";
 
@@ -174,22 +175,25 @@ async function check(
   return ok;
 }
 
-/** Publishes a package whose reconciliation changes something; null when nothing would change. */
+/**
+ * Publishes a package whose reconciliation changes something (null when nothing would change),
+ * through the publish engine, with the plan_hash the Action's own lint computed: the service must
+ * plan the files it receives to the same one, or nothing is published (`stale_plan_hash`).
+ */
 async function publishChanged(
   client: ServiceClient,
   pkg: PackageCheck,
   retry?: RetryOptions,
 ): Promise<PublishOutcome | null> {
-  if (!pkg.service?.ok || !pkg.lint.plan_hash) return null;
-  const r = pkg.service.result.validation.reconciliation;
-  const changes =
-    r !== null &&
-    (r.counts.create + r.counts.update + r.counts.revise > 0 ||
-      r.campaign?.action === "create" ||
-      r.campaign?.action === "update");
-  if (!changes) return null;
-  const planHash = pkg.lint.plan_hash;
-  return publishValidated(client, pkg.service.result, { reported: planHash, linted: planHash }, retry);
+  if (!pkg.service?.ok || !pkg.lint.plan_hash || !pkg.tree) return null;
+  if (!changesSomething(pkg.service.result.validation.reconciliation)) return null;
+  const linted = pkg.lint.plan_hash;
+  return publishValidated(
+    client,
+    { tree: pkg.tree, validated: pkg.service.result },
+    { reviewed: linted, linted },
+    retry,
+  );
 }
 
 /**

@@ -56,6 +56,14 @@ export { IdPrefix, idPattern, idPatternSource, isId } from "./id-prefix.ts";
 export { pointer } from "./json-pointer.ts";
 export type { LintNote, LintRecord } from "./lint-record.ts";
 export {
+  changesSomething,
+  hasConflicts,
+  isStale,
+  type ReconciliationLike,
+  STALE_CODES,
+  type StaleCode,
+} from "./reconciliation-predicates.ts";
+export {
   AssignmentStatus,
   NodeStatus,
   ProcessEndReason,

@@ -1,4 +1,4 @@
-import type { Plan } from "@svc/schemas";
+import { hasConflicts, type Plan } from "@svc/schemas";
 import { emptyCounts, type Reconciliation, type Validation } from "../client/authoring-results.ts";
 import { packArchive, putArchive, requestUpload, validateUpload } from "../client/authoring-steps.ts";
 import { measurePackage } from "../client/measure-package.ts";
@@ -60,9 +60,7 @@ export async function validatePackage(
     });
   }
   const validation = mergeValidations(shards.map((s) => s.validation));
-  const conflicts = validation.reconciliation?.counts.conflict ?? 0;
-  const campaignConflict = validation.reconciliation?.campaign?.action === "conflict";
-  return { valid: validation.valid && conflicts === 0 && !campaignConflict, validation, shards };
+  return { valid: validation.valid && !hasConflicts(validation.reconciliation), validation, shards };
 }
 
 /** One validation from several shards': the first shard's campaign, every problem once, summed counts. */

@@ -1,5 +1,5 @@
 import { lintPackage, TreeError } from "@svc/app";
-import type { ValidationError, ValidationResult } from "@svc/schemas";
+import { hasConflicts, type ValidationError, type ValidationResult } from "@svc/schemas";
 import { validationConformance } from "../conformance/validation-conformance.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import type { Services } from "../core/services/services.ts";
@@ -146,7 +146,7 @@ async function validate(
     live.campaigns,
     caller,
   );
-  const conflict = reconciliation.counts.conflict > 0 || reconciliation.campaign?.action === "conflict";
+  const conflict = hasConflicts(reconciliation);
   return {
     validation: {
       valid: errors.length === 0 && !conflict,
