@@ -8170,11 +8170,11 @@ var require_fixed_queue = __commonJS({
       }
       shift() {
         const tail = this.tail;
-        const next = tail.shift();
+        const next2 = tail.shift();
         if (tail.isEmpty() && tail.next !== null) {
           this.tail = tail.next;
         }
-        return next;
+        return next2;
       }
     };
   }
@@ -11799,16 +11799,16 @@ var require_dns = __commonJS({
       setRecords(origin, addresses) {
         const timestamp = Date.now();
         const records = { records: { 4: null, 6: null } };
-        for (const record2 of addresses) {
-          record2.timestamp = timestamp;
-          if (typeof record2.ttl === "number") {
-            record2.ttl = Math.min(record2.ttl, this.#maxTTL);
+        for (const record3 of addresses) {
+          record3.timestamp = timestamp;
+          if (typeof record3.ttl === "number") {
+            record3.ttl = Math.min(record3.ttl, this.#maxTTL);
           } else {
-            record2.ttl = this.#maxTTL;
+            record3.ttl = this.#maxTTL;
           }
-          const familyRecords = records.records[record2.family] ?? { ips: [] };
-          familyRecords.ips.push(record2);
-          records.records[record2.family] = familyRecords;
+          const familyRecords = records.records[record3.family] ?? { ips: [] };
+          familyRecords.ips.push(record3);
+          records.records[record3.family] = familyRecords;
         }
         this.#records.set(origin.hostname, records);
       }
@@ -17685,18 +17685,18 @@ var require_receiver = __commonJS({
         const buffer2 = Buffer.allocUnsafe(n);
         let offset = 0;
         while (offset !== n) {
-          const next = this.#buffers[0];
-          const { length } = next;
+          const next2 = this.#buffers[0];
+          const { length } = next2;
           if (length + offset === n) {
             buffer2.set(this.#buffers.shift(), offset);
             break;
           } else if (length + offset > n) {
-            buffer2.set(next.subarray(0, n - offset), offset);
-            this.#buffers[0] = next.subarray(n - offset);
+            buffer2.set(next2.subarray(0, n - offset), offset);
+            this.#buffers[0] = next2.subarray(n - offset);
             break;
           } else {
             buffer2.set(this.#buffers.shift(), offset);
-            offset += next.length;
+            offset += next2.length;
           }
         }
         this.#byteOffset -= n;
@@ -25759,8 +25759,8 @@ var require_next = __commonJS({
     var dependentRequired_1 = require_dependentRequired();
     var dependentSchemas_1 = require_dependentSchemas();
     var limitContains_1 = require_limitContains();
-    var next = [dependentRequired_1.default, dependentSchemas_1.default, limitContains_1.default];
-    exports.default = next;
+    var next2 = [dependentRequired_1.default, dependentSchemas_1.default, limitContains_1.default];
+    exports.default = next2;
   }
 });
 
@@ -28220,8 +28220,8 @@ var require_foldFlowLines = __commonJS({
           split = void 0;
         } else {
           if (ch === " " && prev && prev !== " " && prev !== "\n" && prev !== "	") {
-            const next = text[i + 1];
-            if (next && next !== " " && next !== "\n" && next !== "	")
+            const next2 = text[i + 1];
+            if (next2 && next2 !== " " && next2 !== "\n" && next2 !== "	")
               split = i;
           }
           if (i >= end) {
@@ -30938,7 +30938,7 @@ ${pointer2}
 var require_resolve_props = __commonJS({
   "node_modules/yaml/dist/compose/resolve-props.js"(exports) {
     "use strict";
-    function resolveProps(tokens, { flow, indicator, next, offset, onError, parentIndent, startOnNewline }) {
+    function resolveProps(tokens, { flow, indicator, next: next2, offset, onError, parentIndent, startOnNewline }) {
       let spaceBefore = false;
       let atNewline = startOnNewline;
       let hasSpace = startOnNewline;
@@ -30967,7 +30967,7 @@ var require_resolve_props = __commonJS({
         }
         switch (token.type) {
           case "space":
-            if (!flow && (indicator !== "doc-start" || next?.type !== "flow-collection") && token.source.includes("	")) {
+            if (!flow && (indicator !== "doc-start" || next2?.type !== "flow-collection") && token.source.includes("	")) {
               tab = token;
             }
             hasSpace = true;
@@ -31046,10 +31046,10 @@ var require_resolve_props = __commonJS({
       }
       const last = tokens[tokens.length - 1];
       const end = last ? last.offset + last.source.length : offset;
-      if (reqSpace && next && next.type !== "space" && next.type !== "newline" && next.type !== "comma" && (next.type !== "scalar" || next.source !== "")) {
-        onError(next.offset, "MISSING_CHAR", "Tags and anchors must be separated from the next token by white space");
+      if (reqSpace && next2 && next2.type !== "space" && next2.type !== "newline" && next2.type !== "comma" && (next2.type !== "scalar" || next2.source !== "")) {
+        onError(next2.offset, "MISSING_CHAR", "Tags and anchors must be separated from the next token by white space");
       }
-      if (tab && (atNewline && tab.indent <= parentIndent || next?.type === "block-map" || next?.type === "block-seq"))
+      if (tab && (atNewline && tab.indent <= parentIndent || next2?.type === "block-map" || next2?.type === "block-seq"))
         onError(tab, "TAB_AS_INDENT", "Tabs are not allowed as indentation");
       return {
         comma,
@@ -31909,20 +31909,20 @@ var require_resolve_flow_scalar = __commonJS({
           res += fold;
           i = offset;
         } else if (ch === "\\") {
-          let next = source[++i];
-          const cc = escapeCodes[next];
+          let next2 = source[++i];
+          const cc = escapeCodes[next2];
           if (cc)
             res += cc;
-          else if (next === "\n") {
-            next = source[i + 1];
-            while (next === " " || next === "	")
-              next = source[++i + 1];
-          } else if (next === "\r" && source[i + 1] === "\n") {
-            next = source[++i + 1];
-            while (next === " " || next === "	")
-              next = source[++i + 1];
-          } else if (next === "x" || next === "u" || next === "U") {
-            const length = next === "x" ? 2 : next === "u" ? 4 : 8;
+          else if (next2 === "\n") {
+            next2 = source[i + 1];
+            while (next2 === " " || next2 === "	")
+              next2 = source[++i + 1];
+          } else if (next2 === "\r" && source[i + 1] === "\n") {
+            next2 = source[++i + 1];
+            while (next2 === " " || next2 === "	")
+              next2 = source[++i + 1];
+          } else if (next2 === "x" || next2 === "u" || next2 === "U") {
+            const length = next2 === "x" ? 2 : next2 === "u" ? 4 : 8;
             res += parseCharCode(source, i + 1, length, onError);
             i += length;
           } else {
@@ -31932,10 +31932,10 @@ var require_resolve_flow_scalar = __commonJS({
           }
         } else if (ch === " " || ch === "	") {
           const wsStart = i;
-          let next = source[i + 1];
-          while (next === " " || next === "	")
-            next = source[++i + 1];
-          if (next !== "\n" && !(next === "\r" && source[i + 2] === "\n"))
+          let next2 = source[i + 1];
+          while (next2 === " " || next2 === "	")
+            next2 = source[++i + 1];
+          if (next2 !== "\n" && !(next2 === "\r" && source[i + 2] === "\n"))
             res += i > wsStart ? source.slice(wsStart, i + 1) : ch;
         } else {
           res += ch;
@@ -32937,9 +32937,9 @@ var require_lexer = __commonJS({
           this.lineEndPos = null;
         }
         this.atEnd = !incomplete;
-        let next = this.next ?? "stream";
-        while (next && (incomplete || this.hasChars(1)))
-          next = yield* this.parseNext(next);
+        let next2 = this.next ?? "stream";
+        while (next2 && (incomplete || this.hasChars(1)))
+          next2 = yield* this.parseNext(next2);
       }
       atLineEnd() {
         let i = this.pos;
@@ -32962,8 +32962,8 @@ var require_lexer = __commonJS({
           while (ch === " ")
             ch = this.buffer[++indent + offset];
           if (ch === "\r") {
-            const next = this.buffer[indent + offset + 1];
-            if (next === "\n" || !next && !this.atEnd)
+            const next2 = this.buffer[indent + offset + 1];
+            if (next2 === "\n" || !next2 && !this.atEnd)
               return offset + indent + 1;
           }
           return ch === "\n" || indent >= this.indentNext || !ch && !this.atEnd ? offset + indent : -1;
@@ -33000,8 +33000,8 @@ var require_lexer = __commonJS({
       peek(n) {
         return this.buffer.substr(this.pos, n);
       }
-      *parseNext(next) {
-        switch (next) {
+      *parseNext(next2) {
+        switch (next2) {
           case "stream":
             return yield* this.parseStream();
           case "line-start":
@@ -33190,8 +33190,8 @@ var require_lexer = __commonJS({
             this.flowKey = true;
             return yield* this.parseQuotedScalar();
           case ":": {
-            const next = this.charAt(1);
-            if (this.flowKey || isEmpty(next) || next === ",") {
+            const next2 = this.charAt(1);
+            if (this.flowKey || isEmpty(next2) || next2 === ",") {
               this.flowKey = false;
               yield* this.pushCount(1);
               yield* this.pushSpaces(true);
@@ -33270,10 +33270,10 @@ var require_lexer = __commonJS({
               indent = 0;
               break;
             case "\r": {
-              const next = this.buffer[i2 + 1];
-              if (!next && !this.atEnd)
+              const next2 = this.buffer[i2 + 1];
+              if (!next2 && !this.atEnd)
                 return this.setNext("block-scalar");
-              if (next === "\n")
+              if (next2 === "\n")
                 break;
             }
             // fallthrough
@@ -33335,21 +33335,21 @@ var require_lexer = __commonJS({
         let ch;
         while (ch = this.buffer[++i]) {
           if (ch === ":") {
-            const next = this.buffer[i + 1];
-            if (isEmpty(next) || inFlow && flowIndicatorChars.has(next))
+            const next2 = this.buffer[i + 1];
+            if (isEmpty(next2) || inFlow && flowIndicatorChars.has(next2))
               break;
             end = i;
           } else if (isEmpty(ch)) {
-            let next = this.buffer[i + 1];
+            let next2 = this.buffer[i + 1];
             if (ch === "\r") {
-              if (next === "\n") {
+              if (next2 === "\n") {
                 i += 1;
                 ch = "\n";
-                next = this.buffer[i + 1];
+                next2 = this.buffer[i + 1];
               } else
                 end = i;
             }
-            if (next === "#" || inFlow && flowIndicatorChars.has(next))
+            if (next2 === "#" || inFlow && flowIndicatorChars.has(next2))
               break;
             if (ch === "\n") {
               const cs = this.continueScalar(i + 1);
@@ -38161,6 +38161,22 @@ function pointer(...segments) {
   return segments.map((s) => `/${String(s).replaceAll("~", "~0").replaceAll("/", "~1")}`).join("");
 }
 
+// schemas/src/reconciliation-predicates.ts
+function hasConflicts(reconciliation) {
+  if (!reconciliation) return false;
+  return (reconciliation.counts[ReconciliationAction.conflict] ?? 0) > 0 || reconciliation.campaign?.action === ReconciliationAction.conflict || reconciliation.problems.some((p) => p.action === ReconciliationAction.conflict);
+}
+function changesSomething(reconciliation) {
+  if (!reconciliation) return false;
+  const { create = 0, update = 0, revise = 0 } = reconciliation.counts;
+  const campaign = reconciliation.campaign?.action;
+  return create + update + revise > 0 || campaign === ReconciliationAction.create || campaign === ReconciliationAction.update;
+}
+var STALE_CODES = ["stale_plan_hash", "stale_server_state"];
+function isStale(code) {
+  return STALE_CODES.includes(code);
+}
+
 // schemas/src/user-schema.ts
 var import__2 = __toESM(require__(), 1);
 var import_ajv_formats2 = __toESM(require_dist(), 1);
@@ -39484,10 +39500,10 @@ function ancestorsOf(dependsOn, start) {
   const seen = /* @__PURE__ */ new Set();
   const stack = [...dependsOn[start] ?? []];
   while (stack.length > 0) {
-    const next = stack.pop();
-    if (seen.has(next)) continue;
-    seen.add(next);
-    stack.push(...dependsOn[next] ?? []);
+    const next2 = stack.pop();
+    if (seen.has(next2)) continue;
+    seen.add(next2);
+    stack.push(...dependsOn[next2] ?? []);
   }
   return seen;
 }
@@ -40988,9 +41004,9 @@ var RETRY_POLICY = {
   jitter: 0.2
 };
 var realSleep = (ms) => new Promise((resolve3) => setTimeout(resolve3, ms));
-function retryWaitMs(failed, random2, retryAfterS) {
+function retryWaitMs(failed2, random2, retryAfterS) {
   const waits = RETRY_POLICY.waitsS;
-  const base = waits[Math.min(failed, waits.length) - 1];
+  const base = waits[Math.min(failed2, waits.length) - 1];
   const max = waits[waits.length - 1];
   const seconds = retryAfterS === void 0 ? base : Math.min(max, Math.max(base, retryAfterS));
   return Math.round(seconds * 1e3 * (1 + RETRY_POLICY.jitter * random2()));
@@ -41032,9 +41048,7 @@ async function validatePackage(client, tree, plan, options = {}) {
     });
   }
   const validation = mergeValidations(shards.map((s) => s.validation));
-  const conflicts = validation.reconciliation?.counts.conflict ?? 0;
-  const campaignConflict = validation.reconciliation?.campaign?.action === "conflict";
-  return { valid: validation.valid && conflicts === 0 && !campaignConflict, validation, shards };
+  return { valid: validation.valid && !hasConflicts(validation.reconciliation), validation, shards };
 }
 function mergeValidations(validations) {
   if (validations.length === 1) return validations[0];
@@ -41069,13 +41083,13 @@ async function checkPackage(dir, open3, options = {}) {
     tree = await open3();
   } catch (error3) {
     if (!(error3 instanceof TreeError)) throw error3;
-    const record2 = {
+    const record3 = {
       file: error3.entry ?? ".",
       path: "",
       code: "unknown_file",
       message: error3.message
     };
-    const lint2 = { ok: false, errors: [record2], notes: [], plan: null, plan_hash: null, fixes: [] };
+    const lint2 = { ok: false, errors: [record3], notes: [], plan: null, plan_hash: null, fixes: [] };
     return { dir, tree: null, lint: lint2, service: null };
   }
   const lint = await lintPackage(tree, { now: options.now });
@@ -41292,58 +41306,363 @@ function cell(text) {
   return line.length > 500 ? `${line.slice(0, 499)}…` : line;
 }
 
+// app/src/client/publish-engine/publish-step.ts
+function initialStepState(shard, reviewedPlanHash2, resumed) {
+  const hasUpload = shard.upload_id !== null && (shard.status === "uploaded" || shard.status === "validated");
+  return {
+    status: hasUpload || shard.status === "published" ? shard.status : "planned",
+    upload_id: hasUpload || shard.status === "published" ? shard.upload_id : null,
+    plan_hash: hasUpload || shard.status === "published" ? shard.plan_hash : null,
+    reviewed_plan_hash: reviewedPlanHash2,
+    resumed: resumed ?? hasUpload,
+    fresh_used: false
+  };
+}
+function publishStep(state, event) {
+  switch (event.kind) {
+    case "begin":
+      return next(state);
+    case "requested":
+      if (state.status !== "planned") return next(state);
+      return {
+        state: { ...state, status: "requested", upload_id: event.upload_id, plan_hash: null },
+        action: { kind: "put", upload_id: event.upload_id }
+      };
+    case "put":
+      if (state.status !== "requested" || state.upload_id === null) return next(state);
+      return next({ ...state, status: "uploaded" });
+    case "validated":
+      return validated(state, event.validation);
+    case "published":
+      if (state.status !== "validated") return next(state);
+      return { state: { ...state, status: "published" }, action: { kind: "done" } };
+    case "failed":
+      return failed(state, event);
+  }
+}
+function next(state) {
+  switch (state.status) {
+    case "planned":
+    case "requested":
+    case "invalid":
+      return { state, action: { kind: "request", fresh: null } };
+    case "uploaded":
+      if (state.upload_id === null)
+        return { state: restart(state), action: { kind: "request", fresh: null } };
+      return { state, action: { kind: "validate", upload_id: state.upload_id } };
+    case "validated":
+      if (state.upload_id === null)
+        return { state: restart(state), action: { kind: "request", fresh: null } };
+      if (state.plan_hash !== state.reviewed_plan_hash) {
+        return {
+          state: { ...state, status: "uploaded" },
+          action: { kind: "validate", upload_id: state.upload_id }
+        };
+      }
+      return {
+        state,
+        action: { kind: "publish", upload_id: state.upload_id, plan_hash: state.reviewed_plan_hash }
+      };
+    case "published":
+      return { state, action: { kind: "done" } };
+  }
+}
+function validated(state, validation) {
+  if (state.status !== "uploaded" && state.status !== "validated" || state.upload_id === null) {
+    return next(state);
+  }
+  const reconciliation = validation.reconciliation;
+  const conflicts = (reconciliation?.problems ?? []).filter((p) => p.action === "conflict").map((p) => ({ slug: p.slug, reason: p.reason ?? "conflict" }));
+  if (reconciliation?.campaign?.action === "conflict") {
+    conflicts.unshift({
+      slug: reconciliation.campaign.slug,
+      reason: "the campaign is owned by another user"
+    });
+  }
+  if (!validation.valid || hasConflicts(reconciliation) || validation.plan_hash === null) {
+    return {
+      state: { ...state, status: "invalid", plan_hash: validation.plan_hash },
+      action: { kind: "invalid", errors: validation.errors, conflicts }
+    };
+  }
+  if (validation.plan_hash !== state.reviewed_plan_hash) {
+    return {
+      state: { ...state, status: "uploaded", plan_hash: validation.plan_hash },
+      action: {
+        kind: "stale",
+        code: "stale_plan_hash",
+        message: `the service plans upload ${state.upload_id} to plan_hash ${validation.plan_hash}, but the reviewed plan_hash is ${state.reviewed_plan_hash}: the files sent do not plan as reviewed; nothing was published`
+      }
+    };
+  }
+  return next({ ...state, status: "validated", plan_hash: validation.plan_hash });
+}
+function failed(state, event) {
+  if (event.step === "publish" && isStale(event.code)) {
+    if (state.fresh_used) {
+      return { state, action: { kind: "stale", code: event.code, message: event.message } };
+    }
+    return {
+      state: { ...restart(state), fresh_used: true, resumed: false },
+      action: { kind: "request", fresh: event.code }
+    };
+  }
+  if (state.resumed && !event.transient) {
+    return { state: { ...restart(state), resumed: false }, action: { kind: "request", fresh: event.code } };
+  }
+  return {
+    state,
+    action: {
+      kind: "refused",
+      step: event.step,
+      code: event.code,
+      message: event.message,
+      transient: event.transient
+    }
+  };
+}
+function restart(state) {
+  return { ...state, status: "planned", upload_id: null, plan_hash: null };
+}
+
+// app/src/client/publish-engine/drive-publish.ts
+async function driveShard(options) {
+  const { client, tree, state: s } = options;
+  const index = s.index;
+  const save = options.save ?? (async () => {
+  });
+  const now = options.now ?? (() => /* @__PURE__ */ new Date());
+  const emit = options.emit ?? (() => {
+  });
+  const call = async (name, fn) => {
+    emit({ kind: "step", shard: index, step: name });
+    return withRetries(
+      async (attempt) => {
+        s.attempts += 1;
+        return fn(attempt);
+      },
+      {
+        ...options.retry,
+        onRetry: ({ attempt, error: error3, waitMs }) => emit({ kind: "retry", shard: index, step: name, attempt, waitMs, error: error3 })
+      }
+    );
+  };
+  let step = initialStepState(s, options.reviewedPlanHash, options.resumed);
+  let publication = null;
+  let archive = null;
+  let uploadUrl = s.upload_url;
+  let result = publishStep(step, { kind: "begin" });
+  for (let steps = 0; ; steps++) {
+    if (steps > 64) throw new Error(`the publish engine made no progress on shard ${index}`);
+    step = result.state;
+    Object.assign(s, { status: step.status, upload_id: step.upload_id, plan_hash: step.plan_hash });
+    const action = result.action;
+    switch (action.kind) {
+      case "done":
+        if (publication) record(s, publication, now());
+        s.error = null;
+        await save();
+        return { ok: true, publication };
+      case "invalid":
+        s.error = { code: "invalid", message: describeInvalid(action.errors, action.conflicts) };
+        await save();
+        return {
+          ok: false,
+          failure: { kind: "invalid", shard: index, errors: action.errors, conflicts: action.conflicts }
+        };
+      case "stale":
+        s.error = { code: action.code, message: action.message };
+        await save();
+        return {
+          ok: false,
+          failure: { kind: "stale", shard: index, code: action.code, message: action.message }
+        };
+      case "refused":
+        s.error = { code: action.code, message: action.message };
+        await save();
+        return {
+          ok: false,
+          failure: {
+            kind: action.transient ? "unavailable" : "refused",
+            shard: index,
+            step: action.step,
+            code: action.code,
+            message: action.message
+          }
+        };
+      case "request":
+        if (action.fresh !== null) {
+          emit({ kind: "fresh_upload", shard: index, code: action.fresh });
+          Object.assign(s, { upload_url: null, error: null });
+        }
+        break;
+      default:
+        break;
+    }
+    await save();
+    result = publishStep(step, await perform(action));
+  }
+  async function perform(action) {
+    const name = action.kind;
+    try {
+      switch (action.kind) {
+        case "request": {
+          const packed = await packArchive(tree, options.paths);
+          if (s.content_hash && packed.content_hash !== s.content_hash) {
+            throw new ServiceCallError(
+              "package_changed",
+              "the package changed while it was being published; run svc draft again",
+              { transient: false }
+            );
+          }
+          const upload = await call(name, () => requestUpload(client, packed));
+          archive = packed;
+          uploadUrl = upload.upload_url;
+          s.upload_url = upload.upload_url;
+          return { kind: "requested", upload_id: upload.upload_id };
+        }
+        case "put": {
+          const bytes = archive ?? await packArchive(tree, options.paths);
+          const upload = {
+            upload_id: action.upload_id,
+            upload_url: uploadUrl ?? "",
+            expires_at: "",
+            max_bytes: 0
+          };
+          await call(name, (attempt) => putArchive(client, upload, bytes, attempt));
+          archive = null;
+          return { kind: "put" };
+        }
+        case "validate": {
+          const validation = await call(name, () => validateUpload(client, action.upload_id));
+          const reconciliation = validation.reconciliation;
+          Object.assign(s, {
+            counts: reconciliation?.counts ?? null,
+            campaign: reconciliation?.campaign ?? null,
+            reconciliation: reconciliation?.problems ?? null
+          });
+          return { kind: "validated", validation };
+        }
+        case "publish":
+          publication = await call(name, () => publishUpload(client, action.upload_id, action.plan_hash));
+          return { kind: "published" };
+      }
+    } catch (error3) {
+      if (!(error3 instanceof ServiceCallError)) throw error3;
+      return {
+        kind: "failed",
+        step: name,
+        code: error3.code,
+        message: error3.message,
+        transient: error3.transient
+      };
+    }
+  }
+}
+function record(s, publication, at) {
+  const published = new Map(publication.problems.map((p) => [p.slug, p]));
+  const reconciled = new Map((s.reconciliation ?? []).map((p) => [p.slug, p]));
+  s.problems = s.slugs.map((slug) => {
+    const p = published.get(slug);
+    const r = reconciled.get(slug);
+    return {
+      slug,
+      action: r?.action ?? "noop",
+      problem_id: p?.problem_id ?? r?.problem_id ?? null,
+      problem_revision_id: p?.problem_revision_id ?? r?.current_revision_id ?? null,
+      revision_number: p?.revision_number ?? null
+    };
+  });
+  const campaignId = publication.campaign_id ?? campaignIdOf(publication.campaign) ?? s.campaign?.campaign_id ?? null;
+  s.ids = {
+    campaign_id: campaignId,
+    skill_version_ids: publication.skill_version_ids,
+    verifier_contract_ids: publication.verifier_contract_ids,
+    verifier_implementation_ids: publication.verifier_implementation_ids,
+    review_protocol_ids: publication.review_protocol_ids
+  };
+  if (s.campaign && campaignId) s.campaign = { ...s.campaign, campaign_id: campaignId };
+  s.status = "published";
+  s.error = null;
+  s.updated_at = at.toISOString();
+}
+function campaignIdOf(campaign) {
+  if (!campaign || typeof campaign !== "object") return void 0;
+  const c = campaign;
+  const id = c.campaign_id ?? c.id;
+  return typeof id === "string" ? id : void 0;
+}
+function describeInvalid(errors, conflicts) {
+  const parts = [
+    ...errors.map((e) => `${e.file} ${e.path || "(file)"} [${e.code}] ${e.message}`),
+    ...conflicts.map((c) => `conflict ${c.slug}: ${c.reason}`)
+  ];
+  return parts.join("; ") || "the service found the upload invalid";
+}
+
+// app/src/client/publish-engine/reviewed-plan-hash.ts
+async function reviewedPlanHash(tree, shard, shards, packagePlanHash, now) {
+  if (shards === 1) return packagePlanHash;
+  const lint = await lintPackage(subsetTree(tree, shard.paths), { now });
+  return lint.plan_hash ?? "unplanned: the shard's files do not lint clean locally";
+}
+
 // app/src/checks/publish-validated.ts
-var STALE_CODES = /* @__PURE__ */ new Set(["stale_plan_hash", "stale_server_state"]);
-async function publishValidated(client, validated, planHashes, retry) {
-  const single = validated.shards.length === 1;
-  if (!single && planHashes.linted !== planHashes.reported) {
+async function publishValidated(client, pkg, planHashes, retry) {
+  const { shards } = pkg.validated;
+  if (shards.length > 1 && planHashes.linted !== planHashes.reviewed) {
     return {
       ok: false,
       code: "stale_plan_hash",
-      message: `the check reported plan_hash ${planHashes.reported}, but the files plan to ${planHashes.linted}`
+      message: `the reviewed plan_hash is ${planHashes.reviewed}, but the files plan to ${planHashes.linted}; nothing was published`
     };
   }
   const problems = [];
   let campaignId = null;
-  for (const shard of validated.shards) {
-    let reconciled = shard.validation.reconciliation?.problems ?? [];
-    const revalidate = async () => {
-      const validation = await withRetries(() => validateUpload(client, shard.upload_id), retry);
-      const conflicts = validation.reconciliation?.problems.filter((p) => p.action === "conflict") ?? [];
-      if (!validation.valid || conflicts.length > 0 || validation.reconciliation?.campaign?.action === "conflict") {
-        return [
-          ...validation.errors.map((e) => `${e.file} ${e.path} [${e.code}] ${e.message}`),
-          ...conflicts.map((c) => `conflict ${c.slug}: ${c.reason ?? ""}`)
-        ].join("; ");
-      }
-      reconciled = validation.reconciliation?.problems ?? [];
-      shard.plan_hash = validation.plan_hash;
-      return null;
-    };
-    try {
-      if (shard.index > 0) {
-        const invalid = await revalidate();
-        if (invalid !== null) return { ok: false, code: "upload_invalid", message: invalid };
-      }
-      const planHash2 = () => single ? planHashes.reported : shard.plan_hash;
-      let publication;
-      try {
-        publication = await withRetries(() => publishUpload(client, shard.upload_id, planHash2()), retry);
-      } catch (error3) {
-        if (!(error3 instanceof ServiceCallError) || !STALE_CODES.has(error3.code)) throw error3;
-        const invalid = await revalidate();
-        if (invalid !== null) return { ok: false, code: "upload_invalid", message: invalid };
-        publication = await withRetries(() => publishUpload(client, shard.upload_id, planHash2()), retry);
-      }
-      campaignId ??= publication.campaign_id ?? null;
-      problems.push(...rows(publication, reconciled));
-    } catch (error3) {
-      if (!(error3 instanceof ServiceCallError)) throw error3;
-      return { ok: false, code: error3.code, message: error3.message };
+  for (const shard of shards) {
+    const state = shardState(shard);
+    const outcome = await driveShard({
+      client,
+      tree: pkg.tree,
+      paths: shard.paths,
+      state,
+      reviewedPlanHash: await reviewedPlanHash(pkg.tree, shard, shards.length, planHashes.reviewed),
+      resumed: false,
+      retry
+    });
+    if (!outcome.ok) {
+      const failure2 = outcome.failure;
+      return failure2.kind === "invalid" ? { ok: false, code: "upload_invalid", message: state.error?.message ?? "invalid" } : { ok: false, code: "code" in failure2 ? failure2.code : failure2.kind, message: failure2.message };
     }
+    if (!outcome.publication) continue;
+    if (shard.plan_hash !== state.plan_hash) shard.plan_hash = state.plan_hash;
+    campaignId ??= outcome.publication.campaign_id ?? null;
+    problems.push(...rows(outcome.publication, state.reconciliation ?? []));
   }
   problems.sort((a, b) => a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0);
   return { ok: true, campaignId, problems };
+}
+function shardState(shard) {
+  const reconciliation = shard.validation.reconciliation;
+  return {
+    index: shard.index,
+    // Unknown here: the archive is packed again only for a fresh upload, from the same tree.
+    content_hash: "",
+    size_bytes: 0,
+    slugs: shard.slugs,
+    status: shard.index === 0 ? "validated" : "uploaded",
+    attempts: 0,
+    upload_id: shard.upload_id,
+    upload_url: null,
+    plan_hash: shard.plan_hash,
+    counts: reconciliation?.counts ?? null,
+    campaign: reconciliation?.campaign ?? null,
+    reconciliation: reconciliation?.problems ?? null,
+    problems: null,
+    ids: null,
+    error: null,
+    updated_at: (/* @__PURE__ */ new Date()).toISOString()
+  };
 }
 function rows(publication, reconciled) {
   const actions = new Map(reconciled.map((p) => [p.slug, p.action]));
@@ -44724,12 +45043,12 @@ var $ZodPipe = /* @__PURE__ */ $constructor("$ZodPipe", (inst, def) => {
     return handlePipeResult(left, def.out, ctx);
   };
 });
-function handlePipeResult(left, next, ctx) {
+function handlePipeResult(left, next2, ctx) {
   if (left.issues.some((iss) => iss.code !== "unrecognized_keys")) {
     left.aborted = true;
     return left;
   }
-  return next._zod.run({ value: left.value, issues: left.issues }, ctx);
+  return next2._zod.run({ value: left.value, issues: left.issues }, ctx);
 }
 var $ZodPreprocess = /* @__PURE__ */ $constructor("$ZodPreprocess", (inst, def) => {
   $ZodPipe.init(inst, def);
@@ -46849,8 +47168,8 @@ function rewriteKeyNames(ctx) {
       bySchema.set(entry2.schema, entry2);
   }
   const rewrites = /* @__PURE__ */ new Map();
-  for (const record2 of pendingRecords.get(ctx) ?? []) {
-    const seen = ctx.seen.get(record2);
+  for (const record3 of pendingRecords.get(ctx) ?? []) {
+    const seen = ctx.seen.get(record3);
     const names = (seen?.def ?? seen?.schema)?.propertyNames;
     if (!names || names === true || rewrites.has(names))
       continue;
@@ -47899,7 +48218,7 @@ var ZodRecord = /* @__PURE__ */ $constructor("ZodRecord", (inst, def) => {
   inst.keyType = def.keyType;
   inst.valueType = def.valueType;
 });
-function record(keyType, valueType, params) {
+function record2(keyType, valueType, params) {
   if (!valueType || !valueType._zod) {
     return new ZodRecord({
       type: "record",
@@ -48268,10 +48587,10 @@ var JSONValueSchema = lazy(() => union([
   number2(),
   boolean2(),
   _null3(),
-  record(string2(), JSONValueSchema),
+  record2(string2(), JSONValueSchema),
   array(JSONValueSchema)
 ]));
-var JSONObjectSchema = record(string2(), JSONValueSchema);
+var JSONObjectSchema = record2(string2(), JSONValueSchema);
 var JSONArraySchema = array(JSONValueSchema);
 var ProgressTokenSchema = union([string2(), number2().int()]);
 var CursorSchema = string2();
@@ -48376,7 +48695,7 @@ var ServerTasksCapabilitySchema = looseObject({
   requests: looseObject({ tools: looseObject({ call: JSONObjectSchema.optional() }).optional() }).optional()
 });
 var ClientCapabilitiesSchema = object({
-  experimental: record(string2(), JSONObjectSchema).optional(),
+  experimental: record2(string2(), JSONObjectSchema).optional(),
   sampling: object({
     context: JSONObjectSchema.optional(),
     tools: JSONObjectSchema.optional()
@@ -48384,7 +48703,7 @@ var ClientCapabilitiesSchema = object({
   elicitation: ElicitationCapabilitySchema.optional(),
   roots: object({ listChanged: boolean2().optional() }).optional(),
   tasks: ClientTasksCapabilitySchema.optional(),
-  extensions: record(string2(), JSONObjectSchema).optional()
+  extensions: record2(string2(), JSONObjectSchema).optional()
 });
 var InitializeRequestParamsSchema = BaseRequestParamsSchema.extend({
   protocolVersion: string2(),
@@ -48396,7 +48715,7 @@ var InitializeRequestSchema = RequestSchema.extend({
   params: InitializeRequestParamsSchema
 });
 var ServerCapabilitiesSchema = object({
-  experimental: record(string2(), JSONObjectSchema).optional(),
+  experimental: record2(string2(), JSONObjectSchema).optional(),
   logging: JSONObjectSchema.optional(),
   completions: JSONObjectSchema.optional(),
   prompts: object({ listChanged: boolean2().optional() }).optional(),
@@ -48406,7 +48725,7 @@ var ServerCapabilitiesSchema = object({
   }).optional(),
   tools: object({ listChanged: boolean2().optional() }).optional(),
   tasks: ServerTasksCapabilitySchema.optional(),
-  extensions: record(string2(), JSONObjectSchema).optional()
+  extensions: record2(string2(), JSONObjectSchema).optional()
 });
 var InitializeResultSchema = ResultSchema.extend({
   protocolVersion: string2(),
@@ -48451,7 +48770,7 @@ var PaginatedResultSchema = ResultSchema.extend({ nextCursor: CursorSchema.optio
 var ResourceContentsSchema = object({
   uri: string2(),
   mimeType: optional(string2()),
-  _meta: record(string2(), unknown()).optional()
+  _meta: record2(string2(), unknown()).optional()
 });
 var TextResourceContentsSchema = ResourceContentsSchema.extend({ text: string2() });
 var Base64Schema = string2().refine((val) => {
@@ -48552,7 +48871,7 @@ var ListPromptsRequestSchema = PaginatedRequestSchema.extend({ method: literal("
 var ListPromptsResultSchema = PaginatedResultSchema.extend({ prompts: array(PromptSchema) });
 var GetPromptRequestParamsSchema = BaseRequestParamsSchema.extend({
   name: string2(),
-  arguments: record(string2(), string2()).optional()
+  arguments: record2(string2(), string2()).optional()
 });
 var GetPromptRequestSchema = RequestSchema.extend({
   method: literal("prompts/get"),
@@ -48562,34 +48881,34 @@ var TextContentSchema = object({
   type: literal("text"),
   text: string2(),
   annotations: AnnotationsSchema.optional(),
-  _meta: record(string2(), unknown()).optional()
+  _meta: record2(string2(), unknown()).optional()
 });
 var ImageContentSchema = object({
   type: literal("image"),
   data: Base64Schema,
   mimeType: string2(),
   annotations: AnnotationsSchema.optional(),
-  _meta: record(string2(), unknown()).optional()
+  _meta: record2(string2(), unknown()).optional()
 });
 var AudioContentSchema = object({
   type: literal("audio"),
   data: Base64Schema,
   mimeType: string2(),
   annotations: AnnotationsSchema.optional(),
-  _meta: record(string2(), unknown()).optional()
+  _meta: record2(string2(), unknown()).optional()
 });
 var ToolUseContentSchema = object({
   type: literal("tool_use"),
   name: string2(),
   id: string2(),
-  input: record(string2(), unknown()),
-  _meta: record(string2(), unknown()).optional()
+  input: record2(string2(), unknown()),
+  _meta: record2(string2(), unknown()).optional()
 });
 var EmbeddedResourceSchema = object({
   type: literal("resource"),
   resource: union([TextResourceContentsSchema, BlobResourceContentsSchema]),
   annotations: AnnotationsSchema.optional(),
-  _meta: record(string2(), unknown()).optional()
+  _meta: record2(string2(), unknown()).optional()
 });
 var ResourceLinkSchema = ResourceSchema.extend({ type: literal("resource_link") });
 var ContentBlockSchema = union([
@@ -48629,13 +48948,13 @@ var ToolSchema = object({
   description: string2().optional(),
   inputSchema: object({
     type: literal("object"),
-    properties: record(string2(), JSONValueSchema).optional(),
+    properties: record2(string2(), JSONValueSchema).optional(),
     required: array(string2()).optional()
   }).catchall(unknown()),
   outputSchema: looseObject({ $schema: string2().optional() }).optional(),
   annotations: ToolAnnotationsSchema.optional(),
   execution: ToolExecutionSchema.optional(),
-  _meta: record(string2(), unknown()).optional()
+  _meta: record2(string2(), unknown()).optional()
 });
 var ListToolsRequestSchema = PaginatedRequestSchema.extend({ method: literal("tools/list") });
 var ListToolsResultSchema = PaginatedResultSchema.extend({ tools: array(ToolSchema) });
@@ -48647,7 +48966,7 @@ var CallToolResultSchema = ResultSchema.extend({
 var CompatibilityCallToolResultSchema = CallToolResultSchema.or(ResultSchema.extend({ toolResult: unknown() }));
 var CallToolRequestParamsSchema = TaskAugmentedRequestParamsSchema.extend({
   name: string2(),
-  arguments: record(string2(), unknown()).optional()
+  arguments: record2(string2(), unknown()).optional()
 });
 var CallToolRequestSchema = RequestSchema.extend({
   method: literal("tools/call"),
@@ -48703,7 +49022,7 @@ var ToolResultContentSchema = object({
   content: array(ContentBlockSchema),
   structuredContent: unknown().optional(),
   isError: boolean2().optional(),
-  _meta: record(string2(), unknown()).optional()
+  _meta: record2(string2(), unknown()).optional()
 });
 var SamplingContentSchema = discriminatedUnion("type", [
   TextContentSchema,
@@ -48720,7 +49039,7 @@ var SamplingMessageContentBlockSchema = discriminatedUnion("type", [
 var SamplingMessageSchema = object({
   role: RoleSchema,
   content: union([SamplingMessageContentBlockSchema, array(SamplingMessageContentBlockSchema)]),
-  _meta: record(string2(), unknown()).optional()
+  _meta: record2(string2(), unknown()).optional()
 });
 var CreateMessageRequestParamsSchema = TaskAugmentedRequestParamsSchema.extend({
   messages: array(SamplingMessageSchema),
@@ -48858,7 +49177,7 @@ var ElicitRequestFormParamsSchema = TaskAugmentedRequestParamsSchema.extend({
   message: string2(),
   requestedSchema: object({
     type: literal("object"),
-    properties: record(string2(), PrimitiveSchemaDefinitionSchema),
+    properties: record2(string2(), PrimitiveSchemaDefinitionSchema),
     required: array(string2()).optional()
   }).catchall(unknown())
 });
@@ -48884,7 +49203,7 @@ var ElicitResultSchema = ResultSchema.extend({
     "decline",
     "cancel"
   ]),
-  content: preprocess((val) => val === null ? void 0 : val, record(string2(), union([
+  content: preprocess((val) => val === null ? void 0 : val, record2(string2(), union([
     string2(),
     number2(),
     boolean2(),
@@ -48905,7 +49224,7 @@ var CompleteRequestParamsSchema = BaseRequestParamsSchema.extend({
     name: string2(),
     value: string2()
   }),
-  context: object({ arguments: record(string2(), string2()).optional() }).optional()
+  context: object({ arguments: record2(string2(), string2()).optional() }).optional()
 });
 var CompleteRequestSchema = RequestSchema.extend({
   method: literal("completion/complete"),
@@ -48919,7 +49238,7 @@ var CompleteResultSchema = ResultSchema.extend({ completion: looseObject({
 var RootSchema = object({
   uri: string2().startsWith("file://"),
   name: string2().optional(),
-  _meta: record(string2(), unknown()).optional()
+  _meta: record2(string2(), unknown()).optional()
 });
 var ListRootsRequestSchema = RequestSchema.extend({
   method: literal("roots/list"),
@@ -49424,10 +49743,10 @@ function build$1() {
     number2(),
     boolean2(),
     _null3(),
-    record(string2(), JSONValueSchema$1),
+    record2(string2(), JSONValueSchema$1),
     array(JSONValueSchema$1)
   ]));
-  const JSONObjectSchema$1 = record(string2(), JSONValueSchema$1);
+  const JSONObjectSchema$1 = record2(string2(), JSONValueSchema$1);
   const ProgressTokenSchema$1 = union([string2(), number2().int()]);
   const CursorSchema$1 = string2();
   const TaskMetadataSchema$1 = object({ ttl: number2().optional() });
@@ -49498,7 +49817,7 @@ function build$1() {
     requests: looseObject({ tools: looseObject({ call: JSONObjectSchema$1.optional() }).optional() }).optional()
   });
   const ClientCapabilitiesSchema$1 = object({
-    experimental: record(string2(), JSONObjectSchema$1).optional(),
+    experimental: record2(string2(), JSONObjectSchema$1).optional(),
     sampling: object({
       context: JSONObjectSchema$1.optional(),
       tools: JSONObjectSchema$1.optional()
@@ -49506,7 +49825,7 @@ function build$1() {
     elicitation: ElicitationCapabilitySchema2.optional(),
     roots: object({ listChanged: boolean2().optional() }).optional(),
     tasks: ClientTasksCapabilitySchema$1.optional(),
-    extensions: record(string2(), JSONObjectSchema$1).optional()
+    extensions: record2(string2(), JSONObjectSchema$1).optional()
   });
   const InitializeRequestParamsSchema$1 = BaseRequestParamsSchema$1.extend({
     protocolVersion: string2(),
@@ -49518,7 +49837,7 @@ function build$1() {
     params: InitializeRequestParamsSchema$1
   });
   const ServerCapabilitiesSchema$1 = object({
-    experimental: record(string2(), JSONObjectSchema$1).optional(),
+    experimental: record2(string2(), JSONObjectSchema$1).optional(),
     logging: JSONObjectSchema$1.optional(),
     completions: JSONObjectSchema$1.optional(),
     prompts: object({ listChanged: boolean2().optional() }).optional(),
@@ -49528,7 +49847,7 @@ function build$1() {
     }).optional(),
     tools: object({ listChanged: boolean2().optional() }).optional(),
     tasks: ServerTasksCapabilitySchema$1.optional(),
-    extensions: record(string2(), JSONObjectSchema$1).optional()
+    extensions: record2(string2(), JSONObjectSchema$1).optional()
   });
   const InitializeResultSchema$1 = ResultSchema$1.extend({
     protocolVersion: string2(),
@@ -49564,7 +49883,7 @@ function build$1() {
   const ResourceContentsSchema$1 = object({
     uri: string2(),
     mimeType: optional(string2()),
-    _meta: record(string2(), unknown()).optional()
+    _meta: record2(string2(), unknown()).optional()
   });
   const TextResourceContentsSchema$1 = ResourceContentsSchema$1.extend({ text: string2() });
   const Base64Schema2 = string2().refine((val) => {
@@ -49647,7 +49966,7 @@ function build$1() {
   const ListPromptsResultSchema$1 = PaginatedResultSchema$1.extend({ prompts: array(PromptSchema$1) });
   const GetPromptRequestParamsSchema$1 = BaseRequestParamsSchema$1.extend({
     name: string2(),
-    arguments: record(string2(), string2()).optional()
+    arguments: record2(string2(), string2()).optional()
   });
   const GetPromptRequestSchema$1 = RequestSchema$1.extend({
     method: literal("prompts/get"),
@@ -49657,34 +49976,34 @@ function build$1() {
     type: literal("text"),
     text: string2(),
     annotations: AnnotationsSchema$1.optional(),
-    _meta: record(string2(), unknown()).optional()
+    _meta: record2(string2(), unknown()).optional()
   });
   const ImageContentSchema$1 = object({
     type: literal("image"),
     data: Base64Schema2,
     mimeType: string2(),
     annotations: AnnotationsSchema$1.optional(),
-    _meta: record(string2(), unknown()).optional()
+    _meta: record2(string2(), unknown()).optional()
   });
   const AudioContentSchema$1 = object({
     type: literal("audio"),
     data: Base64Schema2,
     mimeType: string2(),
     annotations: AnnotationsSchema$1.optional(),
-    _meta: record(string2(), unknown()).optional()
+    _meta: record2(string2(), unknown()).optional()
   });
   const ToolUseContentSchema$1 = object({
     type: literal("tool_use"),
     name: string2(),
     id: string2(),
-    input: record(string2(), unknown()),
-    _meta: record(string2(), unknown()).optional()
+    input: record2(string2(), unknown()),
+    _meta: record2(string2(), unknown()).optional()
   });
   const EmbeddedResourceSchema$1 = object({
     type: literal("resource"),
     resource: union([TextResourceContentsSchema$1, BlobResourceContentsSchema$1]),
     annotations: AnnotationsSchema$1.optional(),
-    _meta: record(string2(), unknown()).optional()
+    _meta: record2(string2(), unknown()).optional()
   });
   const ResourceLinkSchema$1 = ResourceSchema$1.extend({ type: literal("resource_link") });
   const ContentBlockSchema$1 = union([
@@ -49724,28 +50043,28 @@ function build$1() {
     description: string2().optional(),
     inputSchema: object({
       type: literal("object"),
-      properties: record(string2(), JSONValueSchema$1).optional(),
+      properties: record2(string2(), JSONValueSchema$1).optional(),
       required: array(string2()).optional()
     }).catchall(unknown()),
     outputSchema: object({
       type: literal("object"),
-      properties: record(string2(), JSONValueSchema$1).optional(),
+      properties: record2(string2(), JSONValueSchema$1).optional(),
       required: array(string2()).optional()
     }).catchall(unknown()).optional(),
     annotations: ToolAnnotationsSchema$1.optional(),
     execution: ToolExecutionSchema$1.optional(),
-    _meta: record(string2(), unknown()).optional()
+    _meta: record2(string2(), unknown()).optional()
   });
   const ListToolsRequestSchema$1 = PaginatedRequestSchema$1.extend({ method: literal("tools/list") });
   const ListToolsResultSchema$1 = PaginatedResultSchema$1.extend({ tools: array(ToolSchema$1) });
   const CallToolResultSchema$1 = ResultSchema$1.extend({
     content: array(ContentBlockSchema$1),
-    structuredContent: record(string2(), unknown()).optional(),
+    structuredContent: record2(string2(), unknown()).optional(),
     isError: boolean2().optional()
   });
   const CallToolRequestParamsSchema$1 = TaskAugmentedRequestParamsSchema$1.extend({
     name: string2(),
-    arguments: record(string2(), unknown()).optional()
+    arguments: record2(string2(), unknown()).optional()
   });
   const CallToolRequestSchema$1 = RequestSchema$1.extend({
     method: literal("tools/call"),
@@ -49797,7 +50116,7 @@ function build$1() {
     content: array(ContentBlockSchema$1),
     structuredContent: object({}).loose().optional(),
     isError: boolean2().optional(),
-    _meta: record(string2(), unknown()).optional()
+    _meta: record2(string2(), unknown()).optional()
   });
   const SamplingContentSchema$1 = discriminatedUnion("type", [
     TextContentSchema$1,
@@ -49814,7 +50133,7 @@ function build$1() {
   const SamplingMessageSchema$1 = object({
     role: RoleSchema$1,
     content: union([SamplingMessageContentBlockSchema$1, array(SamplingMessageContentBlockSchema$1)]),
-    _meta: record(string2(), unknown()).optional()
+    _meta: record2(string2(), unknown()).optional()
   });
   const CreateMessageRequestParamsSchema$1 = TaskAugmentedRequestParamsSchema$1.extend({
     messages: array(SamplingMessageSchema$1),
@@ -49952,7 +50271,7 @@ function build$1() {
     message: string2(),
     requestedSchema: object({
       type: literal("object"),
-      properties: record(string2(), PrimitiveSchemaDefinitionSchema$1),
+      properties: record2(string2(), PrimitiveSchemaDefinitionSchema$1),
       required: array(string2()).optional()
     }).catchall(unknown())
   });
@@ -49978,7 +50297,7 @@ function build$1() {
       "decline",
       "cancel"
     ]),
-    content: preprocess((val) => val === null ? void 0 : val, record(string2(), union([
+    content: preprocess((val) => val === null ? void 0 : val, record2(string2(), union([
       string2(),
       number2(),
       boolean2(),
@@ -49999,7 +50318,7 @@ function build$1() {
       name: string2(),
       value: string2()
     }),
-    context: object({ arguments: record(string2(), string2()).optional() }).optional()
+    context: object({ arguments: record2(string2(), string2()).optional() }).optional()
   });
   const CompleteRequestSchema$1 = RequestSchema$1.extend({
     method: literal("completion/complete"),
@@ -50013,7 +50332,7 @@ function build$1() {
   const RootSchema$1 = object({
     uri: string2().startsWith("file://"),
     name: string2().optional(),
-    _meta: record(string2(), unknown()).optional()
+    _meta: record2(string2(), unknown()).optional()
   });
   const ListRootsRequestSchema$1 = RequestSchema$1.extend({
     method: literal("roots/list"),
@@ -50573,10 +50892,10 @@ function build() {
     number2(),
     boolean2(),
     _null3(),
-    record(string2(), JSONValueSchema$1),
+    record2(string2(), JSONValueSchema$1),
     array(JSONValueSchema$1)
   ]));
-  const JSONObjectSchema$1 = record(string2(), JSONValueSchema$1);
+  const JSONObjectSchema$1 = record2(string2(), JSONValueSchema$1);
   const ProgressTokenSchema$1 = union([string2(), number2().int()]);
   const CursorSchema$1 = string2();
   const RequestIdSchema$1 = union([string2(), number2().int()]);
@@ -50652,7 +50971,7 @@ function build() {
     requests: looseObject({ tools: looseObject({ call: JSONObjectSchema$1.optional() }).optional() }).optional()
   });
   const ClientCapabilitiesSchema$1 = object({
-    experimental: record(string2(), JSONObjectSchema$1).optional(),
+    experimental: record2(string2(), JSONObjectSchema$1).optional(),
     sampling: object({
       context: JSONObjectSchema$1.optional(),
       tools: JSONObjectSchema$1.optional()
@@ -50660,10 +50979,10 @@ function build() {
     elicitation: ElicitationCapabilitySchema2.optional(),
     roots: object({ listChanged: boolean2().optional() }).optional(),
     tasks: ClientTasksCapabilitySchema$1.optional(),
-    extensions: record(string2(), JSONObjectSchema$1).optional()
+    extensions: record2(string2(), JSONObjectSchema$1).optional()
   });
   const ServerCapabilitiesSchema$1 = object({
-    experimental: record(string2(), JSONObjectSchema$1).optional(),
+    experimental: record2(string2(), JSONObjectSchema$1).optional(),
     logging: JSONObjectSchema$1.optional(),
     completions: JSONObjectSchema$1.optional(),
     prompts: object({ listChanged: boolean2().optional() }).optional(),
@@ -50673,7 +50992,7 @@ function build() {
     }).optional(),
     tools: object({ listChanged: boolean2().optional() }).optional(),
     tasks: ServerTasksCapabilitySchema$1.optional(),
-    extensions: record(string2(), JSONObjectSchema$1).optional()
+    extensions: record2(string2(), JSONObjectSchema$1).optional()
   });
   const ProgressSchema$1 = object({
     progress: number2(),
@@ -50701,7 +51020,7 @@ function build() {
   const ResourceContentsSchema$1 = object({
     uri: string2(),
     mimeType: optional(string2()),
-    _meta: record(string2(), unknown()).optional()
+    _meta: record2(string2(), unknown()).optional()
   });
   const TextResourceContentsSchema$1 = ResourceContentsSchema$1.extend({ text: string2() });
   const BlobResourceContentsSchema$1 = ResourceContentsSchema$1.extend({ blob: Base64Schema2 });
@@ -50758,34 +51077,34 @@ function build() {
     type: literal("text"),
     text: string2(),
     annotations: AnnotationsSchema$1.optional(),
-    _meta: record(string2(), unknown()).optional()
+    _meta: record2(string2(), unknown()).optional()
   });
   const ImageContentSchema$1 = object({
     type: literal("image"),
     data: Base64Schema2,
     mimeType: string2(),
     annotations: AnnotationsSchema$1.optional(),
-    _meta: record(string2(), unknown()).optional()
+    _meta: record2(string2(), unknown()).optional()
   });
   const AudioContentSchema$1 = object({
     type: literal("audio"),
     data: Base64Schema2,
     mimeType: string2(),
     annotations: AnnotationsSchema$1.optional(),
-    _meta: record(string2(), unknown()).optional()
+    _meta: record2(string2(), unknown()).optional()
   });
   const ToolUseContentSchema$1 = object({
     type: literal("tool_use"),
     name: string2(),
     id: string2(),
-    input: record(string2(), unknown()),
-    _meta: record(string2(), unknown()).optional()
+    input: record2(string2(), unknown()),
+    _meta: record2(string2(), unknown()).optional()
   });
   const EmbeddedResourceSchema$1 = object({
     type: literal("resource"),
     resource: union([TextResourceContentsSchema$1, BlobResourceContentsSchema$1]),
     annotations: AnnotationsSchema$1.optional(),
-    _meta: record(string2(), unknown()).optional()
+    _meta: record2(string2(), unknown()).optional()
   });
   const ResourceLinkSchema$1 = ResourceSchema$1.extend({ type: literal("resource_link") });
   const ContentBlockSchema$1 = union([
@@ -50917,7 +51236,7 @@ function build() {
     message: string2(),
     requestedSchema: object({
       type: literal("object"),
-      properties: record(string2(), PrimitiveSchemaDefinitionSchema$1),
+      properties: record2(string2(), PrimitiveSchemaDefinitionSchema$1),
       required: array(string2()).optional()
     }).catchall(unknown())
   });
@@ -50932,7 +51251,7 @@ function build() {
   const RootSchema$1 = object({
     uri: string2().startsWith("file://"),
     name: string2().optional(),
-    _meta: record(string2(), unknown()).optional()
+    _meta: record2(string2(), unknown()).optional()
   });
   const sharedClientCapabilityShape = ClientCapabilitiesSchema$1.shape;
   const ClientCapabilities2026Schema = object({
@@ -50969,7 +51288,7 @@ function build() {
     }),
     outputSchema: looseObject({ $schema: string2().optional() }).optional(),
     annotations: ToolAnnotationsSchema$1.optional(),
-    _meta: record(string2(), unknown()).optional()
+    _meta: record2(string2(), unknown()).optional()
   });
   const ToolResultContentSchema$1 = object({
     type: literal("tool_result"),
@@ -50977,7 +51296,7 @@ function build() {
     content: array(ContentBlockSchema$1),
     structuredContent: unknown().optional(),
     isError: boolean2().optional(),
-    _meta: record(string2(), unknown()).optional()
+    _meta: record2(string2(), unknown()).optional()
   });
   const SamplingMessageContentBlockSchema$1 = union([
     TextContentSchema$1,
@@ -50989,7 +51308,7 @@ function build() {
   const SamplingMessageSchema$1 = object({
     role: RoleSchema$1,
     content: union([SamplingMessageContentBlockSchema$1, array(SamplingMessageContentBlockSchema$1)]),
-    _meta: record(string2(), unknown()).optional()
+    _meta: record2(string2(), unknown()).optional()
   });
   const ResultTypeSchema = string2();
   const ResultMetaSchema = looseObject({ [SERVER_INFO_META_KEY]: ImplementationSchema$1.optional().catch(void 0) });
@@ -51079,7 +51398,7 @@ function build() {
   });
   const ListRootsRequestSchema$1 = object({
     method: literal("roots/list"),
-    params: object({ _meta: record(string2(), unknown()).optional() }).optional()
+    params: object({ _meta: record2(string2(), unknown()).optional() }).optional()
   });
   const CreateMessageResultSchema$1 = object({
     ...SamplingMessageSchema$1.shape,
@@ -51093,7 +51412,7 @@ function build() {
       "decline",
       "cancel"
     ]),
-    content: record(string2(), union([
+    content: record2(string2(), union([
       string2(),
       number2(),
       boolean2(),
@@ -51120,8 +51439,8 @@ function build() {
     ListRootsResultSchema$1,
     ElicitResultSchema$1
   ]);
-  const InputRequestsSchema = record(string2(), InputRequestSchema);
-  const InputResponsesSchema = record(string2(), InputResponseSchema);
+  const InputRequestsSchema = record2(string2(), InputRequestSchema);
+  const InputResponsesSchema = record2(string2(), InputResponseSchema);
   const InputRequiredResultSchema = wireResult({
     inputRequests: InputRequestsSchema.optional(),
     requestState: string2().optional()
@@ -51155,7 +51474,7 @@ function build() {
   }
   const callToolParamsShape = {
     name: string2(),
-    arguments: record(string2(), unknown()).optional(),
+    arguments: record2(string2(), unknown()).optional(),
     ...retryParamsShape
   };
   const paginatedParamsShape = { cursor: CursorSchema$1.optional() };
@@ -51164,7 +51483,7 @@ function build() {
   const ListPromptsRequestSchema$1 = wireRequest("prompts/list", paginatedParamsShape);
   const GetPromptRequestSchema$1 = wireRequest("prompts/get", {
     name: string2(),
-    arguments: record(string2(), string2()).optional(),
+    arguments: record2(string2(), string2()).optional(),
     ...retryParamsShape
   });
   const ListResourcesRequestSchema$1 = wireRequest("resources/list", paginatedParamsShape);
@@ -51179,7 +51498,7 @@ function build() {
       name: string2(),
       value: string2()
     }),
-    context: object({ arguments: record(string2(), string2()).optional() }).optional()
+    context: object({ arguments: record2(string2(), string2()).optional() }).optional()
   };
   const CompleteRequestSchema$1 = wireRequest("completion/complete", completeParamsShape);
   const DiscoverRequestSchema$1 = wireRequest("server/discover", {});
@@ -51201,7 +51520,7 @@ function build() {
     "tools/list": dispatchRequest("tools/list", paginatedParamsShape),
     "prompts/get": dispatchRequest("prompts/get", {
       name: string2(),
-      arguments: record(string2(), string2()).optional()
+      arguments: record2(string2(), string2()).optional()
     }),
     "prompts/list": dispatchRequest("prompts/list", paginatedParamsShape),
     "resources/list": dispatchRequest("resources/list", paginatedParamsShape),
@@ -51757,14 +52076,14 @@ var NOT_IN_ERA = {
 };
 var REQUIRED_ENVELOPE_KEYS = [PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_KEY];
 function enforceDeletedFields(method, result) {
-  let next = result;
+  let next2 = result;
   let copied = false;
   const copy = () => {
     if (!copied) {
-      next = { ...next };
+      next2 = { ...next2 };
       copied = true;
     }
-    return next;
+    return next2;
   };
   const tools = result.tools;
   if (method === "tools/list" && Array.isArray(tools) && tools.some((tool) => isPlainObject$3(tool) && "execution" in tool)) copy().tools = tools.map((tool) => {
@@ -51779,7 +52098,7 @@ function enforceDeletedFields(method, result) {
     delete rest["tasks"];
     copy().capabilities = rest;
   }
-  return next;
+  return next2;
 }
 var rev2026Codec = {
   era: "2026-07-28",
@@ -60009,12 +60328,12 @@ var require_next2 = /* @__PURE__ */ __commonJSMin(((exports) => {
   const dependentRequired_1 = require_dependentRequired2();
   const dependentSchemas_1 = require_dependentSchemas2();
   const limitContains_1 = require_limitContains2();
-  const next = [
+  const next2 = [
     dependentRequired_1.default,
     dependentSchemas_1.default,
     limitContains_1.default
   ];
-  exports.default = next;
+  exports.default = next2;
 }));
 var require_unevaluatedProperties2 = /* @__PURE__ */ __commonJSMin(((exports) => {
   Object.defineProperty(exports, "__esModule", { value: true });
@@ -64780,16 +65099,16 @@ function isDpopNonceChallenge(response) {
   const wwwAuthenticate = response.headers.get("www-authenticate") ?? "";
   return hasDpopChallenge(wwwAuthenticate) && /use_dpop_nonce/i.test(wwwAuthenticate);
 }
-var withDpop = (session, getToken) => (next) => {
+var withDpop = (session, getToken) => (next2) => {
   const resolveSession = typeof session === "function" ? session : () => session;
   return async (input, init) => {
     const method = (init?.method ?? "GET").toUpperCase();
     const url2 = new URL(input.toString());
     const activeSession = await resolveSession();
-    if (!activeSession) return next(input, init);
+    if (!activeSession) return next2(input, init);
     const makeRequest = async () => {
       const accessToken = await getToken();
-      if (!accessToken) return next(input, init);
+      if (!accessToken) return next2(input, init);
       const headers = new Headers(init?.headers);
       const proof = await activeSession.buildProof({
         htm: method,
@@ -64798,7 +65117,7 @@ var withDpop = (session, getToken) => (next) => {
       });
       headers.set("Authorization", `DPoP ${accessToken}`);
       headers.set("DPoP", proof);
-      return next(input, {
+      return next2(input, {
         ...init,
         headers
       });
@@ -65816,13 +66135,13 @@ async function check(io, inputs, root, client) {
       ""
     );
   }
-  const failed = repo.packages.filter((p) => checkConclusion(p) === "failure");
+  const failed2 = repo.packages.filter((p) => checkConclusion(p) === "failure");
   const counts = repo.packages.map(checkCounts);
   const warnings = counts.reduce((n, c) => n + c.warnings, 0);
   let published = 0;
   let publishFailed = null;
   if (inputs.publish && client) {
-    if (failed.length > 0 || repo.packages.some((p) => !p.service?.ok)) {
+    if (failed2.length > 0 || repo.packages.some((p) => !p.service?.ok)) {
       publishFailed = "nothing published: lint, validation or the service stopped it";
       sections.push(`**Nothing published**: every package must lint clean and validate first.`, "");
     } else {
@@ -65853,7 +66172,7 @@ async function check(io, inputs, root, client) {
     }
   }
   await io.summary(sections.join("\n"));
-  const ok = failed.length === 0 && publishFailed === null && !(inputs.failOnWarnings && warnings > 0);
+  const ok = failed2.length === 0 && publishFailed === null && !(inputs.failOnWarnings && warnings > 0);
   writeOutputs(io, repo.packages, { ok, published });
   for (const pkg of repo.packages) {
     const c = checkCounts(pkg);
@@ -65861,9 +66180,9 @@ async function check(io, inputs, root, client) {
       `svc ${pkg.dir}: ${checkConclusion(pkg)} (${c.problems} problems, ${c.errors} errors, ${c.warnings} warnings)`
     );
   }
-  if (failed.length > 0)
+  if (failed2.length > 0)
     io.setFailed(
-      `svc: ${failed.map((p) => p.dir).join(", ")} failed; see the annotations and the job summary`
+      `svc: ${failed2.map((p) => p.dir).join(", ")} failed; see the annotations and the job summary`
     );
   else if (publishFailed !== null) io.setFailed(`svc: ${publishFailed}`);
   else if (inputs.failOnWarnings && warnings > 0)
@@ -65871,12 +66190,15 @@ async function check(io, inputs, root, client) {
   return ok;
 }
 async function publishChanged(client, pkg, retry) {
-  if (!pkg.service?.ok || !pkg.lint.plan_hash) return null;
-  const r = pkg.service.result.validation.reconciliation;
-  const changes = r !== null && (r.counts.create + r.counts.update + r.counts.revise > 0 || r.campaign?.action === "create" || r.campaign?.action === "update");
-  if (!changes) return null;
-  const planHash2 = pkg.lint.plan_hash;
-  return publishValidated(client, pkg.service.result, { reported: planHash2, linted: planHash2 }, retry);
+  if (!pkg.service?.ok || !pkg.lint.plan_hash || !pkg.tree) return null;
+  if (!changesSomething(pkg.service.result.validation.reconciliation)) return null;
+  const linted = pkg.lint.plan_hash;
+  return publishValidated(
+    client,
+    { tree: pkg.tree, validated: pkg.service.result },
+    { reviewed: linted, linted },
+    retry
+  );
 }
 function writeOutputs(io, packages, result) {
   const hashes = Object.fromEntries(packages.map((p) => [p.dir, p.lint.plan_hash]));

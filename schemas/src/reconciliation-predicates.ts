@@ -1,3 +1,5 @@
+import { ReconciliationAction } from "./enums.ts";
+
 /**
  * The questions every party asks of a reconciliation (spec 4.1, publish_authoring_upload) and of
  * a publish refusal, answered once: the service when it validates and publishes, `svc draft`, the
@@ -14,9 +16,9 @@ export interface ReconciliationLike {
 export function hasConflicts(reconciliation: ReconciliationLike | null | undefined): boolean {
   if (!reconciliation) return false;
   return (
-    (reconciliation.counts.conflict ?? 0) > 0 ||
-    reconciliation.campaign?.action === "conflict" ||
-    reconciliation.problems.some((p) => p.action === "conflict")
+    (reconciliation.counts[ReconciliationAction.conflict] ?? 0) > 0 ||
+    reconciliation.campaign?.action === ReconciliationAction.conflict ||
+    reconciliation.problems.some((p) => p.action === ReconciliationAction.conflict)
   );
 }
 
@@ -28,7 +30,11 @@ export function changesSomething(reconciliation: ReconciliationLike | null | und
   if (!reconciliation) return false;
   const { create = 0, update = 0, revise = 0 } = reconciliation.counts;
   const campaign = reconciliation.campaign?.action;
-  return create + update + revise > 0 || campaign === "create" || campaign === "update";
+  return (
+    create + update + revise > 0 ||
+    campaign === ReconciliationAction.create ||
+    campaign === ReconciliationAction.update
+  );
 }
 
 /** publish_authoring_upload's refusals that mean "validate again" (spec section 7). */
