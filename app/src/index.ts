@@ -58,7 +58,6 @@ export {
   type CheckerJob,
   type CheckerLimits,
   type CheckerOutcome,
-  CheckerResult,
   type EvidenceFile,
   type InputFile,
   LimitName,
@@ -93,7 +92,6 @@ export {
   isIgnoredPath,
   SERVER_ARCHIVE_LIMITS,
   TreeError,
-  TreeErrorCode,
 } from "./tree/file-tree.ts";
 export { findGitPackages, PACKAGE_LIST_MAX_BYTES } from "./tree/find-git-packages.ts";
 export { findPackages, PACKAGE_LIST_FILE, type PackageDiscovery } from "./tree/find-packages.ts";

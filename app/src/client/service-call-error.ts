@@ -22,8 +22,6 @@ export class ServiceCallError extends Error {
   }
 }
 
-export { TransportCode };
-
 /**
  * Tool error codes worth retrying: the service said its own machinery failed or it is not ready.
  * Every other tool error is an answer about the request, and asking again gives the same answer.

@@ -7,7 +7,8 @@ import {
   StreamableHTTPClientTransport,
   UnauthorizedError,
 } from "@modelcontextprotocol/client";
-import { httpError, ServiceCallError, TransportCode, toolError } from "./service-call-error.ts";
+import { TransportCode } from "@svc/schemas";
+import { httpError, ServiceCallError, toolError } from "./service-call-error.ts";
 
 /** Client deadlines (spec section 8, CLI retries): 180 s per call, 300 s for the archive PUT. */
 export const CALL_DEADLINE_MS = 180_000;

@@ -1,4 +1,4 @@
-import { CheckerResult } from "@svc/schemas";
+import type { CheckerResult } from "@svc/schemas";
 import type { ContentHash } from "../hash/sha256.ts";
 
 /**
@@ -9,7 +9,6 @@ import type { ContentHash } from "../hash/sha256.ts";
  * process, bwrap, docker); an *outcome* is the job's result plus everything the run record keeps.
  */
 
-export { CheckerResult };
 export type StageResult = CheckerResult | "error";
 
 /** `none`: no backend could run the job (a script runtime unbound on this machine). */

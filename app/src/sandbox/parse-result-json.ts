@@ -1,4 +1,4 @@
-import { CheckerResult } from "./checker-job.ts";
+import { CheckerResult } from "@svc/schemas";
 import { decodeJson } from "./decode-json.ts";
 import type { ParseResult } from "./parse-dimacs.ts";
 

@@ -1,4 +1,4 @@
-import { TreeErrorCode } from "@svc/schemas";
+import type { TreeErrorCode } from "@svc/schemas";
 /**
  * FileTree: one read-only view of a package, whatever it came from (a directory, a ZIP archive,
  * later a Git commit). Lint and plan are functions of a FileTree, so identical files give an
@@ -16,8 +16,6 @@ export interface FileTree {
   /** The bytes of a listed file; rejects with a TreeError `not_found` for anything else. */
   read(path: string): Promise<Uint8Array>;
 }
-
-export { TreeErrorCode };
 
 export class TreeError extends Error {
   readonly code: TreeErrorCode;

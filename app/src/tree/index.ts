@@ -7,7 +7,6 @@ export {
   isIgnoredPath,
   SERVER_ARCHIVE_LIMITS,
   TreeError,
-  TreeErrorCode,
 } from "./file-tree.ts";
 export { findPackages, PACKAGE_LIST_FILE, type PackageDiscovery } from "./find-packages.ts";
 export { createMemoryFs, type MemoryFs } from "./memory-fs.ts";

@@ -1,5 +1,6 @@
+import { IdPrefix } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
-import { IdPrefix, randomId } from "../core/ids/random-id.ts";
+import { randomId } from "../core/ids/random-id.ts";
 import { ARTIFACT_COLUMNS, type ArtifactRow } from "./artifact.ts";
 
 /** What a new Artifact row holds; the bytes are already in the blob store under `content_hash`. */

@@ -1,7 +1,7 @@
-import { IdPrefix, idPattern } from "@svc/schemas";
+import { BlobRefusalCode, IdPrefix, idPattern } from "@svc/schemas";
 import { findAttempt } from "../attempts/find-attempt.ts";
 import { requireActive } from "../attempts/read-attempt.ts";
-import { BlobRefusalCode, BlobRefusedError, type BlobSource } from "../core/blobs/index.ts";
+import { BlobRefusedError, type BlobSource } from "../core/blobs/index.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import type { Services } from "../core/services/services.ts";
 import type { SignedUpload } from "../core/signing/signed-upload-url.ts";

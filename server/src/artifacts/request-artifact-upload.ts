@@ -1,8 +1,9 @@
 import { mediaTypeOf } from "@svc/app";
+import { IdPrefix } from "@svc/schemas";
 import { AttemptAccess, readAttempt, requireActive } from "../attempts/read-attempt.ts";
 import { isContentHash } from "../core/blobs/content-hash.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
-import { IdPrefix, randomId } from "../core/ids/random-id.ts";
+import { randomId } from "../core/ids/random-id.ts";
 import type { Services } from "../core/services/services.ts";
 import { signUploadUrl } from "../core/signing/signed-upload-url.ts";
 import { signedUrlExpiry } from "../core/signing/signed-url-expiry.ts";

@@ -1,4 +1,4 @@
-import { AttemptOutcome, AttemptStatus } from "@svc/schemas";
+import type { AttemptOutcome, AttemptStatus } from "@svc/schemas";
 
 /**
  * Glossary. An *Attempt* is one participant's work on one Problem, pinned to the revision it
@@ -7,13 +7,6 @@ import { AttemptOutcome, AttemptStatus } from "@svc/schemas";
  * a new Attempt that carries on an ended one of the same user and Problem; each Attempt has at
  * most one continuation (its *successor*), so continuations form a chain.
  */
-
-/**
- * How a participant ended an Attempt: `solved` (they believe the work is done), `partial` (some
- * progress worth continuing), `gave_up` (stopped without a result), `abandoned` (left without
- * judging it, for example a lost session).
- */
-export { AttemptOutcome, AttemptStatus };
 
 /** An `attempts` row with the Problem's slug, the revision number and the successor's id. */
 export interface AttemptRow {

@@ -5,8 +5,6 @@ import type { Viewer } from "../visibility/viewer.ts";
 import { canReadWork } from "../visibility/work-access.ts";
 import { findAttempt } from "./find-attempt.ts";
 
-export { WorkingAttemptReason };
-
 /** What became of a `working_attempt_id` on a read (spec 4.1). */
 export interface WorkingAttemptOutcome {
   id: string;

@@ -1,8 +1,9 @@
+import type { AttemptStatus } from "@svc/schemas";
 import type { Services } from "../core/services/services.ts";
 import { readProblem } from "../problems/read-problem.ts";
 import type { Caller } from "../users/caller.ts";
 import { viewerOf } from "../visibility/viewer.ts";
-import type { Attempt, AttemptStatus } from "./attempt.ts";
+import type { Attempt } from "./attempt.ts";
 import { pageAttempts } from "./page-attempts.ts";
 
 /** list_my_attempts: the caller's own Attempts, newest first, optionally on one Problem or in one status. */

@@ -1,9 +1,8 @@
+import { Capability, Scope } from "@svc/schemas";
 import type { Services } from "../core/services/services.ts";
-import { Capability } from "../users/capability.ts";
 import type { Principal } from "../users/principal.ts";
 import { requireCapability } from "../users/require-capability.ts";
 import { requireScope } from "../users/require-scope.ts";
-import { Scope } from "../users/scope.ts";
 import { recordWorkAudit } from "../work/record-work-audit.ts";
 import { findOwnedWork } from "./find-owned-work.ts";
 

@@ -1,8 +1,7 @@
-import type { PublishResult, ValidationResult } from "@svc/schemas";
+import type { PublishResult, UploadState, ValidationResult } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import type { LiveSnapshot } from "./read-live-state.ts";
-import type { UploadState } from "./upload-state.ts";
 
 /** What validation stores: its result and the live snapshot publication re-checks. */
 export interface StoredValidation extends ValidationResult {

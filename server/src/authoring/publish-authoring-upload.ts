@@ -1,13 +1,11 @@
 import type { PublishResult, Reconciliation } from "@svc/schemas";
+import { Capability, Role, Scope, UploadState } from "@svc/schemas";
 import { isUniqueViolation } from "../core/db/is-unique-violation.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import type { Services } from "../core/services/services.ts";
-import { Capability } from "../users/capability.ts";
 import { type LiveRole, liveRole } from "../users/live-role.ts";
 import type { Principal } from "../users/principal.ts";
 import { requireScope } from "../users/require-scope.ts";
-import { Role } from "../users/role.ts";
-import { Scope } from "../users/scope.ts";
 import { recordWorkAudit } from "../work/record-work-audit.ts";
 import { type AuthoringUpload, findOwnUpload } from "./authoring-upload.ts";
 import { isCustomImage } from "./image-statuses.ts";
@@ -21,7 +19,6 @@ import { publishVerifierImplementations } from "./publish-verifier-implementatio
 import { type LiveRead, readLiveState, staleDifferences } from "./read-live-state.ts";
 import { readUploadTree } from "./read-upload-tree.ts";
 import { storePackageBytes } from "./store-package-bytes.ts";
-import { UploadState } from "./upload-state.ts";
 
 /**
  * publish_authoring_upload (spec 4.1): executes the reconciliation validation stored, in one

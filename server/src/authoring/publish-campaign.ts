@@ -1,5 +1,6 @@
 import type { CampaignAction, Reconciliation, Visibility } from "@svc/schemas";
-import { IdPrefix, randomId } from "../core/ids/random-id.ts";
+import { IdPrefix } from "@svc/schemas";
+import { randomId } from "../core/ids/random-id.ts";
 import type { PublishContext } from "./publish-context.ts";
 import type { LiveRead } from "./read-live-state.ts";
 

@@ -1,5 +1,6 @@
 import type { PlanProblem, ProblemReconciliation, PublishedProblem, Visibility } from "@svc/schemas";
-import { IdPrefix, randomId } from "../core/ids/random-id.ts";
+import { IdPrefix } from "@svc/schemas";
+import { randomId } from "../core/ids/random-id.ts";
 import { sealedSlots } from "../problems/sealed-slots.ts";
 import { evaluationIdOf } from "../sealing/evaluation-id.ts";
 import type { CampaignPlacement } from "./publish-campaign.ts";

@@ -1,5 +1,6 @@
 import { hashJson } from "@svc/app";
-import { IdPrefix, randomId } from "../core/ids/random-id.ts";
+import { IdPrefix } from "@svc/schemas";
+import { randomId } from "../core/ids/random-id.ts";
 import { byteOrder, type PublishContext } from "./publish-context.ts";
 
 /**

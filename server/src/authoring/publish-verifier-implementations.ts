@@ -1,5 +1,6 @@
+import { IdPrefix } from "@svc/schemas";
 import { enqueueConformance } from "../conformance/enqueue-conformance.ts";
-import { IdPrefix, randomId } from "../core/ids/random-id.ts";
+import { randomId } from "../core/ids/random-id.ts";
 import { byteOrder, type PublishContext } from "./publish-context.ts";
 
 /**

@@ -1,8 +1,8 @@
-import { BlobRefusalCode, BlobRefusedError, type BlobSource } from "../core/blobs/index.ts";
+import { BlobRefusalCode, UploadState } from "@svc/schemas";
+import { BlobRefusedError, type BlobSource } from "../core/blobs/index.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import type { Services } from "../core/services/services.ts";
 import { verifySignedUploadPath } from "../core/signing/signed-upload-url.ts";
-import { UploadState } from "./upload-state.ts";
 
 export interface ReceivedUpload {
   upload_id: string;

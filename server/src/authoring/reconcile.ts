@@ -1,5 +1,4 @@
 import {
-  CampaignAction,
   type Plan,
   type PlanProblem,
   type ProblemReconciliation,
@@ -27,8 +26,6 @@ import {
 /** What publishing does to one Problem: the schemas' closed set, under the name used here. */
 export const ProblemAction = ReconciliationAction;
 export type ProblemAction = ReconciliationAction;
-
-export { CampaignAction };
 
 /** A live Problem as the reconciliation needs it. */
 export interface LiveProblem {

@@ -1,12 +1,12 @@
+import { IdPrefix, Scope } from "@svc/schemas";
 import { isContentHash } from "../core/blobs/content-hash.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
-import { IdPrefix, randomId } from "../core/ids/random-id.ts";
+import { randomId } from "../core/ids/random-id.ts";
 import type { Services } from "../core/services/services.ts";
 import { signUploadUrl } from "../core/signing/signed-upload-url.ts";
 import { signedUrlExpiry } from "../core/signing/signed-url-expiry.ts";
 import type { Principal } from "../users/principal.ts";
 import { requireScope } from "../users/require-scope.ts";
-import { Scope } from "../users/scope.ts";
 import { MAX_UPLOAD_BYTES } from "./upload-state.ts";
 
 export interface RequestedUpload {

@@ -1,15 +1,20 @@
 import { lintPackage, TreeError } from "@svc/app";
-import { hasConflicts, type ValidationError, type ValidationResult } from "@svc/schemas";
+import {
+  Capability,
+  hasConflicts,
+  Role,
+  Scope,
+  UploadState,
+  type ValidationError,
+  type ValidationResult,
+} from "@svc/schemas";
 import { validationConformance } from "../conformance/validation-conformance.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import type { Services } from "../core/services/services.ts";
 import { registerImages } from "../sandbox-images/register-images.ts";
-import { Capability } from "../users/capability.ts";
 import { liveRole } from "../users/live-role.ts";
 import type { Principal } from "../users/principal.ts";
 import { requireScope } from "../users/require-scope.ts";
-import { Role } from "../users/role.ts";
-import { Scope } from "../users/scope.ts";
 import { type AuthoringUpload, findOwnUpload, type StoredValidation } from "./authoring-upload.ts";
 import { checkNamedCampaigns } from "./check-named-campaigns.ts";
 import { checkPublishedContractBindings } from "./check-published-contract-bindings.ts";
@@ -19,7 +24,6 @@ import { contractFile } from "./package-files.ts";
 import { readLiveState } from "./read-live-state.ts";
 import { readUploadTree } from "./read-upload-tree.ts";
 import { reconcile } from "./reconcile.ts";
-import { UploadState } from "./upload-state.ts";
 
 export interface ValidatedUpload extends ValidationResult {
   upload_id: string;

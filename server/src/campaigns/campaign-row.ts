@@ -1,5 +1,4 @@
-import type { CampaignAuthoredStatus, CampaignStatus } from "@svc/schemas";
-import type { Visibility } from "../visibility/visibility.ts";
+import type { CampaignAuthoredStatus, CampaignStatus, Visibility } from "@svc/schemas";
 
 /** A Campaign row as read paths select it (`select * from campaigns`). */
 export interface CampaignRow {

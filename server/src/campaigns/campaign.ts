@@ -1,4 +1,4 @@
-import type { Visibility } from "../visibility/visibility.ts";
+import type { Visibility } from "@svc/schemas";
 import type { CampaignRow } from "./campaign-row.ts";
 
 /** The canonical Campaign object every read returns (docs/architecture.md, "Reads and visibility"). */

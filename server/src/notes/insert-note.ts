@@ -1,7 +1,8 @@
+import { IdPrefix, type NoteKind } from "@svc/schemas";
 import type { AttemptRow } from "../attempts/attempt.ts";
 import type { Sql } from "../core/db/connect-sql.ts";
-import { IdPrefix, randomId } from "../core/ids/random-id.ts";
-import { NOTE_COLUMNS, type Note, type NoteKind, type NoteRow, toNote } from "./note.ts";
+import { randomId } from "../core/ids/random-id.ts";
+import { NOTE_COLUMNS, type Note, type NoteRow, toNote } from "./note.ts";
 
 /** Inserts a note on an Attempt the caller already checked (theirs, active or ending now). */
 export async function insertNote(

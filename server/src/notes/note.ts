@@ -1,10 +1,9 @@
-import { NoteKind } from "@svc/schemas";
+import type { NoteKind } from "@svc/schemas";
 
 /**
  * A Note is Markdown a participant writes on their own Attempt: working notes (`note`) while it
  * is active, and the one `summary` end_attempt requires. Notes are append-only.
  */
-export { NoteKind };
 
 /** The longest note body, in characters (the table's check). */
 export const MAX_NOTE_CHARS = 20000;

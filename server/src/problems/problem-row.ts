@@ -1,7 +1,6 @@
-import type { Structure } from "@svc/schemas";
+import type { Structure, Visibility } from "@svc/schemas";
 import type postgres from "postgres";
 import type { Sql } from "../core/db/connect-sql.ts";
-import type { Visibility } from "../visibility/visibility.ts";
 import { EFFECTIVE_VISIBILITY_SQL } from "../visibility/visibility-sql.ts";
 
 /** A Problem as read paths select it: its row, its Campaign's slug and both visibilities. */

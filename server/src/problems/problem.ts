@@ -1,4 +1,4 @@
-import type { Visibility } from "../visibility/visibility.ts";
+import type { Visibility } from "@svc/schemas";
 import type { ProblemRow } from "./problem-row.ts";
 
 /**

@@ -1,7 +1,8 @@
 import type { ProtocolNode } from "@svc/schemas";
+import { IdPrefix } from "@svc/schemas";
 import type postgres from "postgres";
 import type { Sql } from "../core/db/connect-sql.ts";
-import { IdPrefix, randomId } from "../core/ids/random-id.ts";
+import { randomId } from "../core/ids/random-id.ts";
 import { enqueueRun } from "../core/jobs/enqueue-run.ts";
 import type { EffectiveAgentConfig } from "../core/services/hosted-reviewer.ts";
 import type { Services } from "../core/services/services.ts";

@@ -1,8 +1,9 @@
 import type { ProtocolNode } from "@svc/schemas";
+import { IdPrefix } from "@svc/schemas";
 import type postgres from "postgres";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
-import { IdPrefix, randomId } from "../core/ids/random-id.ts";
+import { randomId } from "../core/ids/random-id.ts";
 import type { Services } from "../core/services/services.ts";
 import { reviewNodeState } from "./node-state.ts";
 import { readAssignmentRows, readProcessRow } from "./read-process-rows.ts";

@@ -1,7 +1,7 @@
-import type { ProtocolNode, ReduceOutcome, ReviewProtocolDocument } from "@svc/schemas";
+import type { ProcessEndReason, ProtocolNode, ReduceOutcome, ReviewProtocolDocument } from "@svc/schemas";
 import { holdPassed, reviewNodeState } from "./node-state.ts";
 import type { ReduceInput, Reduction } from "./reduction.ts";
-import type { ProcessEndReason, ReviewAssignmentRow, ReviewNodeRow } from "./review-records.ts";
+import type { ReviewAssignmentRow, ReviewNodeRow } from "./review-records.ts";
 
 /**
  * The process state machine, as a pure function of the snapshot, the stored rows and `now`.

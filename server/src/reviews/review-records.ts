@@ -1,12 +1,15 @@
 import type {
+  AssignmentStatus,
+  NodeStatus,
   NodeType,
+  ProcessEndReason,
+  ProcessStatus,
   ReduceOutcome,
   ReviewerKind,
   ReviewProtocolDocument,
   SkillRequirement,
   SubjectKind,
 } from "@svc/schemas";
-import { AssignmentStatus, NodeStatus, ProcessEndReason, ProcessStatus } from "@svc/schemas";
 import type { AssistanceDeclaration, Citation } from "../core/services/review-response.ts";
 import type { Reduction } from "./reduction.ts";
 
@@ -22,8 +25,6 @@ import type { Reduction } from "./reduction.ts";
  * - deadline: `opened_at + assignment_timeout_hours` of a review node; a seat still open then
  *   ends the process `reviewers_unavailable`.
  */
-
-export { AssignmentStatus, NodeStatus, ProcessEndReason, ProcessStatus };
 
 /** A `review_processes` row. */
 export interface ReviewProcessRow {

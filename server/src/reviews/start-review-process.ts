@@ -1,8 +1,9 @@
 import type { ReviewProtocolDocument, SubjectKind } from "@svc/schemas";
+import { IdPrefix } from "@svc/schemas";
 import type postgres from "postgres";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
-import { IdPrefix, randomId } from "../core/ids/random-id.ts";
+import { randomId } from "../core/ids/random-id.ts";
 
 /** What a process examines and who made it; the stage that started it, when one did. */
 export interface StartReviewProcessInput {

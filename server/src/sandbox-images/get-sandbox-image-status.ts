@@ -1,10 +1,10 @@
 import { catalogueDigest } from "@svc/app";
-import type { ConformanceStatus } from "@svc/schemas";
+import type { ConformanceStatus, ImageState } from "@svc/schemas";
 import { ServiceError } from "../core/errors/service-error.ts";
 import type { Services } from "../core/services/services.ts";
 import { readableContractSql } from "../visibility/mechanism-visibility-sql.ts";
 import type { Viewer } from "../visibility/viewer.ts";
-import { type ImageState, imageKind, liveImageState } from "./image-state.ts";
+import { imageKind, liveImageState } from "./image-state.ts";
 
 export interface SandboxImageStatus {
   image_ref: string;

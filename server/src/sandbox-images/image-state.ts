@@ -2,8 +2,6 @@ import { ImageState } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import type { SandboxEngines } from "../core/services/sandbox-runner.ts";
 
-export { ImageState };
-
 /** What kind of image a reference names. */
 export function imageKind(imageRef: string): "builtin" | "runtime" | "custom" {
   if (imageRef.startsWith("svc-builtin/")) return "builtin";

@@ -1,8 +1,6 @@
 import { EntryEventKind } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 
-export { EntryEventKind };
-
 /** One event as get_final_entry shows it; `id` is the increasing event id (a cursor). */
 export interface EntryEvent {
   id: string;

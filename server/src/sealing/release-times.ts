@@ -1,4 +1,5 @@
-import { ScoreReleaseMode, type SealingPolicy } from "./sealing-policy.ts";
+import { ScoreReleaseMode } from "@svc/schemas";
+import type { SealingPolicy } from "./sealing-policy.ts";
 
 /**
  * When the sealed labels become public: an early release (`unsealed_at`) or `sealed_until`,

@@ -15,8 +15,6 @@ import { EntriesMode, ScoreReleaseMode } from "@svc/schemas";
  *   evidence and logs are withheld until label release.
  */
 
-export { EntriesMode, ScoreReleaseMode };
-
 /** The public early-release audit event (spec 6.2). */
 export interface ReleaseEvent {
   unsealed_at: string;

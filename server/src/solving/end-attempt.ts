@@ -1,10 +1,11 @@
-import { type Attempt, type AttemptOutcome, toAttempt } from "../attempts/attempt.ts";
+import { type AttemptOutcome, NoteKind } from "@svc/schemas";
+import { type Attempt, toAttempt } from "../attempts/attempt.ts";
 import { findAttempt } from "../attempts/find-attempt.ts";
 import { AttemptAccess, readAttempt, requireActive } from "../attempts/read-attempt.ts";
 import { inTransaction } from "../core/db/in-transaction.ts";
 import type { Services } from "../core/services/services.ts";
 import { insertNote } from "../notes/insert-note.ts";
-import { type Note, NoteKind } from "../notes/note.ts";
+import type { Note } from "../notes/note.ts";
 import type { Caller } from "../users/caller.ts";
 import { viewerOf } from "../visibility/viewer.ts";
 

@@ -1,3 +1,4 @@
+import { IdPrefix } from "@svc/schemas";
 import { type Attempt, toAttempt } from "../attempts/attempt.ts";
 import { alreadyContinued, continuationRefusal } from "../attempts/continuation-refusal.ts";
 import { findAttempt } from "../attempts/find-attempt.ts";
@@ -5,7 +6,7 @@ import type { Sql } from "../core/db/connect-sql.ts";
 import { inTransaction } from "../core/db/in-transaction.ts";
 import { isUniqueViolation } from "../core/db/is-unique-violation.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
-import { IdPrefix, randomId } from "../core/ids/random-id.ts";
+import { randomId } from "../core/ids/random-id.ts";
 import type { Services } from "../core/services/services.ts";
 import { problemEnvelope } from "../discovery/get-problem.ts";
 import { findProblem } from "../problems/find-problem.ts";

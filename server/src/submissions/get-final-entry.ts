@@ -1,14 +1,9 @@
+import { EntriesMode, EntryEventKind } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
-import {
-  type EntryEvent,
-  EntryEventKind,
-  latestNomination,
-  readEntryEvents,
-} from "../sealing/final-entry-events.ts";
+import { type EntryEvent, latestNomination, readEntryEvents } from "../sealing/final-entry-events.ts";
 import { readSealedRevision } from "../sealing/read-sealed-revision.ts";
 import { isCutOff, selectionFreezesAt } from "../sealing/release-times.ts";
-import { EntriesMode } from "../sealing/sealing-policy.ts";
 import type { Viewer } from "../visibility/viewer.ts";
 import { notIndependentError } from "./nominate-final-entry.ts";
 

@@ -1,3 +1,4 @@
+import { EntriesMode } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { inTransaction } from "../core/db/in-transaction.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
@@ -5,7 +6,6 @@ import { type EntryEvent, latestNomination, recordNomination } from "../sealing/
 import { lockQuota } from "../sealing/read-quota-usage.ts";
 import { readSealedRevision } from "../sealing/read-sealed-revision.ts";
 import { selectionFreezesAt } from "../sealing/release-times.ts";
-import { EntriesMode } from "../sealing/sealing-policy.ts";
 import type { Viewer } from "../visibility/viewer.ts";
 import { readSubmission } from "./read-submission.ts";
 

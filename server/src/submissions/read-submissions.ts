@@ -1,13 +1,9 @@
+import type { SubmissionStatus } from "@svc/schemas";
 import type postgres from "postgres";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { type RunReader, readRunWithholdings } from "../sealing/read-run-withholdings.ts";
 import type { RunWithholding } from "../sealing/run-withholding.ts";
-import type {
-  Submission,
-  SubmissionArtifact,
-  SubmissionStatus,
-  SubmissionVerification,
-} from "./submission.ts";
+import type { Submission, SubmissionArtifact, SubmissionVerification } from "./submission.ts";
 
 interface SubmissionRow {
   id: string;

@@ -1,5 +1,4 @@
-import type { RunResult, RunStatus } from "@svc/schemas";
-import { SubmissionStatus } from "@svc/schemas";
+import type { RunResult, RunStatus, SubmissionStatus } from "@svc/schemas";
 
 /**
  * Glossary. A *Submission* binds Artifacts of one Attempt to the roles of the pinned Contract's
@@ -7,7 +6,6 @@ import { SubmissionStatus } from "@svc/schemas";
  * Contract. It is `active` until its owner withdraws it (write-once); its `artifacts` are frozen
  * at creation with each Artifact's hash and size, in the Contract's role order.
  */
-export { SubmissionStatus };
 
 /** One bound Artifact as the Submission records it (and the run's inputs repeat it). */
 export interface SubmissionArtifact {

@@ -1,7 +1,6 @@
+import type { Capability, Scope } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
-import type { Capability } from "./capability.ts";
 import type { Principal } from "./principal.ts";
-import type { Scope } from "./scope.ts";
 import { TOKEN_PATTERN, tokenHash } from "./token-format.ts";
 
 /**

@@ -1,4 +1,4 @@
-import type { Capability } from "./capability.ts";
+import type { Capability } from "@svc/schemas";
 
 /** One grant of a capability, kept after it is revoked (spec 5.3: recorded with grantor and time). */
 export interface CapabilityGrant {

@@ -1,6 +1,7 @@
+import type { Capability } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
-import { type Capability, isCapability } from "./capability.ts";
+import { isCapability } from "./capability.ts";
 import type { CapabilityGrant } from "./capability-grant.ts";
 
 /**

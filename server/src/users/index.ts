@@ -1,6 +1,6 @@
 export { addUser } from "./add-user.ts";
 export { authenticate } from "./authenticate.ts";
-export { Capability, isCapability } from "./capability.ts";
+export { isCapability } from "./capability.ts";
 export type { CapabilityGrant } from "./capability-grant.ts";
 export { getUserByHandle } from "./get-user-by-handle.ts";
 export { grantCapability } from "./grant-capability.ts";
@@ -11,8 +11,7 @@ export { requireAdministrator } from "./require-administrator.ts";
 export { requireCapability } from "./require-capability.ts";
 export { revokeCapability } from "./revoke-capability.ts";
 export { revokeToken } from "./revoke-token.ts";
-export { Role } from "./role.ts";
-export { isScope, Scope } from "./scope.ts";
+export { isScope } from "./scope.ts";
 export { setAdministrator } from "./set-administrator.ts";
 export { TOKEN_PATTERN, TOKEN_PREFIX_LENGTH } from "./token-format.ts";
 export { type TokenScope, tokenScope } from "./token-scope.ts";

@@ -1,9 +1,10 @@
+import type { Capability } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { inTransaction } from "../core/db/in-transaction.ts";
 import { isUniqueViolation } from "../core/db/is-unique-violation.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import { randomId } from "../core/ids/random-id.ts";
-import { type Capability, isCapability } from "./capability.ts";
+import { isCapability } from "./capability.ts";
 import { isScope } from "./scope.ts";
 import { newTokenSecret, tokenHash, tokenPrefix } from "./token-format.ts";
 import { type TokenScope, tokenScope } from "./token-scope.ts";

@@ -1,9 +1,13 @@
+import { Capability, Role } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
-import { Capability } from "./capability.ts";
-import { Role } from "./role.ts";
 
-/** A user's authority as the database says now. */
+/**
+ * A user's authority as the database says now. Roles are checked live on each action from the
+ * user's current record and grants, independent of what a token claims (spec 5.4): every user is
+ * a contributor; author and trusted author come from capability grants; administrator from the
+ * user's `is_admin`.
+ */
 export interface LiveRole {
   user_id: string;
   /** Every user is a contributor; `trusted_author` implies `author`. */

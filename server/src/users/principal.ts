@@ -1,5 +1,4 @@
-import type { Capability } from "./capability.ts";
-import type { Scope } from "./scope.ts";
+import type { Capability, Scope } from "@svc/schemas";
 import type { User } from "./user.ts";
 
 /**

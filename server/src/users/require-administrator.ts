@@ -1,7 +1,7 @@
+import { Role } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import { type LiveRole, liveRole } from "./live-role.ts";
-import { Role } from "./role.ts";
 
 /** Checks, live, that a user is an administrator now; throws forbidden otherwise. */
 export async function requireAdministrator(sql: Sql, userId: string): Promise<LiveRole> {

@@ -1,8 +1,7 @@
+import { Capability, Role } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
-import { Capability } from "./capability.ts";
 import { type LiveRole, liveRole } from "./live-role.ts";
-import { Role } from "./role.ts";
 
 /**
  * Checks, live, that a user holds a capability now (`trusted_author` counts as `author`), and

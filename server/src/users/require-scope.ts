@@ -1,6 +1,6 @@
+import type { Scope } from "@svc/schemas";
 import { ServiceError } from "../core/errors/service-error.ts";
 import type { Principal } from "./principal.ts";
-import type { Scope } from "./scope.ts";
 
 /** Throws forbidden unless the token was issued with `scope` (contribute tokens also hold read). */
 export function requireScope(principal: Principal, scope: Scope): void {

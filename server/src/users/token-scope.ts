@@ -1,5 +1,6 @@
-import { Capability, isCapability } from "./capability.ts";
-import { isScope, Scope } from "./scope.ts";
+import { Capability, Scope } from "@svc/schemas";
+import { isCapability } from "./capability.ts";
+import { isScope } from "./scope.ts";
 
 /** What a token carries: scopes and capabilities, each in catalogue order. */
 export interface TokenScope {

@@ -1,10 +1,8 @@
 import type { MembershipRole } from "@svc/schemas";
+import { type Capability, Role, type Scope } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
-import type { Capability } from "./capability.ts";
 import { liveRole } from "./live-role.ts";
 import type { Principal } from "./principal.ts";
-import { Role } from "./role.ts";
-import type { Scope } from "./scope.ts";
 
 /** One organization the user belongs to, as whoami reports it. */
 export interface Membership {

@@ -1,9 +1,7 @@
-import { RunTrigger } from "@svc/schemas";
+import type { RunTrigger } from "@svc/schemas";
 import type postgres from "postgres";
 import { randomId } from "../core/ids/random-id.ts";
 import { enqueueRun } from "../core/jobs/enqueue-run.ts";
-
-export { RunTrigger };
 
 /** One Submission artifact as the run records it, in the Contract's role order. */
 export interface RunArtifact {

@@ -1,8 +1,9 @@
+import { RunTrigger } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { inTransaction } from "../core/db/in-transaction.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import type { Viewer } from "../visibility/viewer.ts";
-import { queueVerificationRun, type RunArtifact, RunTrigger } from "./queue-verification-run.ts";
+import { queueVerificationRun, type RunArtifact } from "./queue-verification-run.ts";
 
 /**
  * rerun_verification: a re-examination of a Submission is a new run (spec 2.4, trigger `rerun`),

@@ -1,12 +1,10 @@
 import type { StageResult } from "@svc/app";
-import { RunStatus, type StageKind } from "@svc/schemas";
+import type { RunStatus, RunTrigger, StageKind } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { type RunReader, readRunWithholdings } from "../sealing/read-run-withholdings.ts";
 import { NOTHING_WITHHELD, withholdRun } from "../sealing/run-withholding.ts";
-import type { RunArtifact, RunTrigger } from "./queue-verification-run.ts";
+import type { RunArtifact } from "./queue-verification-run.ts";
 import type { StageLog, StageMechanism } from "./stage-record.ts";
-
-export { RunStatus };
 
 /** `log` as records show it: the stored fields plus where to read the bytes. */
 export interface StageLogRecord extends StageLog {

@@ -1,4 +1,4 @@
-import { Visibility } from "@svc/schemas";
+import type { Visibility } from "@svc/schemas";
 
 /**
  * Who may see a piece of work (a Campaign or a Problem), from least to most visible:
@@ -10,8 +10,6 @@ import { Visibility } from "@svc/schemas";
  * New work starts private. A Campaign's Problem carries its own visibility as an exception that
  * can only restrict: its effective visibility is the lesser of its own and its Campaign's.
  */
-export { Visibility };
-
 const RANK: Readonly<Record<Visibility, number>> = { private: 0, unlisted: 1, listed: 2 };
 
 /** The lesser (more restrictive) of two visibilities. */

@@ -1,5 +1,5 @@
+import { Visibility as V, type Visibility } from "@svc/schemas";
 import type { Viewer } from "./viewer.ts";
-import { Visibility as V, type Visibility } from "./visibility.ts";
 
 /** What access rules need to know about a piece of work. */
 export interface WorkAccessFacts {

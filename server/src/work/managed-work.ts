@@ -1,10 +1,9 @@
-import { IdPrefix, idPattern } from "@svc/schemas";
+import { IdPrefix, idPattern, type Visibility } from "@svc/schemas";
 import type { CampaignRow } from "../campaigns/campaign-row.ts";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import { type ProblemRow, problemColumnsSql } from "../problems/problem-row.ts";
 import type { Viewer } from "../visibility/viewer.ts";
-import type { Visibility } from "../visibility/visibility.ts";
 import { canManageWork, canReadWork } from "../visibility/work-access.ts";
 import type { WorkReference } from "./work-reference.ts";
 

@@ -1,10 +1,10 @@
+import { Role, Visibility } from "@svc/schemas";
 import { inTransaction } from "../core/db/in-transaction.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import type { Services } from "../core/services/services.ts";
 import { liveRole } from "../users/live-role.ts";
-import { Role } from "../users/role.ts";
 import type { Viewer } from "../visibility/viewer.ts";
-import { lesserVisibility, Visibility } from "../visibility/visibility.ts";
+import { lesserVisibility } from "../visibility/visibility.ts";
 import { checkSnapshot } from "./check-snapshot.ts";
 import { loadManagedWork, type ManagedWork } from "./managed-work.ts";
 import { recordWorkAudit } from "./record-work-audit.ts";

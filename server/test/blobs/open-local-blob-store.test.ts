@@ -5,9 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { buffer } from "node:stream/consumers";
+import { BlobRefusalCode } from "@svc/schemas";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
-  BlobRefusalCode,
   BlobRefusedError,
   type BlobStore,
   blobPath,

@@ -3,14 +3,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ContentHash } from "@svc/app";
+import { BlobRefusalCode } from "@svc/schemas";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  BlobRefusalCode,
-  BlobRefusedError,
-  InvalidContentHashError,
-  openLocalBlobStore,
-} from "../../src/core/blobs/index.ts";
+import { BlobRefusedError, InvalidContentHashError, openLocalBlobStore } from "../../src/core/blobs/index.ts";
 import { signUploadUrl, verifySignedUploadPath } from "../../src/core/signing/signed-upload-url.ts";
 import { SignedUrlFailure, signUrl, verifySignedPath } from "../../src/core/signing/signed-url.ts";
 

@@ -1,14 +1,13 @@
 import { hashJson, mediaTypeOf, sha256 } from "@svc/app";
+import { type Capability, IdPrefix, type Visibility } from "@svc/schemas";
 import type { Sql } from "../../src/core/db/connect-sql.ts";
-import { IdPrefix, randomId } from "../../src/core/ids/random-id.ts";
+import { randomId } from "../../src/core/ids/random-id.ts";
 import type { Services } from "../../src/core/services/services.ts";
 import { addUser } from "../../src/users/add-user.ts";
 import { authenticate } from "../../src/users/authenticate.ts";
-import type { Capability } from "../../src/users/capability.ts";
 import { grantCapability } from "../../src/users/grant-capability.ts";
 import { issueToken } from "../../src/users/issue-token.ts";
 import type { Principal } from "../../src/users/principal.ts";
-import type { Visibility } from "../../src/visibility/visibility.ts";
 
 /**
  * Published records written straight into the tables, exactly as migration 002 and publication

@@ -1,7 +1,5 @@
 import { BlobRefusalCode } from "@svc/schemas";
 
-export { BlobRefusalCode };
-
 /** The details of a refusal, discriminated by `code`. */
 export type BlobRefusal =
   | { code: typeof BlobRefusalCode.too_large; max_bytes: number; received_bytes: number }

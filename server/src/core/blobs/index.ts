@@ -1,6 +1,6 @@
 /** Content-addressed blob storage: the interface, the local directory store and their errors. */
 export { blobPath } from "./blob-path.ts";
-export { type BlobRefusal, BlobRefusalCode, BlobRefusedError } from "./blob-refused-error.ts";
+export { type BlobRefusal, BlobRefusedError } from "./blob-refused-error.ts";
 export type { BlobSource, BlobStat, BlobStore, PutOptions, PutResult } from "./blob-store.ts";
 export { assertContentHash, CONTENT_HASH_PATTERN, isContentHash } from "./content-hash.ts";
 export { InvalidContentHashError } from "./invalid-content-hash-error.ts";

@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import { type FileHandle, open, rm } from "node:fs/promises";
 import { Readable } from "node:stream";
 import type { ContentHash } from "@svc/app";
-import { BlobRefusalCode, BlobRefusedError } from "./blob-refused-error.ts";
+import { BlobRefusalCode } from "@svc/schemas";
+import { BlobRefusedError } from "./blob-refused-error.ts";
 import type { BlobSource, PutResult } from "./blob-store.ts";
 import type { PutLimits } from "./check-put-options.ts";
 

@@ -1,7 +1,5 @@
-import { IdPrefix } from "@svc/schemas";
+import type { IdPrefix } from "@svc/schemas";
 import { randomChars } from "./random-chars.ts";
-
-export { IdPrefix };
 
 const ID_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz";
 

@@ -1,13 +1,14 @@
 import { type CliIo, processIo, UsageError } from "@svc/app";
+import { type Capability, Scope } from "@svc/schemas";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { inTransaction } from "../../core/db/in-transaction.ts";
 import { ServiceError } from "../../core/errors/service-error.ts";
 import { addUser } from "../../users/add-user.ts";
-import { type Capability, isCapability } from "../../users/capability.ts";
+import { isCapability } from "../../users/capability.ts";
 import { grantCapability } from "../../users/grant-capability.ts";
 import { issueToken } from "../../users/issue-token.ts";
 import { revokeToken } from "../../users/revoke-token.ts";
-import { isScope, Scope } from "../../users/scope.ts";
+import { isScope } from "../../users/scope.ts";
 import { createLogger } from "./create-logger.ts";
 import { serveCommand } from "./serve-command.ts";
 import { type ServerConfig, serverConfig } from "./server-config.ts";

@@ -1,4 +1,4 @@
-import { Scope } from "../../users/scope.ts";
+import { Scope } from "@svc/schemas";
 
 /** Where RFC 9728 puts a resource's metadata: this prefix, then the resource's path. */
 export const PROTECTED_RESOURCE_METADATA_PREFIX = "/.well-known/oauth-protected-resource";

@@ -1,7 +1,7 @@
 import type { ReadResourceResult } from "@modelcontextprotocol/server";
+import { Scope } from "@svc/schemas";
 import { ServiceError } from "../../core/errors/service-error.ts";
 import { requireScope } from "../../users/require-scope.ts";
-import { Scope } from "../../users/scope.ts";
 import type { AdaptedResourceTemplate } from "./adapt-resource-template.ts";
 import type { McpCaller } from "./mcp-caller.ts";
 import { resourceError } from "./resource-error.ts";

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { memoryTree, sha256, zipTree } from "@svc/app";
-import type { PublishResult } from "@svc/schemas";
+import type { Capability, PublishResult } from "@svc/schemas";
 import { publishAuthoringUpload } from "../../../src/authoring/publish-authoring-upload.ts";
 import { requestAuthoringUpload } from "../../../src/authoring/request-authoring-upload.ts";
 import {
@@ -13,7 +13,6 @@ import type { Services } from "../../../src/core/services/services.ts";
 import { type App, buildApp } from "../../../src/edges/cli/build-app.ts";
 import { addUser } from "../../../src/users/add-user.ts";
 import { authenticate } from "../../../src/users/authenticate.ts";
-import type { Capability } from "../../../src/users/capability.ts";
 import { grantCapability } from "../../../src/users/grant-capability.ts";
 import { issueToken } from "../../../src/users/issue-token.ts";
 import type { Principal } from "../../../src/users/principal.ts";

@@ -1,8 +1,9 @@
+import type { RunTrigger } from "@svc/schemas";
 import type { Pool } from "../../../src/core/db/connect-sql.ts";
 import { randomId } from "../../../src/core/ids/random-id.ts";
 import type { Services } from "../../../src/core/services/services.ts";
 import type { Principal } from "../../../src/users/principal.ts";
-import { queueVerificationRun, type RunTrigger } from "../../../src/verification/queue-verification-run.ts";
+import { queueVerificationRun } from "../../../src/verification/queue-verification-run.ts";
 import { type Files, fixturePackage, publishFiles } from "../../authoring/support/authoring-harness.ts";
 
 /** A published Problem whose revision pins a Contract. */

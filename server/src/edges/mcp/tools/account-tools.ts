@@ -1,5 +1,5 @@
+import { Scope } from "@svc/schemas";
 import { z } from "zod";
-import { Scope } from "../../../users/scope.ts";
 import { whoami } from "../../../users/whoami.ts";
 import { defineTool, type Tool, ToolKind } from "./tool.ts";
 

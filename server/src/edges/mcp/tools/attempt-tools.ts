@@ -1,5 +1,5 @@
+import { AttemptOutcome, AttemptStatus } from "@svc/schemas";
 import { z } from "zod";
-import { AttemptOutcome, AttemptStatus } from "../../../attempts/attempt.ts";
 import { listAttempts } from "../../../attempts/list-attempts.ts";
 import { listMyAttempts } from "../../../attempts/list-my-attempts.ts";
 import { endAttempt } from "../../../solving/end-attempt.ts";

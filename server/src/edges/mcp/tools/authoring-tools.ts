@@ -1,3 +1,4 @@
+import { Scope } from "@svc/schemas";
 import { z } from "zod";
 import { archiveCampaign } from "../../../authoring/archive-campaign.ts";
 import { archiveProblem } from "../../../authoring/archive-problem.ts";
@@ -5,7 +6,6 @@ import { publishAuthoringUpload } from "../../../authoring/publish-authoring-upl
 import { requestAuthoringUpload } from "../../../authoring/request-authoring-upload.ts";
 import { MAX_UPLOAD_BYTES } from "../../../authoring/upload-state.ts";
 import { validateAuthoringUpload } from "../../../authoring/validate-authoring-upload.ts";
-import { Scope } from "../../../users/scope.ts";
 import { defineTool, type Tool, ToolKind } from "./tool.ts";
 
 const uploadId = z.string().min(1).max(64).describe("The upload_id request_authoring_upload returned.");

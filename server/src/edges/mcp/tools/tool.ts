@@ -1,7 +1,7 @@
+import type { Scope } from "@svc/schemas";
 import type { z } from "zod";
 import type { Services } from "../../../core/services/services.ts";
 import type { Principal } from "../../../users/principal.ts";
-import type { Scope } from "../../../users/scope.ts";
 
 /**
  * How a tool is annotated (spec 4.1): read tools are read-only; write tools change state;

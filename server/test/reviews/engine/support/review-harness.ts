@@ -1,7 +1,8 @@
 import { hashJson } from "@svc/app";
 import type { ReviewProtocolDocument } from "@svc/schemas";
+import { IdPrefix } from "@svc/schemas";
 import type { Pool, Sql } from "../../../../src/core/db/connect-sql.ts";
-import { IdPrefix, randomId } from "../../../../src/core/ids/random-id.ts";
+import { randomId } from "../../../../src/core/ids/random-id.ts";
 import type { Services } from "../../../../src/core/services/services.ts";
 import type { Clock } from "../../../../src/core/time/clock.ts";
 import { readProcessRow } from "../../../../src/reviews/read-process-rows.ts";

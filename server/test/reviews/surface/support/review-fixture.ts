@@ -1,4 +1,5 @@
-import { IdPrefix, randomId } from "../../../../src/core/ids/random-id.ts";
+import { IdPrefix } from "@svc/schemas";
+import { randomId } from "../../../../src/core/ids/random-id.ts";
 import type { Services } from "../../../../src/core/services/services.ts";
 import { startReviewProcess } from "../../../../src/reviews/start-review-process.ts";
 import { seedProblem, seedProtocol } from "../../../support/seed-records.ts";
