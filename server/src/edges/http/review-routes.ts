@@ -4,6 +4,7 @@ import { getReviewAssignment } from "../../reviews/read/get-review-assignment.ts
 import { getReviewCase } from "../../reviews/read/get-review-case.ts";
 import { requireScope } from "../../users/require-scope.ts";
 import { viewerOf } from "../../visibility/viewer.ts";
+import { sendHtmlPage } from "./html/send-html-page.ts";
 import { renderReviewAssignmentPage } from "./pages/render-review-assignment-page.ts";
 import { renderReviewCasePage } from "./pages/render-review-case-page.ts";
 import { prefersJson } from "./prefers-json.ts";
@@ -37,7 +38,7 @@ export const reviewRoutes: FastifyPluginAsync<{ services: Services }> = async (a
       );
       reply.header("cache-control", "private, max-age=0").header("vary", "accept");
       if (prefersJson(request.headers.accept)) return result;
-      return reply.type("text/html; charset=utf-8").send(renderReviewCasePage(result));
+      return sendHtmlPage(reply, renderReviewCasePage(result));
     },
   );
 
@@ -51,6 +52,6 @@ export const reviewRoutes: FastifyPluginAsync<{ services: Services }> = async (a
     );
     reply.header("cache-control", "private, max-age=0").header("vary", "accept");
     if (prefersJson(request.headers.accept)) return result;
-    return reply.type("text/html; charset=utf-8").send(renderReviewAssignmentPage(result));
+    return sendHtmlPage(reply, renderReviewAssignmentPage(result));
   });
 };

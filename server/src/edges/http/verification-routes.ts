@@ -5,6 +5,7 @@ import { getVerification } from "../../verification/get-verification.ts";
 import { readStageLog } from "../../verification/read-stage-log.ts";
 import { findImplementationProgram } from "../../verifier-contracts/find-implementation-program.ts";
 import { viewerOf } from "../../visibility/viewer.ts";
+import { sendHtmlPage } from "./html/send-html-page.ts";
 import { renderVerificationPage } from "./pages/render-verification-page.ts";
 import { prefersJson } from "./prefers-json.ts";
 import { publicBaseUrl, type RouteContext, requirePrincipal } from "./request-principal.ts";
@@ -40,7 +41,7 @@ export const verificationRoutes: FastifyPluginAsync<{ services: Services }> = as
     );
     reply.header("cache-control", "private, max-age=0").header("vary", "accept");
     if (prefersJson(request.headers.accept)) return run;
-    return reply.type("text/html; charset=utf-8").send(renderVerificationPage(run));
+    return sendHtmlPage(reply, renderVerificationPage(run));
   });
 
   app.get<{ Params: { id: string } }>("/api/verifications/:id", async (request) => {

@@ -1,26 +1,27 @@
 import type { ReviewCaseResult } from "../../../reviews/read/get-review-case.ts";
+import { type Html, html } from "../html/html.ts";
 import { factTable, jsonBlock, link, reviewPage, textBlock } from "./render-review-html.ts";
-import { escapeHtml } from "./render-verification-page.ts";
 
 /**
  * The web view of a review case (`GET /reviews/{rpr}/nodes/{node_id}`): the node's state, the
  * rubric's instructions, each material (inlined text shown, larger files as their preview) and
  * the whole bundle as JSON. It shows exactly what get_review_case returns, blinded the same way.
  */
-export function renderReviewCasePage(result: ReviewCaseResult): string {
+export function renderReviewCasePage(result: ReviewCaseResult): Html {
   const c = result.review_case;
   const bundle = c.bundle as unknown as Record<string, unknown>;
   const rubric = bundle.rubric as { instructions_md?: unknown } | undefined;
   const instructions =
-    typeof rubric?.instructions_md === "string"
-      ? `<h2>Instructions</h2>\n${textBlock(rubric.instructions_md, "instructions")}`
-      : "";
-  const materials = Array.isArray(bundle.materials) ? bundle.materials.map(renderMaterial).join("\n") : "";
+    typeof rubric?.instructions_md === "string" &&
+    html`<h2>Instructions</h2>\n${textBlock(rubric.instructions_md, "instructions")}`;
+  const materials = Array.isArray(bundle.materials)
+    ? bundle.materials.map((item, i) => html`${i > 0 && "\n"}${renderMaterial(item)}`)
+    : [];
   const assignment = result.assignment_url
-    ? `<p>Your assignment: ${link(result.assignment_url, c.assignment_id ?? "assignment")}</p>`
-    : `<p class="note">You hold no assignment on this node. Claim a seat with the claim_review tool.</p>`;
-  const body = `<h1>Review case <code>${escapeHtml(c.review_process_id)}</code> / <code>${escapeHtml(c.node_id)}</code></h1>
-${c.node_title ? `<p>${escapeHtml(c.node_title)}</p>` : ""}
+    ? html`<p>Your assignment: ${link(result.assignment_url, c.assignment_id ?? "assignment")}</p>`
+    : html`<p class="note">You hold no assignment on this node. Claim a seat with the claim_review tool.</p>`;
+  const body = html`<h1>Review case <code>${c.review_process_id}</code> / <code>${c.node_id}</code></h1>
+${c.node_title && html`<p>${c.node_title}</p>`}
 ${factTable([
   ["Node status", c.node_status],
   ["Reviewers", c.reviewer_kind],
@@ -34,22 +35,17 @@ ${factTable([
 ${assignment}
 ${instructions}
 <h2>Materials</h2>
-${materials === "" ? "<p>No materials.</p>" : materials}
+${materials.length === 0 ? html`<p>No materials.</p>` : materials}
 <h2>Bundle</h2>
 ${jsonBlock(c.bundle, "bundle")}`;
   return reviewPage(`Review case ${c.review_process_id} ${c.node_id}`, body);
 }
 
-function renderMaterial(item: unknown): string {
+function renderMaterial(item: unknown): Html {
   const m = (item ?? {}) as Record<string, unknown>;
   const str = (value: unknown) => (value === null || value === undefined ? "-" : String(value));
-  const text = typeof m.text === "string" ? textBlock(m.text) : "";
-  const preview =
-    typeof m.preview === "string"
-      ? `${textBlock(m.preview)}<p class="note">Preview only: ${escapeHtml(str(m.omitted_reason))}</p>`
-      : "";
-  return `<section class="material">
-<h3>${escapeHtml(str(m.kind))}: ${escapeHtml(str(m.filename ?? m.key))}</h3>
+  return html`<section class="material">
+<h3>${str(m.kind)}: ${str(m.filename ?? m.key)}</h3>
 ${factTable([
   ["Key", str(m.key)],
   ["Media type", str(m.media_type)],
@@ -57,6 +53,9 @@ ${factTable([
   ["Content hash", str(m.content_hash)],
   ["Resource", str(m.resource_uri)],
 ])}
-${text}${preview}
+${typeof m.text === "string" && textBlock(m.text)}${
+  typeof m.preview === "string" &&
+  html`${textBlock(m.preview)}<p class="note">Preview only: ${str(m.omitted_reason)}</p>`
+}
 </section>`;
 }
