@@ -9,6 +9,7 @@ import { errorHandler } from "../http/error-handler.ts";
 import { healthRoutes } from "../http/health-routes.ts";
 import { oauthMetadataRoutes } from "../http/oauth-metadata-routes.ts";
 import { protectedResourceMetadataUrl } from "../http/protected-resource-metadata.ts";
+import { registerOpenApi } from "../http/register-openapi.ts";
 import { publicBaseUrl } from "../http/request-principal.ts";
 import { reviewRoutes } from "../http/review-routes.ts";
 import { uploadRoutes } from "../http/upload-routes.ts";
@@ -51,6 +52,7 @@ export function buildApp(services: Services) {
         new ServiceError("not_found", `no route ${request.method} ${request.url.split("?")[0]}`).toBody(),
       ),
   );
+  registerOpenApi(app);
   app.register(healthRoutes, { sql });
   app.register(apiRoutes, { services });
   app.register(downloadRoutes, { services });

@@ -1,6 +1,7 @@
 import type { ErrorCode } from "@svc/schemas";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { ServiceError } from "../../core/errors/service-error.ts";
+import { invalidRequestError } from "./invalid-request-error.ts";
 
 /** Codes for the 4xx errors fastify raises itself (bad JSON, schema validation, sizes). */
 const CLIENT_CODES: Readonly<Record<number, ErrorCode>> = {
@@ -21,6 +22,11 @@ export function errorHandler(
   reply: FastifyReply,
 ) {
   if (error instanceof ServiceError) return reply.status(error.status).send(error.toBody());
+  // A route's schema refused the request: invalid_input naming each parameter, never a 500.
+  if (error.validation !== undefined) {
+    const invalid = invalidRequestError(error, request);
+    return reply.status(invalid.status).send(invalid.toBody());
+  }
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) {
     const code = CLIENT_CODES[status] ?? "invalid_input";

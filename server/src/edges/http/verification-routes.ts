@@ -1,13 +1,20 @@
 import type { FastifyPluginAsync, FastifyRequest } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
 import type { Services } from "../../core/services/services.ts";
 import { requireScope } from "../../users/require-scope.ts";
 import { getVerification } from "../../verification/get-verification.ts";
 import { readStageLog } from "../../verification/read-stage-log.ts";
 import { findImplementationProgram } from "../../verifier-contracts/find-implementation-program.ts";
 import { viewerOf } from "../../visibility/viewer.ts";
+import { readOptions } from "../inputs/discovery-inputs.ts";
+import { fromQueryString } from "../inputs/from-query-string.ts";
+import { getVerificationInput, verifierImplementationId } from "../inputs/verification-inputs.ts";
+import { bytesResponse, jsonResponse, readErrors, verificationRunRecord } from "./api-responses.ts";
 import { sendHtmlPage } from "./html/send-html-page.ts";
 import { renderVerificationPage } from "./pages/render-verification-page.ts";
 import { prefersJson } from "./prefers-json.ts";
+import { readCaller } from "./read-caller.ts";
 import { publicBaseUrl, type RouteContext, requirePrincipal } from "./request-principal.ts";
 import { sendBlob } from "./send-blob.ts";
 
@@ -44,26 +51,62 @@ export const verificationRoutes: FastifyPluginAsync<{ services: Services }> = as
     return sendHtmlPage(reply, renderVerificationPage(run));
   });
 
-  app.get<{ Params: { id: string } }>("/api/verifications/:id", async (request) => {
-    const context = await caller(request);
-    return await getVerification(
-      services.sql,
-      viewerOf(context.principal),
-      request.params.id,
-      context.baseUrl,
-      services.clock(),
-    );
-  });
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const reader = readCaller(services);
 
-  app.get<{ Params: { id: string } }>("/api/verifier-implementations/:id/program", async (request, reply) => {
-    const context = await caller(request);
-    const program = await findImplementationProgram(
-      services.sql,
-      viewerOf(context.principal),
-      request.params.id,
-    );
-    return sendBlob(services, reply, program.content_hash, "text/x-python", program.filename);
-  });
+  api.get(
+    "/api/verifications/:id",
+    {
+      onRequest: reader.onRequest,
+      schema: {
+        operationId: "getVerification",
+        tags: ["verification"],
+        summary: "Get a verification run (get_verification)",
+        description:
+          "One VerificationRun: status, result, score, evidence and every stage result with its log link. " +
+          "Yours, or on a Problem you manage; others get 404.",
+        params: z.strictObject({ id: getVerificationInput.shape.verification_run_id }),
+        querystring: fromQueryString(getVerificationInput.omit({ verification_run_id: true })),
+        response: { 200: jsonResponse("The VerificationRun.", verificationRunRecord), ...readErrors },
+      },
+    },
+    async (request) => {
+      const context = reader.of(request);
+      return await getVerification(
+        services.sql,
+        viewerOf(context.principal),
+        request.params.id,
+        context.baseUrl,
+        services.clock(),
+      );
+    },
+  );
+
+  api.get(
+    "/api/verifier-implementations/:id/program",
+    {
+      onRequest: reader.onRequest,
+      schema: {
+        operationId: "getVerifierImplementationProgram",
+        tags: ["verification"],
+        summary: "Read a script checker's program",
+        description:
+          "The exact bytes of a script checker's program with `x-svc-content-hash`, for whoever may read " +
+          "its VerifierContract; also published as revision file checkers/<stage_key>/<filename>.",
+        params: z.strictObject({ id: verifierImplementationId }),
+        querystring: fromQueryString(readOptions),
+        response: { 200: bytesResponse("The program's bytes.", "text/x-python"), ...readErrors },
+      },
+    },
+    async (request, reply) => {
+      const program = await findImplementationProgram(
+        services.sql,
+        viewerOf(reader.of(request).principal),
+        request.params.id,
+      );
+      return sendBlob(services, reply, program.content_hash, "text/x-python", program.filename);
+    },
+  );
 
   app.get<{ Params: { id: string; stage: string } }>(
     "/verifications/:id/stages/:stage/log",

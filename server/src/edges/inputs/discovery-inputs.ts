@@ -13,6 +13,9 @@ export const workingAttemptId = z
   .optional()
   .describe("The id of your own Attempt this read is for, if you are working on one (att_...).");
 
+/** What every read takes besides its own fields; the whole input of a read that names nothing else. */
+export const readOptions = z.strictObject({ working_attempt_id: workingAttemptId });
+
 /** A page size: 1 to 200, default 50 (spec 8, Discovery). */
 export const pageLimit = z
   .number()
@@ -41,7 +44,7 @@ export const campaignFilter = z
   .optional()
   .describe("Only Problems of this Campaign (slug or cmp_ id).");
 
-/** The search_problems input; `GET /api/problems` maps its query parameters onto it. */
+/** The search_problems input; `GET /api/problems` takes its fields as query parameters (`q` for query). */
 export const searchProblemsInput = z.strictObject({
   query: z
     .string()
@@ -63,5 +66,12 @@ export const searchProblemsInput = z.strictObject({
     ),
   limit: pageLimit,
   cursor: pageCursor,
+  working_attempt_id: workingAttemptId,
+});
+
+/** The get_problem input; `GET /api/problems/{problem}` takes `problem` in its path, the rest as query parameters. */
+export const getProblemInput = z.strictObject({
+  problem: z.string().min(1).max(64).describe("The Problem's slug or prb_ id."),
+  revision: z.number().int().min(1).optional().describe("A revision number; default the current one."),
   working_attempt_id: workingAttemptId,
 });

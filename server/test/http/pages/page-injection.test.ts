@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
+import { IdPrefix } from "@svc/schemas";
 import { type DefaultTreeAdapterMap, parse } from "parse5";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { IdPrefix, randomId } from "../../../src/core/ids/random-id.ts";
+import { randomId } from "../../../src/core/ids/random-id.ts";
 import type { Services } from "../../../src/core/services/services.ts";
 import { startReviewProcess } from "../../../src/reviews/start-review-process.ts";
 import { type RunningApp, startApp } from "../../mcp/support/start-app.ts";

@@ -10,6 +10,7 @@ import { getVerifierContract } from "../../../verifier-contracts/get-verifier-co
 import { viewerOf } from "../../../visibility/viewer.ts";
 import {
   campaignFilter,
+  getProblemInput,
   pageCursor,
   pageLimit,
   searchProblemsInput,
@@ -78,11 +79,7 @@ const getProblemTool = defineTool({
     "inputs with resource URIs and signed 15-minute download links.",
   scope: "read",
   kind: ToolKind.read,
-  input: z.strictObject({
-    problem: z.string().min(1).max(64).describe("The Problem's slug or prb_ id."),
-    revision: z.number().int().min(1).optional().describe("A revision number; default the current one."),
-    working_attempt_id: workingAttemptId,
-  }),
+  input: getProblemInput,
   async run(context, input) {
     const viewer = viewerOf(context.principal);
     return { ...(await getProblem(context.services, context, viewer, input)) };

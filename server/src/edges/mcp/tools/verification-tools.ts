@@ -7,17 +7,11 @@ import { rerunVerification } from "../../../verification/rerun-verification.ts";
 import { revokeVerification } from "../../../verification/revoke-verification.ts";
 import { viewerOf } from "../../../visibility/viewer.ts";
 import { pageCursor, workingAttemptId } from "../../inputs/discovery-inputs.ts";
+import { getVerificationInput, verificationRunId } from "../../inputs/verification-inputs.ts";
 import { resourceBytes, resourceJson } from "../resources/resource-bytes.ts";
 import type { ResourceTemplate } from "../resources/resource-template.ts";
 import { defineTool, type Tool, ToolKind } from "./tool.ts";
 
-const runId = z
-  .string()
-  .regex(
-    idPattern(IdPrefix.verificationRun),
-    "must be a VerificationRun id: vrn_ and 10 to 32 characters of 0-9 and a-z",
-  )
-  .describe("The VerificationRun id (vrn_...).");
 const submissionId = z
   .string()
   .regex(
@@ -33,7 +27,7 @@ const getVerificationTool = defineTool({
     "evidence_md and every stage result with its mechanism and log link. Yours, or on a Problem you manage.",
   scope: "read",
   kind: ToolKind.read,
-  input: z.strictObject({ verification_run_id: runId, working_attempt_id: workingAttemptId }),
+  input: getVerificationInput,
   async run({ services, principal, baseUrl }, input) {
     return {
       verification: await getVerification(
@@ -92,7 +86,7 @@ const revokeVerificationTool = defineTool({
     "the run keeps its result but stops counting toward the verdict.",
   scope: "contribute",
   kind: ToolKind.destructive,
-  input: z.strictObject({ verification_run_id: runId, reason_md: z.string().min(1).max(10_000) }),
+  input: z.strictObject({ verification_run_id: verificationRunId, reason_md: z.string().min(1).max(10_000) }),
   async run({ services, principal }, input) {
     return { ...(await revokeVerification(services, viewerOf(principal), input)) };
   },

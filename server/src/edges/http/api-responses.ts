@@ -1,0 +1,104 @@
+import { ErrorCode, ProblemStatus, RunStatus, Structure } from "@svc/schemas";
+import { z } from "zod";
+import { searchProblemsInput } from "../inputs/discovery-inputs.ts";
+
+/**
+ * The answers of the `/api` routes as zod schemas: each route declares them, fastify serializes
+ * through them, and the OpenAPI document shows them. They name the fields a client relies on and
+ * let the rest through (loose objects), so a field the domain adds is served before it is
+ * documented rather than dropped. Schemas with an `id` (zod's global registry, where the inputs'
+ * descriptions live too) become `components.schemas` entries; no MCP tool input uses them.
+ */
+
+/** `{error: {code, message, ...details}}`, the wire form of every error (server/src/core/errors). */
+export const errorEnvelope = z
+  .strictObject({
+    error: z.looseObject({
+      code: z.enum(Object.keys(ErrorCode) as [keyof typeof ErrorCode]),
+      message: z.string().describe("What was wrong and how to fix it."),
+      field: z.string().optional().describe("The input field at fault, when one is."),
+    }),
+  })
+  .meta({
+    id: "Error",
+    description: "Every error: a catalogued code, a message that says what to fix, and structured details.",
+  });
+
+/** The error answers every authenticated `/api` read can give besides its own. */
+export const readErrors = {
+  400: errorResponse("invalid_input: a parameter breaks a rule; the message names it and the fix."),
+  401: errorResponse("unauthorized: no live bearer token (WWW-Authenticate says where to get one)."),
+  403: errorResponse("forbidden: the token lacks the read scope."),
+  404: errorResponse("not_found: nothing by that name that this caller may read."),
+} as const;
+
+/** An error answer, documented with what it means on this route. */
+export function errorResponse(description: string) {
+  return { description, content: { "application/json": { schema: errorEnvelope } } };
+}
+
+/**
+ * A JSON answer, documented with what it is. Typed as any object for the handler: the domain's
+ * interfaces have no index signature, so they would not match a loose object's type; fastify
+ * still serializes through the schema, so an answer missing a declared field fails loudly.
+ */
+export function jsonResponse(description: string, schema: z.ZodType<object>) {
+  return { description, content: { "application/json": { schema } } };
+}
+
+/** The canonical Problem (server/src/problems/problem.ts). */
+export const problemRecord = z
+  .looseObject({
+    id: z.string(),
+    slug: z.string(),
+    title: z.string(),
+    summary: z.string(),
+    structure: z.enum(Structure),
+    status: z.enum(ProblemStatus),
+    campaign_id: z.string().nullable(),
+    current_revision_id: z.string().nullable(),
+    current_revision_number: z.number().int(),
+  })
+  .meta({ id: "Problem", description: "A Problem, as every read returns it." });
+
+/** search_problems' answer. */
+export const searchProblemsResult = z.strictObject({
+  problems: z.array(problemRecord.extend({ active_attempts: z.number().int() })),
+  cursor: z.string().nullable().describe("Pass back as cursor for the next page; null on the last."),
+  order: searchProblemsInput.shape.order.unwrap(),
+});
+
+/** get_problem's envelope (spec 4.1). */
+export const problemEnvelope = z
+  .looseObject({
+    problem: problemRecord,
+    revision: z.looseObject({ id: z.string(), revision_number: z.number().int() }),
+    skill_resources: z.array(z.looseObject({ skill_version_id: z.string() })),
+    reference_resources: z.array(z.looseObject({ key: z.string(), content_hash: z.string() })),
+    attempt_summary: z.looseObject({}).nullable(),
+    submission_allowance: z.looseObject({}).nullable(),
+  })
+  .meta({ id: "ProblemEnvelope", description: "get_problem's envelope (spec 4.1)." });
+
+/** The VerificationRun record (server/src/verification/verification-run.ts). */
+export const verificationRunRecord = z
+  .looseObject({
+    id: z.string(),
+    submission_id: z.string(),
+    problem_revision_id: z.string(),
+    verifier_contract_id: z.string(),
+    status: z.enum(RunStatus),
+    result: z.string().nullable(),
+    score: z.number().nullable(),
+    stage_results: z.array(z.looseObject({ stage_key: z.string(), status: z.enum(RunStatus) })),
+    created_at: z.string(),
+  })
+  .meta({ id: "VerificationRun", description: "A VerificationRun (spec 2.4)." });
+
+/** A route that answers bytes: documented, never serialized (fastify sends buffers and streams as they are). */
+export function bytesResponse(description: string, mediaType = "application/octet-stream") {
+  return {
+    description,
+    content: { [mediaType]: { schema: z.string() } },
+  };
+}
