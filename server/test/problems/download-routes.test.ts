@@ -70,6 +70,12 @@ describeWithDatabase("GET /dl/<payload>.<signature>", () => {
     expect(response.headers["x-svc-content-hash"]).toBe(sha256(INSTANCE));
   });
 
+  it("serves stored bytes inert: never sniffed, and sandboxed so declared HTML cannot run as this origin", async () => {
+    const response = await get(await linkOf(stranger, "dl-listed"));
+    expect(response.headers["x-content-type-options"]).toBe("nosniff");
+    expect(response.headers["content-security-policy"]).toBe("default-src 'none'; sandbox");
+  });
+
   it("refuses a tampered payload or signature with 403", async () => {
     const path = await linkOf(stranger, "dl-listed");
     const [payload, signature] = path.slice("/dl/".length).split(".") as [string, string];
