@@ -3,7 +3,7 @@ import { signedUrlExpiry, signUrl } from "../../src/core/signing/signed-url.ts";
 import { referenceTarget } from "../../src/downloads/download-target.ts";
 import { resourceTemplates, tools } from "../../src/edges/mcp/tools/tools.ts";
 import { call } from "../attempts/support/solving-fixture.ts";
-import type { TestClient } from "../mcp/support/mcp-clients.ts";
+import type { TestClient } from "../edges/mcp/support/mcp-clients.ts";
 import { type SeededUser, seedCampaign } from "../support/seed-records.ts";
 import { describeWithDatabase } from "../support/test-database.ts";
 import { TEST_SIGNING_SECRET } from "../support/test-services.ts";

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call } from "../attempts/support/solving-fixture.ts";
-import type { TestClient } from "../mcp/support/mcp-clients.ts";
+import type { TestClient } from "../edges/mcp/support/mcp-clients.ts";
 import { fixtureNode, fixtureProtocol } from "../reviews/surface/support/review-fixture.ts";
 import { seedContract, seedImplementation, seedProblem, seedProtocol } from "../support/seed-records.ts";
 import { describeWithDatabase } from "../support/test-database.ts";

@@ -3,8 +3,8 @@ import type { Services } from "../../src/core/services/services.ts";
 import { issueToken } from "../../src/users/issue-token.ts";
 import { call } from "../attempts/support/solving-fixture.ts";
 import { fixturePackage, newAuthor, publishFiles } from "../authoring/support/authoring-harness.ts";
-import { clientLines, type TestClient } from "../mcp/support/mcp-clients.ts";
-import { type RunningApp, startApp } from "../mcp/support/start-app.ts";
+import { clientLines, type TestClient } from "../edges/mcp/support/mcp-clients.ts";
+import { type RunningApp, startApp } from "../edges/mcp/support/start-app.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
 import { testServices } from "../support/test-services.ts";
 

@@ -17,7 +17,7 @@ import {
   newUser,
   uploadAndValidate,
 } from "../authoring/support/authoring-harness.ts";
-import { type RunningApp, startApp } from "../mcp/support/start-app.ts";
+import { type RunningApp, startApp } from "../edges/mcp/support/start-app.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
 import { testServices } from "../support/test-services.ts";
 import { passConformance, publishProblem, seedSubmission } from "./support/verification-harness.ts";

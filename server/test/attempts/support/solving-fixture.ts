@@ -6,7 +6,7 @@ import {
   envelopeOf,
   type TestClient,
   type ToolCallResult,
-} from "../../mcp/support/mcp-clients.ts";
+} from "../../edges/mcp/support/mcp-clients.ts";
 import {
   contractDocument,
   type SeededProblem,

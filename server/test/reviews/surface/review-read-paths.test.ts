@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Services } from "../../../src/core/services/services.ts";
-import { clientLines, envelopeOf, type TestClient } from "../../mcp/support/mcp-clients.ts";
-import { type RunningApp, startApp } from "../../mcp/support/start-app.ts";
+import { clientLines, envelopeOf, type TestClient } from "../../edges/mcp/support/mcp-clients.ts";
+import { type RunningApp, startApp } from "../../edges/mcp/support/start-app.ts";
 import { type SeededUser, seedUser } from "../../support/seed-records.ts";
 import { describeWithDatabase, useTestDatabase } from "../../support/test-database.ts";
 import { testServices } from "../../support/test-services.ts";

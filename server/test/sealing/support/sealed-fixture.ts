@@ -4,7 +4,7 @@ import type { Services } from "../../../src/core/services/services.ts";
 import { buildApp } from "../../../src/edges/cli/build-app.ts";
 import { executeVerificationRun } from "../../../src/verification/execute-verification-run.ts";
 import { call, startOn, uploadText } from "../../attempts/support/solving-fixture.ts";
-import { clientLines, type TestClient } from "../../mcp/support/mcp-clients.ts";
+import { clientLines, type TestClient } from "../../edges/mcp/support/mcp-clients.ts";
 import {
   contractDocument,
   type SeededProblem,

@@ -1,0 +1,239 @@
+import { request as httpRequest } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { defineTool, type Tool } from "../../../src/edges/mcp/tools/tool.ts";
+import { tools } from "../../../src/edges/mcp/tools/tools.ts";
+import { addUser, issueToken, revokeToken } from "../../../src/users/index.ts";
+import { describeWithDatabase, useTestDatabase } from "../../support/test-database.ts";
+import { testServices } from "../../support/test-services.ts";
+import { legacyRpc, modernRpc } from "./support/json-rpc.ts";
+import { clientLines, envelopeOf } from "./support/mcp-clients.ts";
+import { type RunningApp, startApp, startMcpApp } from "./support/start-app.ts";
+
+/** Sends a GET with an explicit Host header (fetch does not let a caller set one). */
+function getWithHost(url: string, path: string, host: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(path, url);
+    const req = httpRequest(target, { headers: { host } }, (res) => {
+      let body = "";
+      res.on("data", (chunk) => {
+        body += chunk;
+      });
+      res.on("end", () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+const contributeTools = tools.filter((t) => t.scope === "contribute");
+
+describeWithDatabase("authentication on /mcp", () => {
+  const db = useTestDatabase();
+  let app: RunningApp;
+  let readToken: string;
+
+  beforeAll(async () => {
+    await addUser(db.sql, { handle: "reader" });
+    ({ token: readToken } = await issueToken(db.sql, "reader", ["read"]));
+    app = await startApp(testServices(db.sql));
+  });
+  afterAll(() => app?.close());
+
+  it("answers a request without a token 401, naming the metadata document in WWW-Authenticate", async () => {
+    const { status, headers, body } = await modernRpc(app.url, null, "tools/list");
+    expect(status).toBe(401);
+    expect(headers.get("www-authenticate")).toBe(
+      `Bearer resource_metadata="${app.url}/.well-known/oauth-protected-resource/mcp"`,
+    );
+    expect(body).toEqual({
+      error: { code: "unauthorized", message: expect.stringContaining("svc-server token issue") },
+    });
+  });
+
+  it("authenticates before reading the body", async () => {
+    const response = await fetch(`${app.url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{not json",
+    });
+    expect(response.status).toBe(401);
+  });
+
+  it("answers an unknown or revoked token 401 with error=invalid_token", async () => {
+    await addUser(db.sql, { handle: "revoked" });
+    const revoked = await issueToken(db.sql, "revoked", ["read"]);
+    await revokeToken(db.sql, revoked.prefix);
+    for (const token of ["svc_0000000000000000000000000000000000000000", revoked.token, "not-a-token"]) {
+      const { status, headers, body } = await legacyRpc(app.url, token, "tools/list");
+      expect(status).toBe(401);
+      expect(headers.get("www-authenticate")).toBe(
+        `Bearer error="invalid_token", resource_metadata="${app.url}/.well-known/oauth-protected-resource/mcp"`,
+      );
+      expect(body).toMatchObject({ error: { code: "unauthorized" } });
+    }
+  });
+
+  it("refuses every client line with an unknown token", async () => {
+    for (const { connect } of clientLines) {
+      await expect(connect(app.url, "svc_0000000000000000000000000000000000000000")).rejects.toThrow();
+    }
+  });
+
+  it("serves the protected-resource metadata of /mcp and of the origin (RFC 9728)", async () => {
+    const forMcp = await fetch(`${app.url}/.well-known/oauth-protected-resource/mcp`);
+    expect(forMcp.status).toBe(200);
+    expect(await forMcp.json()).toEqual({
+      resource: `${app.url}/mcp`,
+      authorization_servers: [app.url],
+      scopes_supported: ["read", "contribute"],
+      bearer_methods_supported: ["header"],
+      resource_name: "svc",
+    });
+    const forOrigin = await fetch(`${app.url}/.well-known/oauth-protected-resource`);
+    // RFC 9728 section 3.3: `resource` is the URL the document was fetched for, without the well-known part.
+    expect(await forOrigin.json()).toMatchObject({
+      resource: app.url,
+      scopes_supported: ["read", "contribute"],
+    });
+  });
+
+  describe("the authorization matrix of every registered tool", () => {
+    it.each(tools.map((t) => ({ name: t.name })))(
+      "$name: no token is 401 before any tool runs",
+      async ({ name }) => {
+        const { status, body } = await modernRpc(app.url, null, "tools/call", { name, arguments: {} });
+        expect(status).toBe(401);
+        expect(body).toMatchObject({ error: { code: "unauthorized" } });
+      },
+    );
+
+    it("covers the registry: it has read tools and contribute tools", () => {
+      expect(tools.length).toBeGreaterThan(contributeTools.length);
+      expect(contributeTools.map((t) => t.name)).toEqual(
+        expect.arrayContaining(["publish_authoring_upload", "set_work_visibility"]),
+      );
+    });
+
+    // Every token holds read (contribute implies it, and a token needs a scope), so only
+    // contribute tools can meet a token without their scope.
+    it.each(contributeTools.map((t) => ({ name: t.name })))(
+      "$name: a read-only token is a forbidden tool error naming the contribute scope",
+      async ({ name }) => {
+        const { body } = await modernRpc(app.url, readToken, "tools/call", { name, arguments: {} });
+        const result = body.result as { content: Array<{ text: string }>; isError: boolean };
+        expect(result.isError).toBe(true);
+        expect(JSON.parse(result.content[0]!.text)).toMatchObject({
+          error: {
+            code: "forbidden",
+            scope: "contribute",
+            tool: name,
+            message: expect.stringContaining("contribute"),
+          },
+        });
+      },
+    );
+  });
+});
+
+describeWithDatabase("scope checks on tools no registry entry exercises yet", () => {
+  const db = useTestDatabase();
+  let app: RunningApp;
+  let readToken: string;
+  let contributeToken: string;
+  const ran: string[] = [];
+  const writes: Tool[] = (["write", "destructive"] as const).map((kind) =>
+    defineTool({
+      name: `test_${kind}`,
+      title: `A ${kind} tool`,
+      description: "Records that it ran.",
+      scope: "contribute",
+      kind,
+      input: z.object({ note: z.string() }),
+      run: async (_context, input) => {
+        ran.push(input.note);
+        return { done: true };
+      },
+    }),
+  );
+
+  beforeAll(async () => {
+    await addUser(db.sql, { handle: "writer" });
+    ({ token: readToken } = await issueToken(db.sql, "writer", ["read"]));
+    ({ token: contributeToken } = await issueToken(db.sql, "writer", ["contribute"]));
+    app = await startMcpApp({ services: testServices(db.sql), tools: writes, resourceTemplates: [] });
+  });
+  afterAll(() => app?.close());
+
+  it.each(clientLines)(
+    "refuses a read-only token before validating or running ($name)",
+    async ({ connect }) => {
+      const client = await connect(app.url, readToken);
+      try {
+        for (const tool of writes) {
+          // No `note`: the scope is checked first, so the refusal is forbidden, not invalid_input.
+          const result = await client.callTool(tool.name, {});
+          expect(result.isError).toBe(true);
+          expect(envelopeOf(result)).toMatchObject({
+            error: { code: "forbidden", scope: "contribute", tool: tool.name },
+          });
+        }
+        expect(ran).toEqual([]);
+      } finally {
+        await client.close();
+      }
+    },
+  );
+
+  it("runs the tool for a contribute token", async () => {
+    const { body } = await modernRpc(app.url, contributeToken, "tools/call", {
+      name: "test_write",
+      arguments: { note: "hello" },
+    });
+    expect(body.result).toMatchObject({ structuredContent: { done: true } });
+    expect(ran).toEqual(["hello"]);
+  });
+
+  it("marks write tools as writes and destructive ones as destructive", async () => {
+    const { body } = await modernRpc(app.url, contributeToken, "tools/list");
+    expect(body.result!.tools).toEqual([
+      expect.objectContaining({
+        name: "test_write",
+        annotations: expect.objectContaining({ readOnlyHint: false, destructiveHint: false }),
+      }),
+      expect.objectContaining({
+        name: "test_destructive",
+        annotations: expect.objectContaining({ readOnlyHint: false, destructiveHint: true }),
+      }),
+    ]);
+  });
+});
+
+describeWithDatabase("host names /mcp answers to", () => {
+  const db = useTestDatabase();
+  let app: RunningApp;
+  const base = "https://svc.example.org";
+
+  beforeAll(async () => {
+    app = await startApp(testServices(db.sql, { baseUrl: base }));
+  });
+  afterAll(() => app?.close());
+
+  it("answers the SVC_BASE_URL host and loopback, and refuses any other Host", async () => {
+    for (const host of ["svc.example.org", "127.0.0.1", "localhost"]) {
+      const { status } = await getWithHost(app.url, "/mcp", host);
+      expect(status, host).toBe(401);
+    }
+    const { status } = await getWithHost(app.url, "/mcp", "rebound.example.net");
+    expect(status).toBe(403);
+  });
+
+  it("names SVC_BASE_URL in the challenge and the metadata", async () => {
+    const { headers } = await modernRpc(app.url, null, "tools/list");
+    expect(headers.get("www-authenticate")).toBe(
+      `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
+    );
+    const metadata = await (await fetch(`${app.url}/.well-known/oauth-protected-resource/mcp`)).json();
+    expect(metadata).toMatchObject({ resource: `${base}/mcp`, authorization_servers: [base] });
+  });
+});
