@@ -9,21 +9,22 @@
  * - sealed: bytes withheld from participants until a release time.
  * - plan: what the files say to publish, computed from files only; mechanisms keyed by content hash.
  */
-import type { CheckerResult, ResultKind, StageKind, Structure } from "./enums.ts";
+import type { CheckerResult, ResultKind, RuleOwner, ScoreDirection, StageKind, Structure } from "./enums.ts";
 import type { ReviewProtocolDocument, SkillRef, SkillRequirement } from "./review-protocol-types.ts";
+import type { CampaignAuthoredStatus, EntriesMode, MetricDirection, ScoreReleaseMode } from "./work-enums.ts";
 
 /** problem.json `skills[]`: an `skv_` id (requirement `required`) or the object form. */
 export type ProblemSkill = string | SkillRef;
 
 export interface Benchmark {
   metric_name: string;
-  direction: "maximize" | "minimize";
+  direction: MetricDirection;
   unit: string | null;
   baseline: number | null;
 }
 
 export interface ScoreRelease {
-  mode: "immediate" | "final_only";
+  mode: ScoreReleaseMode;
   /** Null for `immediate`; the release time for `final_only`. */
   release_at: string | null;
 }
@@ -39,7 +40,7 @@ export interface Sealing {
   submission_closes_at: string | null;
   score_release: ScoreRelease;
   submission_limit: SubmissionLimit;
-  entries: "collaborative" | "independent";
+  entries: EntriesMode;
 }
 
 export interface ProblemFile {
@@ -61,7 +62,7 @@ export interface CampaignFile {
   title: string;
   summary: string;
   description_md: string;
-  status: "draft" | "active";
+  status: CampaignAuthoredStatus;
 }
 
 export interface ReferenceInputSlot {
@@ -89,7 +90,7 @@ export interface ContractStage {
   evidence_schema: Record<string, unknown> | null;
   /** "./review-protocol.json" or an `rpt_` id on review stages. */
   review_protocol_id: string | null;
-  rule_owner: "contract" | "partner";
+  rule_owner: RuleOwner;
   acceptance: string;
   external_system: string | null;
   /** Sandbox only, like the three fields after it. */
@@ -116,7 +117,7 @@ export interface SubmissionRequirements {
 export interface ContractScore {
   unit: string;
   description: string;
-  direction?: "higher_is_better" | "lower_is_better";
+  direction?: ScoreDirection;
 }
 
 /** A fixture file; `svc lint --fix` fills content_hash and size_bytes. */

@@ -102,10 +102,30 @@ describe("closed sets are declared once", () => {
           for (const [name, members] of sets) {
             if (literals.every((literal) => members.has(literal))) {
               const line = text.slice(0, m.index).split("\n").length;
-              found.push(
-                `${file.pathname.split("/wt-")[1] ?? file.pathname}:${line} spells out ${name}: ${m[0]}`,
-              );
+              found.push(`${file.pathname}:${line} spells out ${name}: ${m[0]}`);
             }
+          }
+        }
+      }
+    }
+    expect(found).toEqual([]);
+  });
+
+  it("no source outside schemas writes a two-member set as a union of its literals", () => {
+    const pairs = closedSets
+      .map(([name, set]) => [name, sorted(Object.values(set)).join("|")] as const)
+      .filter(([, key]) => key.split("|").length === 2);
+    const found: string[] = [];
+    for (const root of SOURCE_ROOTS) {
+      const directory = new URL(`${root}/`, import.meta.url);
+      if (!statSync(directory, { throwIfNoEntry: false })?.isDirectory()) continue;
+      for (const file of sourceFiles(directory)) {
+        const text = readFileSync(file, "utf8");
+        for (const m of text.matchAll(/"([A-Za-z0-9_]+)"\s*\|\s*"([A-Za-z0-9_]+)"/g)) {
+          const key = sorted([m[1], m[2]]).join("|");
+          for (const [name] of pairs.filter(([, members]) => members === key)) {
+            const line = text.slice(0, m.index).split("\n").length;
+            found.push(`${file.pathname}:${line} writes ${name} as ${m[0]}`);
           }
         }
       }

@@ -1,3 +1,4 @@
+import type { RuntimeBackend } from "@svc/schemas";
 import pc from "picocolors";
 import { type DetectedSandbox, detectSandbox } from "../sandbox/detect-sandbox.ts";
 import { runChecker } from "../sandbox/run-checker.ts";
@@ -40,7 +41,7 @@ export async function testCommand(
   const sandbox = await detect({
     env,
     ...(options.image !== undefined ? { pythonImage: options.image } : {}),
-    ...(options.sandbox !== undefined ? { prefer: options.sandbox as "bwrap" | "docker" } : {}),
+    ...(options.sandbox !== undefined ? { prefer: options.sandbox as RuntimeBackend } : {}),
   });
   if (!options.json) io.stdout(`sandbox: ${sandbox.description}\n`);
   const color = io.color ? pc : pc.createColors(false);

@@ -1,3 +1,4 @@
+import type { SkillRequirement } from "@svc/schemas";
 import { type ProblemFile, validateOwned } from "@svc/schemas";
 import type { Binding } from "./check-bindings.ts";
 import type { LintContext } from "./lint-context.ts";
@@ -67,7 +68,7 @@ export function checkRevision(
 /** problem.json `skills` items, normalised to {skill_version_id, requirement}. */
 export function publishedSkills(
   problem: ProblemFile,
-): Array<{ skill_version_id: string; requirement: "required" | "recommended" }> {
+): Array<{ skill_version_id: string; requirement: SkillRequirement }> {
   return (problem.skills ?? []).map((item) =>
     typeof item === "string" ? { skill_version_id: item, requirement: "required" as const } : item,
   );

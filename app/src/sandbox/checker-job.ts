@@ -1,4 +1,4 @@
-import type { CheckerResult } from "@svc/schemas";
+import type { CheckerResult, ResultKind, RuntimeBackend } from "@svc/schemas";
 import type { ContentHash } from "../hash/sha256.ts";
 
 /**
@@ -47,7 +47,7 @@ export interface CheckerImplementation {
 
 export interface CheckerJob {
   stage_key: string;
-  result_kind: "pass_fail" | "score";
+  result_kind: ResultKind;
   implementation: CheckerImplementation;
   artifacts: InputFile[];
   reference: InputFile[];
@@ -100,7 +100,7 @@ export interface CheckerOutcome {
 
 /** How a script runtime or custom image is realised on this machine. */
 export interface RuntimeBinding {
-  backend: "docker" | "bwrap";
+  backend: RuntimeBackend;
   /** docker: a local image id or digest-pinned reference; bwrap: the host interpreter path. */
   local_image: string;
 }

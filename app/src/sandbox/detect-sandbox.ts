@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import type { RuntimeBackend } from "@svc/schemas";
 import Docker from "dockerode";
 import { createBwrapBackend } from "./bwrap-backend.ts";
 import type { RuntimeBinding } from "./checker-job.ts";
@@ -18,7 +19,7 @@ export interface DetectSandboxOptions {
   /** The docker image realising svc-runtime/python:1 (`svc test --image`, else SVC_PYTHON_IMAGE). */
   pythonImage?: string;
   /** Force one backend (SVC_SANDBOX=bwrap|docker); default: docker when usable, else bwrap. */
-  prefer?: "docker" | "bwrap";
+  prefer?: RuntimeBackend;
   env?: Readonly<Record<string, string | undefined>>;
   docker?: Docker;
 }

@@ -1,11 +1,12 @@
 import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { ResultKind } from "@svc/schemas";
 import type { CheckerJob, CheckerLimits } from "./checker-job.ts";
 
 /** `/input/manifest.json` (decisions.md, "Checker contract"); `path` is absolute inside the sandbox. */
 export interface CheckerManifest {
   stage_key: string;
-  result_kind: "pass_fail" | "score";
+  result_kind: ResultKind;
   artifacts: ManifestFile<"role">[];
   reference: ManifestFile<"key">[];
   limits: CheckerLimits & { network: "none" };

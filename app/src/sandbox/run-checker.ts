@@ -1,3 +1,4 @@
+import type { RuntimeBackend } from "@svc/schemas";
 import { createBuiltinBackend, isBuiltin } from "./builtin-backend.ts";
 import type {
   BackendName,
@@ -8,7 +9,7 @@ import type {
 } from "./checker-job.ts";
 
 /** The backends a caller has, by name; builtin is created when absent. */
-export type Backends = Partial<Record<"builtin" | "bwrap" | "docker", SandboxBackend>>;
+export type Backends = Partial<Record<"builtin" | RuntimeBackend, SandboxBackend>>;
 
 export interface RunCheckerOptions {
   /** How script runtimes and images run here; null when nothing is bound (no bwrap, no docker). */

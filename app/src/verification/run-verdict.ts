@@ -1,4 +1,4 @@
-import type { StageKind } from "@svc/schemas";
+import type { ResultKind, StageKind } from "@svc/schemas";
 import type { StageResult } from "../sandbox/checker-job.ts";
 
 /** A finished stage as the verdict needs it. */
@@ -37,7 +37,7 @@ export function runContinues(stages: readonly { result: StageResult }[]): boolea
  */
 export function runVerdict(
   stages: readonly FinishedStage[],
-  contract: { stage_count: number; result_kind: "pass_fail" | "score" },
+  contract: { stage_count: number; result_kind: ResultKind },
 ): RunVerdict {
   const failing = stages.find((stage) => stage.result !== "verified");
   let result: StageResult;

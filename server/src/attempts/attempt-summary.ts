@@ -1,4 +1,4 @@
-import type { RunResult, RunStatus } from "@svc/schemas";
+import type { AttemptStatus, RunResult, RunStatus } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { type RunReader, readRunWithholding } from "../sealing/read-run-withholdings.ts";
 
@@ -24,7 +24,7 @@ export interface AttemptSummary {
   active_attempt_ids: string[];
   latest_attempt: {
     id: string;
-    status: "active" | "ended";
+    status: AttemptStatus;
     outcome: string | null;
     problem_revision_id: string;
     started_at: string;
@@ -47,7 +47,7 @@ export async function attemptSummary(
   const attempts = await sql<
     {
       id: string;
-      status: "active" | "ended";
+      status: AttemptStatus;
       outcome: string | null;
       problem_revision_id: string;
       started_at: Date;

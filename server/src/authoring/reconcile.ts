@@ -2,6 +2,7 @@ import {
   type Plan,
   type PlanProblem,
   type ProblemReconciliation,
+  type ProblemStatus,
   type Reconciliation,
   ReconciliationAction,
 } from "@svc/schemas";
@@ -33,7 +34,7 @@ export interface LiveProblem {
   slug: string;
   owner_user_id: string;
   campaign_slug: string | null;
-  status: "open" | "archived";
+  status: ProblemStatus;
   structure: string;
   title: string;
   summary: string;

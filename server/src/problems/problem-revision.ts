@@ -1,3 +1,4 @@
+import type { SkillRequirement } from "@svc/schemas";
 /** A reference binding of a revision (spec 2.3): stored (no `url`) or linked (`url` present). */
 export interface ReferenceBinding {
   key: string;
@@ -30,7 +31,7 @@ export interface ProblemRevision {
   verifier_contract_id: string | null;
   verifier_input_bindings: ReferenceBinding[];
   sealing: RevisionSealing | null;
-  skill_refs: Array<{ skill_version_id: string; requirement: "required" | "recommended" }>;
+  skill_refs: Array<{ skill_version_id: string; requirement: SkillRequirement }>;
   changelog_md: string | null;
   created_by_user_id: string;
   created_at: string;

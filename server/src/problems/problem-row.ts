@@ -1,4 +1,4 @@
-import type { Structure, Visibility } from "@svc/schemas";
+import type { ProblemStatus, Structure, Visibility } from "@svc/schemas";
 import type postgres from "postgres";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { EFFECTIVE_VISIBILITY_SQL } from "../visibility/visibility-sql.ts";
@@ -14,7 +14,7 @@ export interface ProblemRow {
   title: string;
   summary: string;
   priority_weight: number;
-  status: "open" | "archived";
+  status: ProblemStatus;
   /** The Problem's own visibility (an exception when it belongs to a Campaign). */
   own_visibility: Visibility;
   campaign_visibility: Visibility | null;

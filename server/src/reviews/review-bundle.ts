@@ -1,6 +1,7 @@
 import type {
   Assistance,
   HiddenItem,
+  NodeType,
   ProtocolNode,
   ReduceOutcome,
   Rubric,
@@ -73,7 +74,7 @@ export type PriorNodeOutput =
       reduction: Reduction | null;
     }
   | { node_id: string; type: "review"; status: "completed"; judgments: PriorJudgment[] }
-  | { node_id: string; type: "review" | "reduce"; status: "skipped"; skip_reason: string | null };
+  | { node_id: string; type: NodeType; status: "skipped"; skip_reason: string | null };
 
 /** A completed review of a prior node; reviewers are not named. Scores drop with `prior_scores` hidden. */
 export interface PriorJudgment {

@@ -1,3 +1,4 @@
+import type { RuntimeBackend } from "@svc/schemas";
 import Docker from "dockerode";
 import { isUniqueViolation } from "../core/db/is-unique-violation.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
@@ -6,7 +7,7 @@ import type { Services } from "../core/services/services.ts";
 /** A script runtime's binding on this deployment. */
 export interface RuntimeBindingRecord {
   image_ref: string;
-  backend: "docker" | "bwrap";
+  backend: RuntimeBackend;
   local_image: string;
   bound_by_user_id: string | null;
   bound_at: string;
@@ -14,7 +15,7 @@ export interface RuntimeBindingRecord {
 
 export interface BindRuntimeInput {
   image_ref: string;
-  backend: "docker" | "bwrap";
+  backend: RuntimeBackend;
   /** docker: a local image name or id, pinned to its id here; bwrap: an absolute interpreter path. */
   local_image: string;
 }

@@ -1,4 +1,4 @@
-import { EntryEventKind } from "@svc/schemas";
+import { EntryEventKind, type SubmissionStatus } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 
 /** One event as get_final_entry shows it; `id` is the increasing event id (a cursor). */
@@ -10,7 +10,7 @@ export interface EntryEvent {
   user_id: string;
   submission_id: string;
   /** The Submission's status now (a withdrawn entry stays in the history). */
-  submission_status: "active" | "withdrawn";
+  submission_status: SubmissionStatus;
   created_at: string;
 }
 
@@ -21,7 +21,7 @@ interface EntryEventRow {
   problem_revision_id: string;
   user_id: string;
   submission_id: string;
-  submission_status: "active" | "withdrawn";
+  submission_status: SubmissionStatus;
   created_at: Date;
 }
 

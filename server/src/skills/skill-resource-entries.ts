@@ -1,3 +1,4 @@
+import type { SkillRequirement } from "@svc/schemas";
 import type { BlobStore } from "../core/blobs/blob-store.ts";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { blobTarget } from "../downloads/download-target.ts";
@@ -18,7 +19,7 @@ export interface SkillFileEntry {
 /** One `skill_resources` entry of the get_problem envelope (spec 4.1); SKILL.md fields on top. */
 export interface SkillResourceEntry {
   skill_version_id: string;
-  requirement: "required" | "recommended";
+  requirement: SkillRequirement;
   entry_uri: string;
   manifest_uri: string;
   content_hash: string | null;
@@ -36,7 +37,7 @@ export interface SkillResourceEntry {
 export async function skillResourceEntries(
   sql: Sql,
   blobs: BlobStore,
-  skillRefs: ReadonlyArray<{ skill_version_id: string; requirement: "required" | "recommended" }>,
+  skillRefs: ReadonlyArray<{ skill_version_id: string; requirement: SkillRequirement }>,
   sign: (target: string) => SignedDownloadLink,
 ): Promise<SkillResourceEntry[]> {
   if (skillRefs.length === 0) return [];

@@ -1,4 +1,4 @@
-import type { RunStatus } from "@svc/schemas";
+import type { RunStatus, SubmissionStatus } from "@svc/schemas";
 import type { AttemptRow } from "../attempts/attempt.ts";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { NOTE_COLUMNS, type Note, type NoteRow, toNote } from "../notes/note.ts";
@@ -9,7 +9,7 @@ import { readContractTerms } from "../submissions/submission-requirements.ts";
 /** A predecessor's Submission as `continues` reports it, with its latest run's result and evidence. */
 export interface ContinuedSubmission {
   id: string;
-  status: "active" | "withdrawn";
+  status: SubmissionStatus;
   created_at: string;
   artifacts: Array<{ role: string; artifact_id: string; content_hash: string; size_bytes: number }>;
   verification: {
@@ -61,7 +61,7 @@ export async function attemptContinues(
   const submissions = await sql<
     {
       id: string;
-      status: "active" | "withdrawn";
+      status: SubmissionStatus;
       created_at: Date;
       artifacts: ContinuedSubmission["artifacts"];
       run_id: string | null;

@@ -1,20 +1,5 @@
-import type { StageKind } from "@svc/schemas";
+import type { StageKind, SubmissionRequirements } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
-
-/** One role a Submission binds an Artifact to (spec 2.5 `required_artifacts` item). */
-export interface RequiredArtifact {
-  role: string;
-  description: string;
-  media_types: string[];
-  max_bytes: number;
-}
-
-/** A Contract's `submission_requirements` (spec 2.5), defaults filled in. */
-export interface SubmissionRequirements {
-  required_artifacts: RequiredArtifact[];
-  accepts_text_only: boolean;
-  answer_format_md: string | null;
-}
 
 /** What a revision's pinned Contract asks of a Submission: its requirements and stage kinds. */
 export interface ContractTerms {

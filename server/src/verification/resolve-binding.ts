@@ -1,4 +1,5 @@
 import type { RuntimeBinding } from "@svc/app";
+import type { RuntimeBackend } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import type { SandboxEngines } from "../core/services/sandbox-runner.ts";
 import { imageKind } from "../sandbox-images/image-state.ts";
@@ -30,7 +31,7 @@ export async function resolveBinding(
   const kind = imageKind(imageRef);
   if (kind === "builtin") return { kind: "ready", binding: null };
   if (kind === "runtime") {
-    const [bound] = await sql<{ backend: "docker" | "bwrap"; local_image: string }[]>`
+    const [bound] = await sql<{ backend: RuntimeBackend; local_image: string }[]>`
       select backend, local_image from sandbox_runtimes where image_ref = ${imageRef}`;
     if (bound?.backend === "docker" && engines.docker) {
       return { kind: "ready", binding: { backend: "docker", local_image: bound.local_image } };

@@ -1,3 +1,4 @@
+import type { ResultKind } from "@svc/schemas";
 /**
  * The canonical VerifierContract (spec 2.5 fields; decisions.md "Package files"): its id,
  * publisher, content hash and creation time, then the published document's fields at top level
@@ -13,7 +14,7 @@ export interface VerifierContract {
   reference_inputs: unknown[];
   stages: unknown[];
   submission_requirements: Record<string, unknown>;
-  result_kind: "pass_fail" | "score";
+  result_kind: ResultKind;
   score: Record<string, unknown> | null;
   conformance_fixtures: unknown[];
 }

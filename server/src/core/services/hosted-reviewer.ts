@@ -1,4 +1,4 @@
-import type { AllowedAgent, Rubric } from "@svc/schemas";
+import type { AllowedAgent, Rubric, SkillRequirement } from "@svc/schemas";
 import type { ReviewResponseInput } from "./review-response.ts";
 
 /** The configuration an agent assignment records: the allowed entry with provider defaults resolved. */
@@ -32,7 +32,7 @@ export interface HostedReviewRequest {
   rubric: Rubric;
   materials: BundleMaterial[];
   /** Skills supplied to agents automatically: SKILL.md text of each. */
-  skills: Array<{ skill_version_id: string; requirement: "required" | "recommended"; content_md: string }>;
+  skills: Array<{ skill_version_id: string; requirement: SkillRequirement; content_md: string }>;
   /** The problems the previous reply had, when retrying after a refusal. */
   previous_problems: string[];
 }

@@ -1,4 +1,4 @@
-import type { ProtocolNode, ReviewProtocolDocument } from "@svc/schemas";
+import type { ProtocolNode, ReviewerKind, ReviewProtocolDocument } from "@svc/schemas";
 import { ServiceError } from "../../core/errors/service-error.ts";
 import type { Services } from "../../core/services/services.ts";
 import type { Viewer } from "../../visibility/viewer.ts";
@@ -17,7 +17,7 @@ export interface ReviewCaseView {
   node_id: string;
   node_title: string | null;
   problem_id: string | null;
-  reviewer_kind: "human" | "agent";
+  reviewer_kind: ReviewerKind;
   node_status: string;
   seats: number;
   open_seats: number;

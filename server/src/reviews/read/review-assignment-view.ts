@@ -1,4 +1,4 @@
-import type { AssignmentStatus } from "@svc/schemas";
+import type { AssignmentStatus, ReviewerKind } from "@svc/schemas";
 import { holdPassed } from "../node-state.ts";
 import type { ReviewAssignmentRow } from "../review-records.ts";
 import { assignmentUrl, caseUrl } from "./review-links.ts";
@@ -20,7 +20,7 @@ export interface ReviewAssignmentView {
   id: string;
   review_process_id: string;
   node_id: string;
-  reviewer_kind: "human" | "agent";
+  reviewer_kind: ReviewerKind;
   /** Null when the reader may not know who reviewed (anyone but a manager or the reviewer). */
   reviewer_user_id: string | null;
   /** Hosted agents: the effective {provider, model, config}. */

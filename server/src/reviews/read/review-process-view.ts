@@ -1,4 +1,12 @@
-import type { HiddenItem, NodeStatus, ProtocolNode, ReviewProtocolDocument } from "@svc/schemas";
+import type {
+  HiddenItem,
+  NodeStatus,
+  NodeType,
+  ProcessStatus,
+  ProtocolNode,
+  ReviewerKind,
+  ReviewProtocolDocument,
+} from "@svc/schemas";
 import { reviewNodeState } from "../node-state.ts";
 import type { Reduction } from "../reduction.ts";
 import type { ReviewNodeRow } from "../review-records.ts";
@@ -26,7 +34,7 @@ export interface ReviewSubjectView {
 /** One node at the read's clock. Review nodes carry seats; reduce nodes their result. */
 export interface ReviewNodeView {
   id: string;
-  type: "review" | "reduce";
+  type: NodeType;
   title: string | null;
   when: unknown;
   status: NodeStatus;
@@ -34,7 +42,7 @@ export interface ReviewNodeView {
   opened_at: string | null;
   completed_at: string | null;
   /** Review nodes (null on reduce nodes). */
-  reviewer_kind: "human" | "agent" | null;
+  reviewer_kind: ReviewerKind | null;
   seats: number | null;
   open_seats: number | null;
   claimed: number | null;
@@ -55,7 +63,7 @@ export interface ReviewProcessView {
   protocol_hash: string;
   protocol_snapshot: ReviewProtocolDocument;
   subject: ReviewSubjectView;
-  status: "open" | "finished";
+  status: ProcessStatus;
   outcome: string | null;
   end_reason: string | null;
   created_at: string;
