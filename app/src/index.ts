@@ -23,10 +23,10 @@
 export { LintCode, type LintNote, type LintRecord, NoteCode, pointer } from "@svc/schemas";
 export { catalogueDigest, PYTHON_RUNTIME } from "./catalogue/implementation-catalogue.ts";
 export { mediaTypeOf } from "./catalogue/media-type.ts";
-export { type CheckAnnotation, checkAnnotations } from "./checks/check-annotations.ts";
+export { AnnotationLevel, type CheckAnnotation, checkAnnotations } from "./checks/check-annotations.ts";
 export { askService, checkPackage, type PackageCheck } from "./checks/check-package.ts";
 export { checkRepository } from "./checks/check-repository.ts";
-export { checkConclusion, checkCounts, checkTitle } from "./checks/check-verdict.ts";
+export { CheckConclusion, checkConclusion, checkCounts, checkTitle } from "./checks/check-verdict.ts";
 export { CHECK_SUMMARY_MAX_BYTES, formatCheckSummary } from "./checks/format-check-summary.ts";
 export { type PublishOutcome, publishValidated } from "./checks/publish-validated.ts";
 export type { CliDeps } from "./cli/cli-deps.ts";

@@ -2,6 +2,7 @@ import {
   askService,
   CHECK_SUMMARY_MAX_BYTES,
   type CheckAnnotation,
+  CheckConclusion,
   checkAnnotations,
   checkConclusion,
   checkPackage,
@@ -136,7 +137,7 @@ function isSettled(run: CheckRunRecord | undefined, planHash: string | null): bo
   return (
     run !== undefined &&
     run.status === "completed" &&
-    (run.conclusion === "success" || run.conclusion === "failure") &&
+    (run.conclusion === CheckConclusion.success || run.conclusion === CheckConclusion.failure) &&
     (run.external_id ?? "") === (planHash ?? "")
   );
 }
@@ -159,7 +160,7 @@ async function post(
 export async function checkRunResult(
   target: CommitTarget,
   check: PackageCheck,
-): Promise<{ conclusion: "success" | "failure" | "neutral"; externalId: string; output: CheckRunOutput }> {
+): Promise<{ conclusion: CheckConclusion; externalId: string; output: CheckRunOutput }> {
   const annotations = await checkAnnotations(check);
   const folder = check.dir === "." ? "" : `/${check.dir}`;
   const fullReport = `\`npx svc lint ${check.dir} --json\` (plan) or \`npx svc upload ${check.dir}\` (reconciliation) on ${target.htmlUrl}/tree/${target.sha}${folder}`;

@@ -1,3 +1,4 @@
+import type { AnnotationLevel, CheckConclusion } from "@svc/app";
 import type { ProbotOctokit } from "probot";
 
 /** The installation-authenticated client of one event. */
@@ -31,7 +32,7 @@ export interface CheckRunOutput {
     path: string;
     start_line: number;
     end_line: number;
-    annotation_level: "notice" | "warning" | "failure";
+    annotation_level: AnnotationLevel;
     title: string;
     message: string;
   }>;
@@ -90,7 +91,7 @@ export async function startCheckRun(
 export async function completeCheckRun(
   octokit: Octokit,
   where: RepoRef & { id: number },
-  result: { conclusion: "success" | "failure" | "neutral"; externalId?: string; output: CheckRunOutput },
+  result: { conclusion: CheckConclusion; externalId?: string; output: CheckRunOutput },
 ): Promise<void> {
   const annotations = result.output.annotations.slice(0, MAX_ANNOTATIONS);
   const { annotations: _all, ...output } = result.output;

@@ -1,6 +1,7 @@
 import {
   askService,
   CHECK_SUMMARY_MAX_BYTES,
+  CheckConclusion,
   type PackageCheck,
   type PublishOutcome,
   publishValidated,
@@ -60,7 +61,7 @@ export async function publishCommit(
   });
   if (
     !options.force &&
-    earlier.some((r) => r.external_id === deps.deliveryId || r.conclusion === "success")
+    earlier.some((r) => r.external_id === deps.deliveryId || r.conclusion === CheckConclusion.success)
   ) {
     return PublishStatus.skipped;
   }
@@ -71,22 +72,30 @@ export async function publishCommit(
     name: PUBLISH_CHECK,
     externalId: deps.deliveryId,
   });
-  const finish = async (conclusion: "success" | "failure", title: string, summary: string) => {
+  const finish = async (
+    conclusion: typeof CheckConclusion.success | typeof CheckConclusion.failure,
+    title: string,
+    summary: string,
+  ) => {
     await completeCheckRun(
       deps.octokit,
       { ...where, id },
       { conclusion, output: { title, summary, annotations: [] } },
     );
-    return conclusion === "success" ? PublishStatus.published : PublishStatus.failed;
+    return conclusion === CheckConclusion.success ? PublishStatus.published : PublishStatus.failed;
   };
 
   if (!commit.discovered) {
-    return finish("failure", "Nothing published: svc.json is malformed", "See the `svc` check run.");
+    return finish(
+      CheckConclusion.failure,
+      "Nothing published: svc.json is malformed",
+      "See the `svc` check run.",
+    );
   }
   const broken = commit.packages.filter((p) => !p.check.lint.ok);
   if (broken.length > 0) {
     return finish(
-      "failure",
+      CheckConclusion.failure,
       `Nothing published: lint errors in ${broken.length} package${broken.length === 1 ? "" : "s"}`,
       `Fix the lint errors reported by ${broken.map((p) => `\`${p.name}\``).join(", ")}; nothing was published.`,
     );
@@ -103,7 +112,7 @@ export async function publishCommit(
         : `- \`${c.dir}\`: invalid or in conflict (see its \`svc/${c.dir}\` check run)`,
     );
     return finish(
-      "failure",
+      CheckConclusion.failure,
       `Nothing published: ${refused.length} package${refused.length === 1 ? "" : "s"} cannot be published`,
       `${lines.join("\n")}\n\nNothing was published. Re-run this check once fixed.`,
     );

@@ -85,29 +85,33 @@ function sourceFiles(directory: URL): URL[] {
  */
 const LITERAL_RUN = /"[A-Za-z0-9_]+"(?:\s*[,|]\s*"[A-Za-z0-9_]+"){2,}/g;
 
-describe("closed sets are declared once", () => {
-  const sets = closedSets
-    .map(([name, set]) => [name, new Set(Object.values(set))] as const)
-    .filter(([, members]) => members.size >= 3);
-
-  it("no source outside schemas spells out three or more members of a catalogued set", () => {
-    const found: string[] = [];
-    for (const root of SOURCE_ROOTS) {
-      const directory = new URL(`${root}/`, import.meta.url);
-      if (!statSync(directory, { throwIfNoEntry: false })?.isDirectory()) continue;
-      for (const file of sourceFiles(directory)) {
-        const text = readFileSync(file, "utf8");
-        for (const m of text.matchAll(LITERAL_RUN)) {
-          const literals = [...m[0].matchAll(/"([A-Za-z0-9_]+)"/g)].map((l) => l[1]!);
-          for (const [name, members] of sets) {
-            if (literals.every((literal) => members.has(literal))) {
-              const line = text.slice(0, m.index).split("\n").length;
-              found.push(`${file.pathname}:${line} spells out ${name}: ${m[0]}`);
-            }
-          }
-        }
+/** Every match of `pattern` in the sources outside schemas, with the file and line it stands on. */
+function sourceMatches(pattern: RegExp): Array<{ match: RegExpMatchArray; where: string }> {
+  const found: Array<{ match: RegExpMatchArray; where: string }> = [];
+  for (const root of SOURCE_ROOTS) {
+    const directory = new URL(`${root}/`, import.meta.url);
+    if (!statSync(directory, { throwIfNoEntry: false })?.isDirectory()) continue;
+    for (const file of sourceFiles(directory)) {
+      const text = readFileSync(file, "utf8");
+      for (const match of text.matchAll(pattern)) {
+        found.push({ match, where: `${file.pathname}:${text.slice(0, match.index).split("\n").length}` });
       }
     }
+  }
+  return found;
+}
+
+describe("closed sets are declared once", () => {
+  it("no source outside schemas spells out three or more members of a catalogued set", () => {
+    const sets = closedSets
+      .map(([name, set]) => [name, new Set(Object.values(set))] as const)
+      .filter(([, members]) => members.size >= 3);
+    const found = sourceMatches(LITERAL_RUN).flatMap(({ match, where }) => {
+      const literals = [...match[0].matchAll(/"([A-Za-z0-9_]+)"/g)].map((l) => l[1]!);
+      return sets
+        .filter(([, members]) => literals.every((literal) => members.has(literal)))
+        .map(([name]) => `${where} spells out ${name}: ${match[0]}`);
+    });
     expect(found).toEqual([]);
   });
 
@@ -115,21 +119,12 @@ describe("closed sets are declared once", () => {
     const pairs = closedSets
       .map(([name, set]) => [name, sorted(Object.values(set)).join("|")] as const)
       .filter(([, key]) => key.split("|").length === 2);
-    const found: string[] = [];
-    for (const root of SOURCE_ROOTS) {
-      const directory = new URL(`${root}/`, import.meta.url);
-      if (!statSync(directory, { throwIfNoEntry: false })?.isDirectory()) continue;
-      for (const file of sourceFiles(directory)) {
-        const text = readFileSync(file, "utf8");
-        for (const m of text.matchAll(/"([A-Za-z0-9_]+)"\s*\|\s*"([A-Za-z0-9_]+)"/g)) {
-          const key = sorted([m[1], m[2]]).join("|");
-          for (const [name] of pairs.filter(([, members]) => members === key)) {
-            const line = text.slice(0, m.index).split("\n").length;
-            found.push(`${file.pathname}:${line} writes ${name} as ${m[0]}`);
-          }
-        }
-      }
-    }
+    const found = sourceMatches(/"([A-Za-z0-9_]+)"\s*\|\s*"([A-Za-z0-9_]+)"/g).flatMap(({ match, where }) => {
+      const key = sorted([match[1], match[2]]).join("|");
+      return pairs
+        .filter(([, members]) => members === key)
+        .map(([name]) => `${where} writes ${name} as ${match[0]}`);
+    });
     expect(found).toEqual([]);
   });
 });

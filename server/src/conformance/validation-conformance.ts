@@ -1,18 +1,8 @@
 import type { FileTree } from "@svc/app";
 import { checkerImplementation, runConformance, sha256 } from "@svc/app";
-import type { CheckerResult, Plan, RunResult } from "@svc/schemas";
+import type { Plan, ValidationConformance } from "@svc/schemas";
 import type { Services } from "../core/services/services.ts";
 import { resolveBinding } from "../verification/resolve-binding.ts";
-
-/** One entry of validate_authoring_upload's `conformance` (spec 4.1). */
-export interface ValidationConformance {
-  stage_key: string;
-  image_ref: string;
-  fixture: string;
-  expected: CheckerResult;
-  actual: RunResult;
-  passed: boolean;
-}
 
 /**
  * Runs each planned implementation's fixtures on the uploaded files, at validation (spec 2.2):
