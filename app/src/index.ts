@@ -20,6 +20,8 @@
  * Lint records (LintRecord, LintCode, NoteCode, pointer) are wire types of @svc/schemas, below
  * every folder; they are re-exported here for callers that read them with the rest of lint.
  */
+
+export type { Reconciliation } from "@svc/schemas";
 export { LintCode, type LintNote, type LintRecord, NoteCode, pointer } from "@svc/schemas";
 export { catalogueDigest, PYTHON_RUNTIME } from "./catalogue/implementation-catalogue.ts";
 export { mediaTypeOf } from "./catalogue/media-type.ts";
@@ -32,7 +34,6 @@ export { type PublishOutcome, publishValidated } from "./checks/publish-validate
 export type { CliDeps } from "./cli/cli-deps.ts";
 export { type CliIo, processIo, UsageError } from "./cli/cli-io.ts";
 export { scaffoldPackage } from "./cli/scaffold-package.ts";
-export type { Reconciliation } from "./client/authoring-results.ts";
 export { openServiceClient, type ServiceClient } from "./client/service-client.ts";
 export type { RetryOptions } from "./client/with-retries.ts";
 export { type ContentHash, canonicalJson, hashJson, sha256 } from "./hash/sha256.ts";

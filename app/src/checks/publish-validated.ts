@@ -1,4 +1,5 @@
-import type { Publication, PublishedProblem, ReconciledProblem } from "../client/authoring-results.ts";
+import type { PublishedProblem } from "@svc/schemas";
+import type { Publication, ReconciledProblem } from "../client/authoring-results.ts";
 import { driveShard } from "../client/publish-engine/drive-publish.ts";
 import { reviewedPlanHash } from "../client/publish-engine/reviewed-plan-hash.ts";
 import type { ShardState } from "../client/publish-state.ts";

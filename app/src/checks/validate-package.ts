@@ -1,5 +1,5 @@
-import { hasConflicts, type Plan } from "@svc/schemas";
-import { emptyCounts, type Reconciliation, type Validation } from "../client/authoring-results.ts";
+import { hasConflicts, type Plan, type Reconciliation } from "@svc/schemas";
+import { emptyCounts, type Validation } from "../client/authoring-results.ts";
 import { packArchive, putArchive, requestUpload, validateUpload } from "../client/authoring-steps.ts";
 import { measurePackage } from "../client/measure-package.ts";
 import { CLI_SHARD_LIMITS, planShards, type ShardLimits } from "../client/plan-shards.ts";

@@ -4,7 +4,6 @@ import {
   type PublishResult,
   type Reconciliation,
   ReconciliationAction,
-  type RequestedUpload,
   type ValidationError,
   type ValidationResult,
 } from "@svc/schemas";
@@ -14,12 +13,6 @@ import {
  * are the schemas' (declared once, built by the service); the readers below tolerate a service
  * that sends fewer fields.
  */
-
-export type { PublishedProblem, Reconciliation, RequestedUpload, ValidationError };
-
-/** The reconciliation actions (spec section 3), from the schemas' closed set. */
-export const ProblemAction = ReconciliationAction;
-export type ProblemAction = ReconciliationAction;
 
 export type ReconciledProblem = ProblemReconciliation;
 

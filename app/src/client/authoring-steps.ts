@@ -1,13 +1,8 @@
+import type { RequestedUpload } from "@svc/schemas";
 import { type ContentHash, sha256 } from "../hash/sha256.ts";
 import type { FileTree } from "../tree/file-tree.ts";
 import { zipTree } from "../tree/zip-tree.ts";
-import {
-  type Publication,
-  type RequestedUpload,
-  readPublication,
-  readValidation,
-  type Validation,
-} from "./authoring-results.ts";
+import { type Publication, readPublication, readValidation, type Validation } from "./authoring-results.ts";
 import { ServiceCallError } from "./service-call-error.ts";
 import type { ServiceClient } from "./service-client.ts";
 import { subsetTree } from "./subset-tree.ts";

@@ -1,11 +1,4 @@
-import {
-  type Plan,
-  type PlanProblem,
-  type ProblemReconciliation,
-  type ProblemStatus,
-  type Reconciliation,
-  ReconciliationAction,
-} from "@svc/schemas";
+import type { Plan, PlanProblem, ProblemReconciliation, ProblemStatus, Reconciliation } from "@svc/schemas";
 import {
   TASK_COMPONENT_NAMES,
   type TaskComponents,
@@ -23,10 +16,6 @@ import {
  * revision), conflict (another user owns the slug and the caller is not a live administrator, the
  * problem is archived, or an immutable property differs). Omission never deletes anything.
  */
-
-/** What publishing does to one Problem: the schemas' closed set, under the name used here. */
-export const ProblemAction = ReconciliationAction;
-export type ProblemAction = ReconciliationAction;
 
 /** A live Problem as the reconciliation needs it. */
 export interface LiveProblem {

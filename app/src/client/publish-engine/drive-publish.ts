@@ -1,5 +1,6 @@
+import type { ValidationError } from "@svc/schemas";
 import type { FileTree } from "../../tree/file-tree.ts";
-import type { Publication, ValidationError } from "../authoring-results.ts";
+import type { Publication } from "../authoring-results.ts";
 import {
   type Archive,
   packArchive,

@@ -1,5 +1,6 @@
+import type { ValidationError } from "@svc/schemas";
 import { hasConflicts, isStale } from "@svc/schemas";
-import type { Validation, ValidationError } from "../authoring-results.ts";
+import type { Validation } from "../authoring-results.ts";
 import type { ShardStatus } from "../publish-state.ts";
 
 /**
