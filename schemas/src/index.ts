@@ -147,7 +147,7 @@ export type {
   VerifierContractFile,
   VerifierImplementationFile,
 } from "./types.ts";
-export { Capability, MembershipRole, Role, Scope } from "./user-enums.ts";
+export { Access, AuthorAccess, Capability, GrantedRole, MembershipRole, Role, Scope } from "./user-enums.ts";
 export {
   type CompileUserSchemaResult,
   compileUserSchema,
