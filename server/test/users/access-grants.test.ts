@@ -25,8 +25,12 @@ describeWithDatabase("access grants", () => {
     let stdout = "";
     let stderr = "";
     const io = {
-      stdout: (t: string) => void (stdout += t),
-      stderr: (t: string) => void (stderr += t),
+      stdout: (t: string) => {
+        stdout += t;
+      },
+      stderr: (t: string) => {
+        stderr += t;
+      },
       color: false,
     };
     const code = await runServerCli(argv, { io, env: { DATABASE_URL: db.url, LOG_LEVEL: "silent" } });
