@@ -246,6 +246,25 @@ describeWithDatabase("organizations", () => {
     });
   });
 
+  describe("over /api", () => {
+    const get = (path: string, handle: string) =>
+      fetch(`${app.url}${path}`, { headers: { authorization: `Bearer ${users[handle]!.token}` } });
+
+    it("GET /api/whoami and GET /api/organizations/{organization} answer what the tools answer", async () => {
+      const whoami = await get("/api/whoami", "bob");
+      expect(whoami.status).toBe(200);
+      expect(await whoami.json()).toEqual(await call("bob", "whoami"));
+      const organization = await get("/api/organizations/lovelace-lab", "bob");
+      expect(organization.status).toBe(200);
+      expect(await organization.json()).toEqual(
+        await call("bob", "get_organization", { organization: "lovelace-lab" }),
+      );
+      const outsider = await get("/api/organizations/lovelace-lab", "eve");
+      expect(outsider.status).toBe(404);
+      expect(await outsider.json()).toMatchObject({ error: { code: "not_found" } });
+    });
+  });
+
   describe("attributing Attempts", () => {
     it("records the Organization at start and shows it in reads; a non-member is refused", async () => {
       const org = (await call("eve", "create_organization", { slug: "eve-team", name: "Eve's team" }))
