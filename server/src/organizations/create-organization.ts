@@ -9,6 +9,7 @@ import {
   ORGANIZATION_NAME_MAX_LENGTH,
   ORGANIZATION_SLUG_MAX_LENGTH,
   ORGANIZATION_SLUG_PATTERN,
+  ORGANIZATIONS_PER_CREATOR_MAX,
 } from "./organization.ts";
 import { type OrganizationView, readOrganization } from "./read-organization.ts";
 
@@ -46,6 +47,17 @@ export async function createOrganization(
   const id = randomId(IdPrefix.organization);
   try {
     await inTransaction(services.sql, async (tx) => {
+      // The creator's row is locked so that concurrent creations count each other.
+      await tx`select 1 from users where id = ${userId} for update`;
+      const [created] = await tx<{ n: number }[]>`
+        select count(*)::int as n from organizations where created_by = ${userId}`;
+      if (created!.n >= ORGANIZATIONS_PER_CREATOR_MAX) {
+        throw new ServiceError(
+          "conflict",
+          `you have created ${ORGANIZATIONS_PER_CREATOR_MAX} organizations, the most one user may create`,
+          { field: "slug", limit: ORGANIZATIONS_PER_CREATOR_MAX },
+        );
+      }
       await tx`insert into organizations (id, slug, name, created_by) values (${id}, ${slug}, ${name}, ${userId})`;
       await tx`insert into memberships (organization_id, user_id, role) values (${id}, ${userId}, ${MembershipRole.owner})`;
     });

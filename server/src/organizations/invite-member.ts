@@ -4,7 +4,7 @@ import { ServiceError } from "../core/errors/service-error.ts";
 import type { Services } from "../core/services/services.ts";
 import type { Caller } from "../users/caller.ts";
 import { findUser } from "../users/find-user.ts";
-import { findOrganization, membershipRole, requireMembership } from "./organization.ts";
+import { findOrganization, membershipRole, OPEN_INVITATIONS_MAX, requireMembership } from "./organization.ts";
 import type { InvitationView } from "./read-organization.ts";
 
 export interface InviteMemberInput {
@@ -39,6 +39,18 @@ export async function inviteMember(
     const [open] = await tx<{ id: string; role: MembershipRole }[]>`
       select id, role from organization_invitations
       where organization_id = ${organization.id} and user_id = ${invitee.id} and accepted_at is null and closed_at is null`;
+    if (!open) {
+      const [pending] = await tx<{ n: number }[]>`
+        select count(*)::int as n from organization_invitations
+        where organization_id = ${organization.id} and accepted_at is null and closed_at is null`;
+      if (pending!.n >= OPEN_INVITATIONS_MAX) {
+        throw new ServiceError(
+          "conflict",
+          `"${organization.slug}" has ${OPEN_INVITATIONS_MAX} open invitations, the most it may have: cancel some with remove_organization_member`,
+          { field: "user", limit: OPEN_INVITATIONS_MAX },
+        );
+      }
+    }
     if (open && open.role !== role) {
       await tx`update organization_invitations set closed_at = now(), closed_by = ${by.id} where id = ${open.id}`;
     }

@@ -30,6 +30,10 @@ export const ORGANIZATION_SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 export const ORGANIZATION_SLUG_MAX_LENGTH = 64;
 export const ORGANIZATION_NAME_MAX_LENGTH = 200;
 
+/** Ceilings that keep one user from filling the tables: Organizations a user created, open invitations of one Organization. */
+export const ORGANIZATIONS_PER_CREATOR_MAX = 100;
+export const OPEN_INVITATIONS_MAX = 200;
+
 const COLUMNS = "id, slug, name, created_by, created_at";
 
 /**

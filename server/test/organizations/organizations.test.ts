@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Services } from "../../src/core/services/services.ts";
+import { createOrganization } from "../../src/organizations/create-organization.ts";
 import { clientLines, envelopeOf, type TestClient } from "../edges/mcp/support/mcp-clients.ts";
 import { type RunningApp, startApp } from "../edges/mcp/support/start-app.ts";
 import {
@@ -345,6 +346,19 @@ describeWithDatabase("organizations", () => {
       // A former member has no conflict any more.
       await call("ada", "leave_organization", { organization: "submitters" });
       expect((await call("ada", "claim_review", args)).assignment).toMatchObject({ status: "claimed" });
+    });
+  });
+
+  describe("ceilings", () => {
+    it("caps the Organizations one user creates at 100", async () => {
+      users.prolific = await seedUser(db.sql, "prolific", { scopes: ["read", "contribute"] });
+      const caller = { principal: users.prolific.principal, baseUrl: app.url };
+      for (let i = 0; i < 100; i += 1) {
+        await createOrganization(services, caller, { slug: `prolific-${i}`, name: `Team ${i}` });
+      }
+      expect(
+        await refused("prolific", "create_organization", { slug: "prolific-100", name: "One more" }),
+      ).toMatchObject({ code: "conflict", field: "slug", limit: 100 });
     });
   });
 });
