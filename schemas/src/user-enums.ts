@@ -61,10 +61,9 @@ export type AuthorAccess = (typeof AuthorAccess)[keyof typeof AuthorAccess];
 
 /**
  * What an operator grants or revokes with `svc-server user grant|revoke`: a capability or a
- * granted role.
+ * granted role (a type only: the two sets above are its members).
  */
-export const Access = { ...Capability, ...GrantedRole } as const;
-export type Access = (typeof Access)[keyof typeof Access];
+export type Access = Capability | GrantedRole;
 
 /** A user's role in an Organization: owners invite, remove and keep the Organization; members belong. */
 export const MembershipRole = { owner: "owner", member: "member" } as const;
