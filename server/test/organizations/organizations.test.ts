@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Services } from "../../src/core/services/services.ts";
+import { acceptInvitation } from "../../src/organizations/accept-invitation.ts";
 import { createOrganization } from "../../src/organizations/create-organization.ts";
+import { inviteMember } from "../../src/organizations/invite-member.ts";
+import { leaveOrganization } from "../../src/organizations/remove-member.ts";
 import { clientLines, envelopeOf, type TestClient } from "../edges/mcp/support/mcp-clients.ts";
 import { type RunningApp, startApp } from "../edges/mcp/support/start-app.ts";
 import {
@@ -346,6 +349,29 @@ describeWithDatabase("organizations", () => {
       // A former member has no conflict any more.
       await call("ada", "leave_organization", { organization: "submitters" });
       expect((await call("ada", "claim_review", args)).assignment).toMatchObject({ status: "claimed" });
+    });
+  });
+
+  describe("concurrency", () => {
+    it("keeps an owner when both owners leave at once: exactly one leaves, the other is last_owner", async () => {
+      const [first, second] = [
+        await seedUser(db.sql, "twin-a", { scopes: ["read", "contribute"] }),
+        await seedUser(db.sql, "twin-b", { scopes: ["read", "contribute"] }),
+      ];
+      const as = (user: SeededUser) => ({ principal: user.principal, baseUrl: app.url });
+      await createOrganization(services, as(first!), { slug: "twins", name: "Twins" });
+      await inviteMember(services, as(first!), { organization: "twins", user: "twin-b", role: "owner" });
+      await acceptInvitation(services, as(second!), { organization: "twins" });
+      const outcomes = await Promise.allSettled([
+        leaveOrganization(services, as(first!), { organization: "twins" }),
+        leaveOrganization(services, as(second!), { organization: "twins" }),
+      ]);
+      expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(1);
+      const failed = outcomes.find((o) => o.status === "rejected") as PromiseRejectedResult;
+      expect(failed.reason).toMatchObject({ code: "last_owner" });
+      const owners = await db.sql`
+        select m.role from memberships m join organizations o on o.id = m.organization_id where o.slug = 'twins'`;
+      expect(owners.map((o) => o.role)).toEqual(["owner"]);
     });
   });
 
