@@ -127,6 +127,10 @@ export const ErrorCode = {
   /** decline or submit on an assignment already submitted or declined. */
   assignment_ended: { status: 409, meaning: "the review assignment has already ended" },
   /** The service cannot answer yet: the database is unreachable or not migrated. */
+  /** An organization action by someone who is not a member (or not an owner where owners act). */
+  not_a_member: { status: 403, meaning: "the caller is not a member of the Organization, or not an owner" },
+  /** Leaving, or removing or demoting, the only owner of an Organization (docs/organizations.md). */
+  last_owner: { status: 409, meaning: "an Organization keeps at least one owner; make another owner first" },
   unavailable: { status: 503, meaning: "the service is not ready" },
   /** The service's own machinery failed; the request may be retried. */
   internal: { status: 500, meaning: "the service failed" },

@@ -147,7 +147,15 @@ export type {
   VerifierContractFile,
   VerifierImplementationFile,
 } from "./types.ts";
-export { Capability, MembershipRole, Role, Scope } from "./user-enums.ts";
+export {
+  type Access,
+  AuthorAccess,
+  Capability,
+  GrantedRole,
+  MembershipRole,
+  Role,
+  Scope,
+} from "./user-enums.ts";
 export {
   type CompileUserSchemaResult,
   compileUserSchema,

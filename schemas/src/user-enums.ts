@@ -19,14 +19,13 @@ export const Capability = {
   author: "author",
   /** Name public digest-pinned images as sandbox checkers. */
   custom_verifier: "custom_verifier",
-  /** An author who may list their own work (spec 5.4); implies author. */
-  trusted_author: "trusted_author",
 } as const;
 export type Capability = (typeof Capability)[keyof typeof Capability];
 
 /**
  * Roles, checked live on each action (spec 5.4), lowest first. Every user is a contributor;
- * author and trusted author come from capability grants; administrator from `is_admin`.
+ * author comes from the author capability; trusted author and administrator from role grants
+ * (GrantedRole). A trusted author is also an author.
  */
 export const Role = {
   /** Save, validate and test private proposals; upload and validate. */
@@ -39,6 +38,33 @@ export const Role = {
 } as const;
 export type Role = (typeof Role)[keyof typeof Role];
 
-/** A user's role in an Organization. */
+/**
+ * The roles recorded as grants (spec 5.4), with grantor and time like capabilities: trusted
+ * author (set by set_author_access or an operator) and administrator (an operator's).
+ */
+export const GrantedRole = {
+  trusted_author: "trusted_author",
+  administrator: "administrator",
+} as const;
+export type GrantedRole = (typeof GrantedRole)[keyof typeof GrantedRole];
+
+/**
+ * The author access set_author_access gives a user: `none` revokes both, `author` grants the
+ * author capability (and revokes trusted author), `trusted_author` grants both.
+ */
+export const AuthorAccess = {
+  none: "none",
+  author: "author",
+  trusted_author: "trusted_author",
+} as const;
+export type AuthorAccess = (typeof AuthorAccess)[keyof typeof AuthorAccess];
+
+/**
+ * What an operator grants or revokes with `svc-server user grant|revoke`: a capability or a
+ * granted role (a type only: the two sets above are its members).
+ */
+export type Access = Capability | GrantedRole;
+
+/** A user's role in an Organization: owners invite, remove and keep the Organization; members belong. */
 export const MembershipRole = { owner: "owner", member: "member" } as const;
 export type MembershipRole = (typeof MembershipRole)[keyof typeof MembershipRole];

@@ -5,10 +5,18 @@ import type { CliIo } from "./cli-io.ts";
 import { connectService } from "./connect-service.ts";
 import { retryNotice } from "./retry-notice.ts";
 
+/** The object entries of an envelope's list field (none when it is absent). */
+function records(value: unknown): Array<Record<string, unknown>> {
+  return Array.isArray(value)
+    ? value.filter((v): v is Record<string, unknown> => typeof v === "object" && v !== null)
+    : [];
+}
+
 /**
  * `svc whoami [--json]`: who the credential signs in as, through the `whoami` tool (spec 4.1:
  * `{user, memberships, work_role}`; this service adds the token's scopes and capabilities).
- * Prints handle, id, work role, scopes and capabilities, or the envelope with `--json`.
+ * Prints handle, id, work role, scopes, capabilities, roles, organizations, open invitations and
+ * every grant with grantor and time, or the envelope with `--json`.
  */
 export async function whoamiCommand(
   options: { json?: boolean; server?: string },
@@ -37,6 +45,22 @@ export async function whoamiCommand(
     ];
     if (Array.isArray(envelope.capabilities)) {
       rows.push(["capabilities", envelope.capabilities.join(" ") || "none"]);
+    }
+    if (Array.isArray(envelope.roles)) rows.push(["roles", envelope.roles.join(" ")]);
+    for (const m of records(envelope.memberships)) {
+      rows.push(["organization", `${m.organization_slug} (${m.role}, joined ${m.joined_at})`]);
+    }
+    for (const i of records(envelope.invitations)) {
+      rows.push([
+        "invited",
+        `${i.organization_slug} as ${i.role} by ${i.invited_by_handle} (accept_organization_invitation)`,
+      ]);
+    }
+    // Every grant with its grantor and time; a null grantor is an operator (svc-server).
+    for (const g of records(envelope.grants)) {
+      const by = (handle: unknown) => (handle ? String(handle) : "an operator");
+      const revoked = g.revoked_at ? `, revoked ${g.revoked_at} by ${by(g.revoked_by_handle)}` : "";
+      rows.push(["grant", `${g.access} by ${by(g.granted_by_handle)} ${g.granted_at}${revoked}`]);
     }
     rows.push(["server", server]);
     const lines = rows.map(([label, value]) => `${label.padEnd(13)}${value}`);

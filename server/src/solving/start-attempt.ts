@@ -9,6 +9,7 @@ import { ServiceError } from "../core/errors/service-error.ts";
 import { randomId } from "../core/ids/random-id.ts";
 import type { Services } from "../core/services/services.ts";
 import { problemEnvelope } from "../discovery/get-problem.ts";
+import { findOrganization, requireMembership } from "../organizations/organization.ts";
 import { findProblem } from "../problems/find-problem.ts";
 import type { ProblemRow } from "../problems/problem-row.ts";
 import { readProblem } from "../problems/read-problem.ts";
@@ -26,6 +27,8 @@ export interface StartAttemptInput {
   problem: string;
   revision?: number;
   continues_attempt_id?: string;
+  /** The Organization (slug or `org_` id) the Attempt is attributed to; the caller must be a member. */
+  organization?: string;
 }
 
 /** start_attempt's result (decisions.md). */
@@ -45,7 +48,9 @@ export interface StartedAttempt {
  * continues an ended Attempt of theirs on the same Problem that has no continuation yet; the
  * refusals are spec 7's codes, and a race for the same predecessor loses with already_continued
  * (the column is unique). Several active Attempts per user and Problem are allowed (separate lines
- * of work); the result hints when others are active.
+ * of work); the result hints when others are active. With `organization` the Attempt is
+ * attributed to an Organization the caller belongs to (not_a_member otherwise), for review
+ * conflicts and eligibility (spec 2.1).
  */
 export async function startAttempt(
   services: Services,
@@ -62,6 +67,11 @@ export async function startAttempt(
       { field: "problem", problem_id: problem.id },
     );
   }
+  // Attribution is recorded at start and never changes; only a current member may claim it.
+  const organizationId =
+    input.organization === undefined
+      ? null
+      : await attributedOrganization(sql, viewer.userId, input.organization);
   const now = clock();
   // The envelope checks the revision exists before anything is written.
   const envelope = await problemEnvelope(services, caller, problem, input.revision, now);
@@ -74,8 +84,8 @@ export async function startAttempt(
     try {
       await tx.savepoint(
         (sp) => sp`
-        insert into attempts (id, problem_id, problem_revision_id, user_id, continues_attempt_id, started_at)
-        values (${id}, ${problem.id}, ${envelope.revision.id}, ${viewer.userId}, ${predecessor?.id ?? null}, ${now})`,
+        insert into attempts (id, problem_id, problem_revision_id, user_id, organization_id, continues_attempt_id, started_at)
+        values (${id}, ${problem.id}, ${envelope.revision.id}, ${viewer.userId}, ${organizationId}, ${predecessor?.id ?? null}, ${now})`,
       );
     } catch (error) {
       if (predecessor && isUniqueViolation(error, "attempts_continues_attempt_id_key")) {
@@ -116,6 +126,13 @@ async function lockPredecessor(sql: Sql, viewer: Viewer, id: string, problem: Pr
   const refusal = continuationRefusal(viewer, id, visible ? found : null, problem.id);
   if (refusal) throw refusal;
   return found!;
+}
+
+/** The id of the Organization an Attempt is attributed to; not_found or not_a_member otherwise. */
+async function attributedOrganization(sql: Sql, userId: string, slugOrId: string): Promise<string> {
+  const organization = await findOrganization(sql, slugOrId);
+  await requireMembership(sql, organization, userId);
+  return organization.id;
 }
 
 async function otherActiveAttempts(

@@ -1,5 +1,6 @@
 import type { Capability, Scope } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
+import { liveCapabilities } from "./live-capabilities.ts";
 import type { Principal } from "./principal.ts";
 import { TOKEN_PATTERN, tokenHash } from "./token-format.ts";
 
@@ -21,7 +22,7 @@ export async function authenticate(sql: Sql, bearer: string | undefined): Promis
       capabilities: Capability[];
     }[]
   >`
-    select u.id, u.handle, u.is_admin, u.created_at, t.scopes, t.capabilities
+    select u.id, u.handle, u.is_admin, u.created_at, t.scopes, ${liveCapabilities(sql)} as capabilities
     from api_tokens t join users u on u.id = t.user_id
     where t.token_hash = ${tokenHash(token)} and t.revoked_at is null`;
   if (!row) return null;

@@ -16,7 +16,7 @@ export async function grantCapability(
   if (!isCapability(capability)) {
     throw new ServiceError(
       "invalid_input",
-      `"${capability}" is not a capability: use author, custom_verifier or trusted_author`,
+      `"${capability}" is not a capability: use author or custom_verifier`,
       {
         field: "capability",
       },

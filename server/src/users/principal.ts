@@ -2,8 +2,9 @@ import type { Capability, Scope } from "@svc/schemas";
 import type { User } from "./user.ts";
 
 /**
- * Who is calling, as their bearer token says: the user and the scopes and capabilities the token
- * was issued with. These are claims fixed at issue time; roles are checked live (liveRole).
+ * Who is calling, as their bearer token says: the user, the scopes the token was issued with, and
+ * the capabilities it was issued with that the user still holds at this request (authenticate
+ * intersects them with the live grants). Roles are checked live on each action (liveRole).
  */
 export interface Principal {
   user: User;

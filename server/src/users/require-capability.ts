@@ -4,7 +4,7 @@ import { ServiceError } from "../core/errors/service-error.ts";
 import { type LiveRole, liveRole } from "./live-role.ts";
 
 /**
- * Checks, live, that a user holds a capability now (`trusted_author` counts as `author`), and
+ * Checks, live, that a user holds a capability now (the trusted author role counts as `author`), and
  * throws forbidden naming what is missing otherwise. Returns the live role for further checks.
  */
 export async function requireCapability(sql: Sql, userId: string, capability: Capability): Promise<LiveRole> {

@@ -14,7 +14,7 @@ export async function revokeCapability(
 ): Promise<CapabilityGrant> {
   const { userId, capability, revokedBy = null } = input;
   const [grant] = await sql<CapabilityGrant[]>`
-    update user_capabilities set revoked_at = now(), revoked_by = ${revokedBy}
+    update user_capabilities set revoked_at = greatest(now(), granted_at), revoked_by = ${revokedBy}
     where user_id = ${userId} and capability = ${capability} and revoked_at is null
     returning user_id, capability, granted_by, granted_at, revoked_by, revoked_at`;
   if (!grant) {

@@ -1,9 +1,22 @@
+import { GrantedRole } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
-import { ServiceError } from "../core/errors/service-error.ts";
+import { grantRole } from "./grant-role.ts";
+import { revokeRole } from "./revoke-role.ts";
+import type { RoleGrant } from "./role-grant.ts";
 
-/** Gives or takes the administrator role; effective on the user's next action, whatever their tokens say. */
-export async function setAdministrator(sql: Sql, userId: string, isAdmin: boolean): Promise<void> {
-  const rows = await sql`update users set is_admin = ${isAdmin} where id = ${userId} returning id`;
-  if (rows.length === 0)
-    throw new ServiceError("not_found", `no user has the id ${userId}`, { user_id: userId });
+/**
+ * Gives or takes the administrator role, recorded as a grant or revocation by `by` (null for an
+ * operator); effective on the user's next action, whatever their tokens say. Taking it from a
+ * user who is not an administrator is not_found.
+ */
+export async function setAdministrator(
+  sql: Sql,
+  userId: string,
+  isAdmin: boolean,
+  by: string | null = null,
+): Promise<RoleGrant> {
+  const role = GrantedRole.administrator;
+  return isAdmin
+    ? grantRole(sql, { userId, role, grantedBy: by })
+    : revokeRole(sql, { userId, role, revokedBy: by });
 }

@@ -75,14 +75,14 @@ async function requireVisibilityRole(
   if (target === Visibility.listed && !roles.includes(Role.trusted_author)) {
     throw new ServiceError(
       "forbidden",
-      `listing your own ${work.kind} needs the trusted-author role (or an administrator): make it unlisted instead, or ask an operator for trusted_author`,
+      `listing your own ${work.kind} needs the trusted-author role (or an administrator): make it unlisted instead, or ask an administrator for trusted_author access (set_author_access)`,
       { required_role: Role.trusted_author },
     );
   }
   if (!roles.includes(Role.author)) {
     throw new ServiceError(
       "forbidden",
-      `making your ${work.kind} ${target} needs the author role: ask an operator for the author capability`,
+      `making your ${work.kind} ${target} needs the author role: ask an administrator for author access (set_author_access)`,
       { required_role: Role.author },
     );
   }

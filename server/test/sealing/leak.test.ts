@@ -69,6 +69,7 @@ const resource =
  */
 const table: LeakRow[] = [
   { covers: "whoami", read: tool("whoami", () => ({})) },
+  { covers: "get_organization", read: tool("get_organization", () => ({ organization: "no-such-team" })) },
   { covers: "list_campaigns", read: tool("list_campaigns", () => ({})) },
   { covers: "get_campaign", read: tool("get_campaign", (c) => ({ campaign: c.campaignId })) },
   { covers: "search_problems", read: tool("search_problems", () => ({ query: "sealed instance" })) },

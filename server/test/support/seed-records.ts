@@ -1,11 +1,11 @@
 import { hashJson, mediaTypeOf, sha256 } from "@svc/app";
-import { type Capability, IdPrefix, type Visibility } from "@svc/schemas";
+import { type Access, IdPrefix, type Visibility } from "@svc/schemas";
 import type { Sql } from "../../src/core/db/connect-sql.ts";
 import { randomId } from "../../src/core/ids/random-id.ts";
 import type { Services } from "../../src/core/services/services.ts";
 import { addUser } from "../../src/users/add-user.ts";
 import { authenticate } from "../../src/users/authenticate.ts";
-import { grantCapability } from "../../src/users/grant-capability.ts";
+import { grantAccess } from "../../src/users/grant-access.ts";
 import { issueToken } from "../../src/users/issue-token.ts";
 import type { Principal } from "../../src/users/principal.ts";
 
@@ -28,11 +28,10 @@ export interface SeededUser {
 export async function seedUser(
   sql: Sql,
   handle: string,
-  options: { admin?: boolean; capabilities?: Capability[]; scopes?: Array<"read" | "contribute"> } = {},
+  options: { admin?: boolean; capabilities?: Access[]; scopes?: Array<"read" | "contribute"> } = {},
 ): Promise<SeededUser> {
   const user = await addUser(sql, { handle, isAdmin: options.admin ?? false });
-  for (const capability of options.capabilities ?? [])
-    await grantCapability(sql, { userId: user.id, capability });
+  for (const capability of options.capabilities ?? []) await grantAccess(sql, user.id, capability);
   const { token } = await issueToken(sql, handle, options.scopes ?? ["contribute"]);
   const principal = await authenticate(sql, token);
   return { id: user.id, handle, token, principal: principal! };

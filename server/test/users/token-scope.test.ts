@@ -23,7 +23,7 @@ describe("tokenScope", () => {
 
   it("narrows capabilities to those named, and never adds one the user lacks", () => {
     expect(tokenScope(["read", "author"], ["author", "custom_verifier"]).capabilities).toEqual(["author"]);
-    expect(tokenScope(["read", "trusted_author"], ["author"]).capabilities).toEqual([]);
-    expect(tokenScope(["read", "author", "custom_verifier", "trusted_author"], []).capabilities).toEqual([]);
+    expect(tokenScope(["read", "custom_verifier"], ["author"]).capabilities).toEqual([]);
+    expect(tokenScope(["read", "author", "custom_verifier"], []).capabilities).toEqual([]);
   });
 });

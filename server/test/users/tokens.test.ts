@@ -87,13 +87,20 @@ describeWithDatabase("bearer tokens", () => {
     await expect(revokeToken(db.sql, "svc_0")).rejects.toMatchObject({ code: "invalid_input" });
   });
 
-  it("checks roles live: a capability revoked a moment ago is gone though an old token still claims it", async () => {
+  it("applies a revocation on the next request: an already-issued token loses the capability", async () => {
     const user = await addUser(db.sql, { handle: "demoted" });
     await grantCapability(db.sql, { userId: user.id, capability: "author" });
     const { token } = await issueToken(db.sql, "demoted", ["contribute"]);
     await requireCapability(db.sql, user.id, "author");
     await revokeCapability(db.sql, { userId: user.id, capability: "author" });
+    expect((await authenticate(db.sql, token))?.capabilities).toEqual([]);
+    // The token's stored claim is unchanged; the principal is the claim intersected with live grants.
+    const [stored] = await db.sql`select capabilities from api_tokens where user_id = ${user.id}`;
+    expect(stored!.capabilities).toEqual(["author"]);
+    // Granted again, it comes back to the token that claimed it (never to one that did not).
+    await grantCapability(db.sql, { userId: user.id, capability: "author" });
     expect((await authenticate(db.sql, token))?.capabilities).toEqual(["author"]);
+    await revokeCapability(db.sql, { userId: user.id, capability: "author" });
     expect((await liveRole(db.sql, user.id)).capabilities).toEqual([]);
     const denied = await requireCapability(db.sql, user.id, "author").catch((error: unknown) => error);
     expect(denied).toBeInstanceOf(ServiceError);

@@ -2,6 +2,7 @@ import { expect, it } from "vitest";
 import { addUser } from "../../src/users/add-user.ts";
 import { getUserByHandle } from "../../src/users/get-user-by-handle.ts";
 import { grantCapability } from "../../src/users/grant-capability.ts";
+import { grantRole } from "../../src/users/grant-role.ts";
 import { liveRole } from "../../src/users/live-role.ts";
 import { requireAdministrator } from "../../src/users/require-administrator.ts";
 import { requireCapability } from "../../src/users/require-capability.ts";
@@ -51,19 +52,19 @@ describeWithDatabase("users", () => {
     ).rejects.toMatchObject({ code: "not_found" });
   });
 
-  it("derives roles live: everyone contributes, trusted_author implies author, is_admin makes an administrator", async () => {
+  it("derives roles live: everyone contributes, the trusted_author role implies author, the administrator grant makes an administrator", async () => {
     const user = await addUser(db.sql, { handle: "roles" });
     expect(await liveRole(db.sql, user.id)).toEqual({
       user_id: user.id,
       roles: ["contributor"],
       capabilities: [],
     });
-    await grantCapability(db.sql, { userId: user.id, capability: "trusted_author" });
+    await grantRole(db.sql, { userId: user.id, role: "trusted_author" });
     await setAdministrator(db.sql, user.id, true);
     expect(await liveRole(db.sql, user.id)).toEqual({
       user_id: user.id,
       roles: ["contributor", "author", "trusted_author", "administrator"],
-      capabilities: ["trusted_author"],
+      capabilities: [],
     });
     await requireCapability(db.sql, user.id, "author");
     await expect(requireCapability(db.sql, user.id, "custom_verifier")).rejects.toMatchObject({

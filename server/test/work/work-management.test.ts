@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Services } from "../../src/core/services/services.ts";
 import { workTools } from "../../src/edges/mcp/tools/work-tools.ts";
+import { setAdministrator } from "../../src/users/set-administrator.ts";
 import type { ManagedWork } from "../../src/work/managed-work.ts";
 import { callTool, callToolAs } from "../problems/call-tool.ts";
 import { type SeededUser, seedCampaign, seedProblem, seedToken, seedUser } from "../support/seed-records.ts";
@@ -248,7 +249,7 @@ describeWithDatabase("work management", () => {
       const demoted = await seedUser(db.sql, "demoted-admin", { admin: true });
       const target = await problemOf(author);
       const { snapshot } = await manage(demoted, target);
-      await db.sql`update users set is_admin = false where id = ${demoted.id}`;
+      await setAdministrator(db.sql, demoted.id, false);
       await expect(setVisibility(demoted, target, "listed", snapshot)).rejects.toMatchObject({
         code: "not_found",
       });

@@ -1,6 +1,7 @@
 import Fastify from "fastify";
 import { ServiceError } from "../../core/errors/service-error.ts";
 import type { Services } from "../../core/services/services.ts";
+import { accountRoutes } from "../http/account-routes.ts";
 import { adminRoutes } from "../http/admin-routes.ts";
 import { apiRoutes } from "../http/api-routes.ts";
 import { docsRoutes } from "../http/docs-routes.ts";
@@ -55,6 +56,7 @@ export function buildApp(services: Services) {
   registerOpenApi(app);
   app.register(healthRoutes, { sql });
   app.register(apiRoutes, { services });
+  app.register(accountRoutes, { services });
   app.register(downloadRoutes, { services });
   app.register(docsRoutes);
   app.register(mcpRoutes, { services });

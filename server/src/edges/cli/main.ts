@@ -1,12 +1,17 @@
 import { type CliIo, processIo, UsageError } from "@svc/app";
-import { type Capability, Scope } from "@svc/schemas";
+import { type Access, type Capability, GrantedRole, Scope } from "@svc/schemas";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { inTransaction } from "../../core/db/in-transaction.ts";
 import { ServiceError } from "../../core/errors/service-error.ts";
+import { listAccessGrants } from "../../users/access-grant.ts";
 import { addUser } from "../../users/add-user.ts";
 import { isCapability } from "../../users/capability.ts";
+import { getUserByHandle } from "../../users/get-user-by-handle.ts";
+import { grantAccess, isAccess, revokeAccess } from "../../users/grant-access.ts";
 import { grantCapability } from "../../users/grant-capability.ts";
+import { grantRole } from "../../users/grant-role.ts";
 import { issueToken } from "../../users/issue-token.ts";
+import { liveRole } from "../../users/live-role.ts";
 import { revokeToken } from "../../users/revoke-token.ts";
 import { isScope } from "../../users/scope.ts";
 import { createLogger } from "./create-logger.ts";
@@ -73,21 +78,84 @@ export async function runServerCli(
     )
     .option("--admin", "give the user the administrator role")
     .option(
-      "--capability <capability>",
-      "grant a capability: author, custom_verifier or trusted_author (repeatable)",
-      collect(isCapability, "author, custom_verifier or trusted_author"),
+      "--trusted-author",
+      "give the user the trusted author role (an author who may list their own work)",
     )
-    .action(async (handle: string, options: { admin?: boolean; capability?: Capability[] }) => {
-      const created = await withMigratedDatabase(config(), operatorLog(), (sql) =>
-        inTransaction(sql, async (tx) => {
-          const added = await addUser(tx, { handle, isAdmin: options.admin === true });
-          for (const capability of options.capability ?? []) {
-            await grantCapability(tx, { userId: added.id, capability, grantedBy: null });
-          }
-          return added;
-        }),
+    .option(
+      "--capability <capability>",
+      "grant a capability: author or custom_verifier (repeatable)",
+      collect(isCapability, "author or custom_verifier (trusted author is a role: --trusted-author)"),
+    )
+    .action(
+      async (
+        handle: string,
+        options: { admin?: boolean; trustedAuthor?: boolean; capability?: Capability[] },
+      ) => {
+        const created = await withMigratedDatabase(config(), operatorLog(), (sql) =>
+          inTransaction(sql, async (tx) => {
+            const added = await addUser(tx, { handle, isAdmin: options.admin === true });
+            for (const capability of options.capability ?? []) {
+              await grantCapability(tx, { userId: added.id, capability, grantedBy: null });
+            }
+            if (options.trustedAuthor === true) {
+              await grantRole(tx, { userId: added.id, role: GrantedRole.trusted_author, grantedBy: null });
+            }
+            return added;
+          }),
+        );
+        print({ user_id: created.id });
+      },
+    );
+
+  // Operator grants and revocations are recorded with a null grantor: "an operator, with svc-server".
+  const ACCESS = "author, custom_verifier, trusted_author or administrator";
+  user
+    .command("grant")
+    .description(
+      `grant a capability or role (${ACCESS}); recorded with grantor null (an operator) and the time`,
+    )
+    .argument("<handle>", "the user")
+    .argument("<access>", ACCESS, parseAccess)
+    .action(async (handle: string, access: Access) => {
+      const grant = await withMigratedDatabase(config(), operatorLog(), async (sql) =>
+        grantAccess(sql, (await getUserByHandle(sql, handle)).id, access, null),
       );
-      print({ user_id: created.id });
+      print({ user_id: grant.user_id, access, granted_by: null, granted_at: grant.granted_at.toISOString() });
+    });
+  user
+    .command("revoke")
+    .description(
+      `revoke a capability or role (${ACCESS}); the grant is kept with its revocation, effective on the user's next request`,
+    )
+    .argument("<handle>", "the user")
+    .argument("<access>", ACCESS, parseAccess)
+    .action(async (handle: string, access: Access) => {
+      const grant = await withMigratedDatabase(config(), operatorLog(), async (sql) =>
+        revokeAccess(sql, (await getUserByHandle(sql, handle)).id, access, null),
+      );
+      print({
+        user_id: grant.user_id,
+        access,
+        revoked_by: null,
+        revoked_at: grant.revoked_at!.toISOString(),
+      });
+    });
+  user
+    .command("show")
+    .description("print a user's live roles and capabilities and every grant, revoked ones included")
+    .argument("<handle>", "the user")
+    .action(async (handle: string) => {
+      const shown = await withMigratedDatabase(config(), operatorLog(), async (sql) => {
+        const found = await getUserByHandle(sql, handle);
+        const live = await liveRole(sql, found.id);
+        return {
+          user: { id: found.id, handle: found.handle, created_at: found.created_at.toISOString() },
+          roles: live.roles,
+          capabilities: live.capabilities,
+          grants: await listAccessGrants(sql, found.id),
+        };
+      });
+      print(shown);
     });
 
   const token = program.command("token").description("issue and revoke bearer tokens");
@@ -134,6 +202,14 @@ export async function runServerCli(
     );
     return 1;
   }
+}
+
+/** The parser of an `<access>` argument. */
+function parseAccess(value: string): Access {
+  if (!isAccess(value)) {
+    throw new InvalidArgumentError("use author, custom_verifier, trusted_author or administrator");
+  }
+  return value;
 }
 
 /** A repeatable option's parser: checks each value and collects them in order, without repeats. */

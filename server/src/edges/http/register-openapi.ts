@@ -50,6 +50,7 @@ export function registerOpenApi<Logger extends FastifyBaseLogger>(
       tags: [
         { name: "problems", description: "Search and read Problems and their reference inputs." },
         { name: "verification", description: "Verification runs and checker programs." },
+        { name: "account", description: "The caller, their grants and their Organizations." },
         { name: "meta", description: "This document." },
       ],
     },

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { memoryTree, sha256, zipTree } from "@svc/app";
-import type { Capability, PublishResult } from "@svc/schemas";
+import type { Access, PublishResult } from "@svc/schemas";
 import { publishAuthoringUpload } from "../../../src/authoring/publish-authoring-upload.ts";
 import { requestAuthoringUpload } from "../../../src/authoring/request-authoring-upload.ts";
 import {
@@ -13,7 +13,7 @@ import type { Services } from "../../../src/core/services/services.ts";
 import { type App, buildApp } from "../../../src/edges/cli/build-app.ts";
 import { addUser } from "../../../src/users/add-user.ts";
 import { authenticate } from "../../../src/users/authenticate.ts";
-import { grantCapability } from "../../../src/users/grant-capability.ts";
+import { grantAccess } from "../../../src/users/grant-access.ts";
 import { issueToken } from "../../../src/users/issue-token.ts";
 import type { Principal } from "../../../src/users/principal.ts";
 
@@ -57,13 +57,13 @@ let handles = 0;
  */
 export async function newUser(
   sql: Pool,
-  options: { capabilities?: Capability[]; admin?: boolean; scopes?: string[]; handle?: string } = {},
+  options: { capabilities?: Access[]; admin?: boolean; scopes?: string[]; handle?: string } = {},
 ): Promise<Principal> {
   handles += 1;
   const handle = options.handle ?? `user-${handles}-${Math.random().toString(36).slice(2, 8)}`;
   const user = await addUser(sql, { handle, isAdmin: options.admin ?? false });
   for (const capability of options.capabilities ?? []) {
-    await grantCapability(sql, { userId: user.id, capability });
+    await grantAccess(sql, user.id, capability);
   }
   const issued = await issueToken(sql, handle, options.scopes ?? ["contribute"]);
   return (await authenticate(sql, issued.token))!;

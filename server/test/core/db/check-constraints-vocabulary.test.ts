@@ -7,6 +7,7 @@ import {
   CampaignStatus,
   Capability,
   EntryEventKind,
+  GrantedRole,
   ImageState,
   MembershipRole,
   NodeStatus,
@@ -56,6 +57,8 @@ function checkLists(): Map<string, string[]> {
 const STORED: Record<string, { set: Record<string, string>; notStored?: string[] }> = {
   user_capabilities_capability: { set: Capability },
   memberships_role: { set: MembershipRole },
+  user_roles_role: { set: GrantedRole },
+  organization_invitations_role: { set: MembershipRole },
   campaigns_authored_status: { set: CampaignAuthoredStatus },
   campaigns_status: { set: CampaignStatus },
   campaigns_visibility: { set: Visibility },

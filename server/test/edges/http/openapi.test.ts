@@ -33,6 +33,11 @@ const BAD_INPUT: Readonly<Record<string, readonly BadInput[]>> = {
     { url: "/api/problems?query=trains", parameter: "query", in: "query" },
     { url: "/api/problems?working_attempt_id=nope", parameter: "working_attempt_id", in: "query" },
   ],
+  "/api/whoami": [{ url: "/api/whoami?verbose=1", parameter: "verbose", in: "query" }],
+  "/api/organizations/:organization": [
+    { url: `/api/organizations/${"o".repeat(65)}`, parameter: "organization", in: "path" },
+    { url: "/api/organizations/team?x=1", parameter: "x", in: "query" },
+  ],
   "/api/problems/:problem": [
     { url: `/api/problems/${"p".repeat(65)}`, parameter: "problem", in: "path" },
     { url: "/api/problems/junction?revision=0", parameter: "revision", in: "query" },

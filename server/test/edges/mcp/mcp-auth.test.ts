@@ -111,8 +111,20 @@ describeWithDatabase("authentication on /mcp", () => {
     it("covers the registry: it has read tools and contribute tools", () => {
       expect(tools.length).toBeGreaterThan(contributeTools.length);
       expect(contributeTools.map((t) => t.name)).toEqual(
-        expect.arrayContaining(["publish_authoring_upload", "set_work_visibility"]),
+        expect.arrayContaining([
+          "publish_authoring_upload",
+          "set_work_visibility",
+          // Access and organizations (issue 15): each gets the rows below like every tool.
+          "set_author_access",
+          "create_organization",
+          "invite_organization_member",
+          "accept_organization_invitation",
+          "decline_organization_invitation",
+          "remove_organization_member",
+          "leave_organization",
+        ]),
       );
+      expect(tools.find((t) => t.name === "get_organization")?.scope).toBe("read");
     });
 
     // Every token holds read (contribute implies it, and a token needs a scope), so only
@@ -133,6 +145,39 @@ describeWithDatabase("authentication on /mcp", () => {
         });
       },
     );
+  });
+});
+
+describeWithDatabase("live roles and memberships behind the contribute scope", () => {
+  const db = useTestDatabase();
+  let app: RunningApp;
+  let token: string;
+
+  beforeAll(async () => {
+    await addUser(db.sql, { handle: "contributor" });
+    ({ token } = await issueToken(db.sql, "contributor", ["contribute"]));
+    app = await startApp(testServices(db.sql));
+  });
+  afterAll(() => app?.close());
+
+  // The scope lets the call through; the live role or membership then refuses it.
+  it.each([
+    { name: "set_author_access", arguments: { user: "contributor", access: "author" }, code: "forbidden" },
+    {
+      name: "invite_organization_member",
+      arguments: { organization: "nobody-s", user: "contributor" },
+      code: "not_found",
+    },
+    { name: "leave_organization", arguments: { organization: "nobody-s" }, code: "not_found" },
+    { name: "get_organization", arguments: { organization: "nobody-s" }, code: "not_found" },
+  ])("$name: a contribute token without the role or membership is refused with $code", async (call) => {
+    const { body } = await modernRpc(app.url, token, "tools/call", {
+      name: call.name,
+      arguments: call.arguments,
+    });
+    const result = body.result as { content: Array<{ text: string }>; isError: boolean };
+    expect(result.isError).toBe(true);
+    expect(JSON.parse(result.content[0]!.text)).toMatchObject({ error: { code: call.code } });
   });
 });
 

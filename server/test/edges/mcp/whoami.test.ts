@@ -3,6 +3,7 @@ import { randomId } from "../../../src/core/ids/random-id.ts";
 import {
   addUser,
   grantCapability,
+  grantRole,
   issueToken,
   revokeCapability,
   setAdministrator,
@@ -59,9 +60,12 @@ describeWithDatabase("whoami", () => {
           joined_at: "2026-02-01T00:00:00.000Z",
         },
       ],
+      invitations: [],
       work_role: "contributor",
+      roles: ["contributor"],
       scopes: ["read"],
       capabilities: [],
+      grants: [],
     });
   });
 
@@ -71,7 +75,7 @@ describeWithDatabase("whoami", () => {
     const { token } = await issueToken(db.sql, "climber", ["read", "contribute"]);
     expect(await whoamiAs(token)).toMatchObject({ work_role: "author", capabilities: ["author"] });
     // 1. Roles are live: the same token reports the new role.
-    await grantCapability(db.sql, { userId: user.id, capability: "trusted_author" });
+    await grantRole(db.sql, { userId: user.id, role: "trusted_author" });
     expect(await whoamiAs(token)).toMatchObject({ work_role: "trusted_author" });
     await setAdministrator(db.sql, user.id, true);
     expect(await whoamiAs(token)).toMatchObject({

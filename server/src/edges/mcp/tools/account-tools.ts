@@ -1,6 +1,8 @@
-import { Scope } from "@svc/schemas";
+import { AuthorAccess, Scope } from "@svc/schemas";
 import { z } from "zod";
+import { setAuthorAccess } from "../../../users/set-author-access.ts";
 import { whoami } from "../../../users/whoami.ts";
+import { userField } from "../../inputs/organization-fields.ts";
 import { defineTool, type Tool, ToolKind } from "./tool.ts";
 
 /** whoami (spec 4.1, discovery tools): the caller, their organizations, live role and token scope. */
@@ -8,14 +10,35 @@ const whoamiTool = defineTool({
   name: "whoami",
   title: "Who am I",
   description:
-    "The connected user (id, handle, created_at), their organization memberships, their highest live " +
-    "work_role (contributor, author, trusted_author, administrator), and the token's scopes and " +
-    "capabilities.",
+    "The connected user (id, handle, created_at), their organization memberships (role, joined_at) and open " +
+    "invitations, their highest live work_role (contributor, author, trusted_author, administrator) and roles, the " +
+    "token's scopes and the capabilities it carries that the user still holds, and every grant of a capability or " +
+    "role with grantor and time (a null grantor is an operator).",
   scope: Scope.read,
   kind: ToolKind.read,
   input: z.object({}),
   run: async (context) => ({ ...(await whoami(context.services.sql, context.principal)) }),
 });
 
-/** The account tools: whoami. */
-export const accountTools: Tool[] = [whoamiTool];
+/** set_author_access (spec 4.1 authoring tools, 5.4): a live administrator sets a user's author access. */
+const setAuthorAccessTool = defineTool({
+  name: "set_author_access",
+  title: "Set author access",
+  description:
+    "Administrators only (checked live): sets a user's author access to exactly none, author (the author " +
+    "capability: publish private work, open participation, archive) or trusted_author (author, and may list their " +
+    "own work). Each grant and revocation is recorded with you as grantor and the time, and applies on the user's " +
+    "next action whatever token they hold. Returns {user, access, changed, grants}.",
+  scope: Scope.contribute,
+  kind: ToolKind.write,
+  input: z.strictObject({
+    user: userField.describe("The user's handle or usr_ id."),
+    access: z
+      .enum(Object.values(AuthorAccess) as [AuthorAccess, ...AuthorAccess[]])
+      .describe("none, author or trusted_author."),
+  }),
+  run: async (context, input) => ({ ...(await setAuthorAccess(context.services, context, input)) }),
+});
+
+/** The account tools: whoami and set_author_access. */
+export const accountTools: Tool[] = [whoamiTool, setAuthorAccessTool];

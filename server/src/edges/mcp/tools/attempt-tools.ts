@@ -8,6 +8,7 @@ import { startAttempt } from "../../../solving/start-attempt.ts";
 import { attemptIdField } from "../../inputs/attempt-fields.ts";
 import { pageCursor, pageLimit } from "../../inputs/discovery-inputs.ts";
 import { noteBodyField } from "../../inputs/note-body.ts";
+import { organizationField } from "../../inputs/organization-fields.ts";
 import { defineTool, type Tool, ToolKind } from "./tool.ts";
 
 const problemField = z.string().min(1).max(64);
@@ -19,13 +20,19 @@ const startAttemptTool = defineTool({
     "Starts your Attempt on a Problem (id or slug), pinned to a revision (default current). With continues_attempt_id it " +
     "continues your ended Attempt and returns what it left in `continues` (summary, submissions with verification results " +
     "and evidence, artifacts to reuse). Returns {attempt, continues, next_steps, skill_resources, reference_resources}; the " +
-    "resource URIs carry your Attempt id.",
+    "resource URIs carry your Attempt id. " +
+    "With organization the Attempt is attributed to a team you belong to (whoami lists yours).",
   scope: "contribute",
   kind: ToolKind.write,
   input: z.strictObject({
     problem: problemField.describe("The Problem's slug or prb_ id."),
     revision: z.number().int().min(1).optional().describe("A revision number; default the current one."),
     continues_attempt_id: attemptIdField("Your ended Attempt on the same Problem to continue.").optional(),
+    organization: organizationField
+      .optional()
+      .describe(
+        "The Organization (slug or org_ id) you do this work for; you must be a member. Recorded on the Attempt for good.",
+      ),
   }),
   async run(context, input) {
     return { ...(await startAttempt(context.services, context, input)) };

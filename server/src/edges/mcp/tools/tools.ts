@@ -5,6 +5,7 @@ import { attemptTools } from "./attempt-tools.ts";
 import { authoringTools } from "./authoring-tools.ts";
 import { discoveryResources, discoveryTools } from "./discovery-tools.ts";
 import { noteTools } from "./note-tools.ts";
+import { organizationTools } from "./organization-tools.ts";
 import { reviewResources, reviewTools } from "./review-tools.ts";
 import { sandboxImageTools } from "./sandbox-image-tools.ts";
 import { sealingTools } from "./sealing-tools.ts";
@@ -16,6 +17,7 @@ import { workTools } from "./work-tools.ts";
 /** Every agent tool the MCP endpoint serves, grouped by the domain that owns it. */
 export const tools: readonly Tool[] = [
   ...accountTools,
+  ...organizationTools,
   ...discoveryTools,
   ...workTools,
   ...authoringTools,

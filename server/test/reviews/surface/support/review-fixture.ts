@@ -108,10 +108,21 @@ export interface SeededReview {
   artifactText: string;
 }
 
-/** A Problem of `owner`, a Submission of `submitter` with one text artifact, and a process over it. */
+/**
+ * A Problem of `owner`, a Submission of `submitter` with one text artifact, and a process over it.
+ * With `organization` (an `org_` id) the Attempt is attributed to it, and so is the process, as
+ * the verification run's review stage records it.
+ */
 export async function seedReview(
   services: Services,
-  options: { owner: string; submitter: string; slug: string; protocol: Record<string, unknown>; now: Date },
+  options: {
+    owner: string;
+    submitter: string;
+    slug: string;
+    protocol: Record<string, unknown>;
+    now: Date;
+    organization?: string;
+  },
 ): Promise<SeededReview> {
   const { sql, blobs } = services;
   const problem = await seedProblem(services, {
@@ -126,8 +137,8 @@ export async function seedReview(
   const artifactId = randomId(IdPrefix.artifact);
   const submissionId = randomId(IdPrefix.submission);
   await sql`
-    insert into attempts (id, problem_id, problem_revision_id, user_id)
-    values (${attemptId}, ${problem.problemId}, ${problem.revisionId}, ${options.submitter})`;
+    insert into attempts (id, problem_id, problem_revision_id, user_id, organization_id)
+    values (${attemptId}, ${problem.problemId}, ${problem.revisionId}, ${options.submitter}, ${options.organization ?? null})`;
   await sql`
     insert into artifacts (id, attempt_id, user_id, filename, media_type, content_hash, size_bytes)
     values (${artifactId}, ${attemptId}, ${options.submitter}, 'essay.md', 'text/markdown',
@@ -141,7 +152,7 @@ export async function seedReview(
     subject_kind: "submission",
     subject_id: submissionId,
     subject_user_id: options.submitter,
-    subject_organization_id: null,
+    subject_organization_id: options.organization ?? null,
     problem_id: problem.problemId,
     problem_revision_id: problem.revisionId,
     campaign_id: null,
