@@ -126,6 +126,8 @@ export const ErrorCode = {
   response_rejected: { status: 422, meaning: "the review response fails the node's rubric" },
   /** decline or submit on an assignment already submitted or declined. */
   assignment_ended: { status: 409, meaning: "the review assignment has already ended" },
+  /** Every validation slot is taken and the queue is full; retry after `retry_after_seconds`. */
+  busy: { status: 503, meaning: "the service is at its limit of concurrent work; retry shortly" },
   /** The service cannot answer yet: the database is unreachable or not migrated. */
   unavailable: { status: 503, meaning: "the service is not ready" },
   /** The service's own machinery failed; the request may be retried. */
@@ -184,6 +186,7 @@ export const TreeErrors = {
   too_many_files: { meaning: "the archive holds more than 5000 files" },
   archive_too_large: { meaning: "the archive is over 64 MiB zipped" },
   unpacked_too_large: { meaning: "the archive unpacks to over 256 MiB (a zip bomb)" },
+  entry_too_large: { meaning: "a document entry (statement.md, a JSON file...) is over its ceiling" },
   invalid_archive: { meaning: "the bytes are not a readable ZIP archive" },
 } as const satisfies Record<string, CodeEntry>;
 export const TreeErrorCode = codesOf(TreeErrors);

@@ -1,0 +1,54 @@
+import { threadId } from "node:worker_threads";
+import { type LintReport, lintPackage, openZipTree, SERVER_ARCHIVE_LIMITS, TreeError } from "@svc/app";
+import { move, transferableSymbol, valueSymbol } from "piscina";
+
+/** What the pool's thread sends back for one archive; `thread` is its id (never 0, the main thread's). */
+export type ArchiveValidation = { thread: number } & (
+  | { kind: "refused"; code: TreeError["code"]; message: string; entry: string | undefined }
+  | { kind: "linted"; report: LintReport; files: [string, Uint8Array][] }
+);
+
+/**
+ * The work of validation-pool.ts's threads: unpack an uploaded archive under the server's
+ * ceilings and lint and plan it, exactly what validation did inline (the same functions, so the
+ * same plan_hash). When the plan is clean the package's files go back to the caller, moved
+ * (never copied) into its thread, for the reference checks and conformance fixtures.
+ */
+export default async function validateArchive(task: { archive: Uint8Array; now: Date }): Promise<unknown> {
+  let tree: Awaited<ReturnType<typeof openZipTree>>;
+  try {
+    tree = await openZipTree(task.archive, SERVER_ARCHIVE_LIMITS);
+  } catch (error) {
+    if (!(error instanceof TreeError)) throw error;
+    return {
+      thread: threadId,
+      kind: "refused",
+      code: error.code,
+      message: error.message,
+      entry: error.entry,
+    };
+  }
+  const report = await lintPackage(tree, { now: task.now });
+  const files: [string, Uint8Array][] = [];
+  if (report.plan !== null) {
+    for (const path of tree.paths()) files.push([path, ownBuffer(await tree.read(path))]);
+  }
+  const result: ArchiveValidation = { thread: threadId, kind: "linted", report, files };
+  return move({
+    get [transferableSymbol]() {
+      return files.map(([, bytes]) => bytes.buffer);
+    },
+    get [valueSymbol]() {
+      return result;
+    },
+  } as never);
+}
+
+/** Bytes that own their whole ArrayBuffer, so moving it moves nothing else (Node pools small buffers). */
+function ownBuffer(bytes: Uint8Array): Uint8Array {
+  return bytes.byteOffset === 0 &&
+    bytes.byteLength === bytes.buffer.byteLength &&
+    bytes.buffer instanceof ArrayBuffer
+    ? bytes
+    : new Uint8Array(bytes);
+}
