@@ -96,10 +96,13 @@ async function validate(
     snapshot: null,
   };
   // Unpacking, lint and planning run on the validation pool's threads, never on this one.
-  const stream = await services.blobs.get(upload.content_hash);
-  // The blob was checked into the store before the upload became `uploaded`; its absence is ours.
-  if (!stream) throw new Error(`the archive blob ${upload.content_hash} is missing from the blob store`);
-  const pooled = await validationPool().validate(await buffer(stream), services.clock());
+  const readArchive = async () => {
+    const stream = await services.blobs.get(upload.content_hash);
+    // The blob was checked into the store before the upload became `uploaded`; its absence is ours.
+    if (!stream) throw new Error(`the archive blob ${upload.content_hash} is missing from the blob store`);
+    return await buffer(stream);
+  };
+  const pooled = await validationPool().validate(readArchive, services.clock());
   if (pooled.kind === "refused") {
     const refusal: ValidationError = {
       file: pooled.error.entry ?? "",

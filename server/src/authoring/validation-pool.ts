@@ -2,7 +2,7 @@ import { availableParallelism } from "node:os";
 import { bytesTree, type FileTree, type LintReport, TreeError } from "@svc/app";
 import { Piscina } from "piscina";
 import { ServiceError } from "../core/errors/service-error.ts";
-import type { ArchiveValidation } from "./validation-worker.ts";
+import { type ArchiveValidation, ownBuffer } from "./validation-worker.ts";
 
 /** A validated archive as its caller sees it: a tree refusal, or the lint report and the package's files. */
 export type PooledValidation = { thread: number } & (
@@ -26,11 +26,16 @@ export interface ValidationPoolOptions {
  */
 export class ValidationPool {
   readonly #pool: Piscina;
-  readonly #capacity: number;
-  #inFlight = 0;
+  readonly #threads: number;
+  readonly #queue: number;
+  /** Validations holding a thread (reading their archive or on the pool). */
+  #running = 0;
+  /** Validations waiting for a thread, oldest first; they have not read their archive yet. */
+  readonly #waiting: (() => void)[] = [];
 
   constructor(options: ValidationPoolOptions) {
-    this.#capacity = options.threads + options.queue;
+    this.#threads = options.threads;
+    this.#queue = options.queue;
     this.#pool = new Piscina({
       filename: new URL("./validation-worker.ts", import.meta.url).href,
       minThreads: 0,
@@ -40,18 +45,32 @@ export class ValidationPool {
     });
   }
 
-  /** Unpacks and lints `archive` on a pool thread; throws ServiceError `busy` when the queue is full. */
-  async validate(archive: Uint8Array, now: Date): Promise<PooledValidation> {
-    if (this.#inFlight >= this.#capacity) {
-      throw new ServiceError(
-        "busy",
-        `the service is validating ${this.#inFlight} packages, its limit; call validate_authoring_upload again in a few seconds`,
-        { retry_after_seconds: 5 },
-      );
+  /**
+   * Unpacks and lints an archive on a pool thread; throws ServiceError `busy` when the threads and
+   * the queue are full. `archive` is the bytes or a function reading them, called only once the
+   * validation has its place, so a refused caller reads nothing.
+   */
+  async validate(archive: Uint8Array | (() => Promise<Uint8Array>), now: Date): Promise<PooledValidation> {
+    if (this.#running >= this.#threads) {
+      if (this.#waiting.length >= this.#queue) {
+        throw new ServiceError(
+          "busy",
+          `the service is validating ${this.#running} packages with ${this.#waiting.length} waiting, its limit; call validate_authoring_upload again in a few seconds`,
+          { retry_after_seconds: 5 },
+        );
+      }
+      // Waiting here, before the archive is read, keeps a queued validation's memory near zero;
+      // a finishing validation hands its thread over directly (see below).
+      await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    } else {
+      this.#running++;
     }
-    this.#inFlight++;
     try {
-      const result = (await this.#pool.run({ archive, now })) as ArchiveValidation;
+      // Bytes a loader returns are moved, not copied: this thread keeps no second copy of the
+      // archive while it waits. Bytes given directly stay the caller's, so they are copied.
+      const bytes = typeof archive === "function" ? ownBuffer(await archive()) : new Uint8Array(archive);
+      const task = { archive: bytes, now };
+      const result = (await this.#pool.run(task, { transferList: [bytes.buffer] })) as ArchiveValidation;
       if (result.kind === "refused") {
         const error = new TreeError(result.code, result.message, result.entry);
         return { thread: result.thread, kind: "refused", error };
@@ -63,7 +82,9 @@ export class ValidationPool {
         tree: bytesTree(new Map(result.files)),
       };
     } finally {
-      this.#inFlight--;
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#running--;
     }
   }
 

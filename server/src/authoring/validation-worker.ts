@@ -44,11 +44,14 @@ export default async function validateArchive(task: { archive: Uint8Array; now: 
   } as never);
 }
 
-/** Bytes that own their whole ArrayBuffer, so moving it moves nothing else (Node pools small buffers). */
-function ownBuffer(bytes: Uint8Array): Uint8Array {
+/**
+ * Bytes that own their whole ArrayBuffer, so moving it to another thread moves nothing else (Node
+ * pools small buffers); a copy otherwise. The sender's array is detached by the move.
+ */
+export function ownBuffer(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
   return bytes.byteOffset === 0 &&
     bytes.byteLength === bytes.buffer.byteLength &&
     bytes.buffer instanceof ArrayBuffer
-    ? bytes
+    ? (bytes as Uint8Array<ArrayBuffer>)
     : new Uint8Array(bytes);
 }
