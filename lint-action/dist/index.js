@@ -38208,7 +38208,9 @@ var TreeErrors = {
   not_a_directory: { meaning: "the package path is not a directory" },
   unsafe_path: { meaning: "an entry name is absolute or has a `..` segment" },
   symlink: { meaning: "an entry is a symbolic link" },
-  duplicate_entry: { meaning: "two entries have the same name" },
+  duplicate_entry: {
+    meaning: "two entries have the same name, or names equal up to Unicode normalisation or letter case"
+  },
   encrypted_entry: { meaning: "an entry is encrypted" },
   too_many_files: { meaning: "the archive holds more than 5000 files" },
   archive_too_large: { meaning: "the archive is over 64 MiB zipped" },
@@ -38781,7 +38783,7 @@ var ServiceCallError = class extends Error {
     this.transient = options.transient;
   }
 };
-var TRANSIENT_TOOL_CODES = /* @__PURE__ */ new Set(["internal", "unavailable"]);
+var TRANSIENT_TOOL_CODES = /* @__PURE__ */ new Set(["internal", "unavailable", "busy"]);
 function toolError(payload) {
   const error3 = payload && typeof payload === "object" && "error" in payload ? payload.error : void 0;
   if (!error3 || typeof error3 !== "object") {

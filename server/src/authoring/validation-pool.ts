@@ -56,7 +56,7 @@ export class ValidationPool {
         throw new ServiceError(
           "busy",
           `the service is validating ${this.#running} packages with ${this.#waiting.length} waiting, its limit; call validate_authoring_upload again in a few seconds`,
-          { retry_after_seconds: 5 },
+          { retry_after_s: 5 },
         );
       }
       // Waiting here, before the archive is read, keeps a queued validation's memory near zero;

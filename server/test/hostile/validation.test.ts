@@ -263,7 +263,7 @@ describe("evil/ fixtures outside the service", () => {
       const refused = outcomes.filter((outcome) => outcome.status === "rejected");
       expect(refused.length).toBeGreaterThanOrEqual(3);
       for (const outcome of refused) {
-        expect(outcome.reason).toMatchObject({ code: "busy", details: { retry_after_seconds: 5 } });
+        expect(outcome.reason).toMatchObject({ code: "busy", details: { retry_after_s: 5 } });
       }
       for (const outcome of outcomes) {
         if (outcome.status === "fulfilled") expect(outcome.value).toMatchObject({ kind: "linted" });

@@ -147,6 +147,7 @@ describe("svc-server", () => {
         "005_verification",
         "006_reviews",
         "007_sealing",
+        "008_bounded_search_document",
       ],
     });
     expect(JSON.parse((await svcServer(dir, "migrate")).stdout)).toEqual({ applied: [] });

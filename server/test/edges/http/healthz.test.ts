@@ -32,7 +32,7 @@ describeWithDatabase("GET /healthz", () => {
       expect(response.statusCode).toBe(503);
       expect(response.json()).toMatchObject({ ok: false, error: { code: "unavailable" } });
       expect(response.json().error.message).toMatch(
-        /001_users, 002_records, 003_read_indexes, 004_attempts, 005_verification, 006_reviews, 007_sealing: run svc-server migrate/,
+        /001_users, 002_records, 003_read_indexes, 004_attempts, 005_verification, 006_reviews, 007_sealing, 008_bounded_search_document: run svc-server migrate/,
       );
     } finally {
       await app.close();
