@@ -1,4 +1,3 @@
-import { buffer } from "node:stream/consumers";
 import {
   Capability,
   hasConflicts,
@@ -22,6 +21,7 @@ import { checkPublishedReferences } from "./check-published-references.ts";
 import { imageStatuses, isCustomImage, plannedImages } from "./image-statuses.ts";
 import { contractFile } from "./package-files.ts";
 import { readLiveState } from "./read-live-state.ts";
+import { uploadArchive } from "./read-upload-tree.ts";
 import { reconcile } from "./reconcile.ts";
 import { validationPool } from "./validation-pool.ts";
 
@@ -96,13 +96,10 @@ async function validate(
     snapshot: null,
   };
   // Unpacking, lint and planning run on the validation pool's threads, never on this one.
-  const readArchive = async () => {
-    const stream = await services.blobs.get(upload.content_hash);
-    // The blob was checked into the store before the upload became `uploaded`; its absence is ours.
-    if (!stream) throw new Error(`the archive blob ${upload.content_hash} is missing from the blob store`);
-    return await buffer(stream);
-  };
-  const pooled = await validationPool().validate(readArchive, services.clock());
+  const pooled = await validationPool().validate(
+    uploadArchive(services.blobs, upload.content_hash),
+    services.clock(),
+  );
   if (pooled.kind === "refused") {
     const refusal: ValidationError = {
       file: pooled.error.entry ?? "",

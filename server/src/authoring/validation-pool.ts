@@ -10,6 +10,9 @@ export type PooledValidation = { thread: number } & (
   | { kind: "linted"; report: LintReport; tree: FileTree }
 );
 
+/** An archive's bytes, or a function reading them once the work has a thread. */
+export type Archive = Uint8Array | (() => Promise<Uint8Array>);
+
 export interface ValidationPoolOptions {
   /** Worker threads: validations unpacking and linting at once. */
   threads: number;
@@ -50,12 +53,37 @@ export class ValidationPool {
    * the queue are full. `archive` is the bytes or a function reading them, called only once the
    * validation has its place, so a refused caller reads nothing.
    */
-  async validate(archive: Uint8Array | (() => Promise<Uint8Array>), now: Date): Promise<PooledValidation> {
+  async validate(archive: Archive, now: Date): Promise<PooledValidation> {
+    const result = await this.#run(archive, now);
+    if (result.kind === "refused") {
+      const error = new TreeError(result.code, result.message, result.entry);
+      return { thread: result.thread, kind: "refused", error };
+    }
+    if (result.kind !== "linted") throw new Error("the validation thread did not lint");
+    return {
+      thread: result.thread,
+      kind: "linted",
+      report: result.report,
+      tree: bytesTree(new Map(result.files)),
+    };
+  }
+
+  /**
+   * Unpacks an archive on a pool thread without linting it (publication of a validated upload):
+   * its files, or the TreeError that refused it; `busy` as for validate.
+   */
+  async unpack(archive: Archive): Promise<FileTree> {
+    const result = await this.#run(archive, null);
+    if (result.kind === "refused") throw new TreeError(result.code, result.message, result.entry);
+    return bytesTree(new Map(result.files));
+  }
+
+  async #run(archive: Archive, now: Date | null): Promise<ArchiveValidation> {
     if (this.#running >= this.#threads) {
       if (this.#waiting.length >= this.#queue) {
         throw new ServiceError(
           "busy",
-          `the service is validating ${this.#running} packages with ${this.#waiting.length} waiting, its limit; call validate_authoring_upload again in a few seconds`,
+          `the service is unpacking ${this.#running} packages with ${this.#waiting.length} waiting, its limit; call again in a few seconds`,
           { retry_after_s: 5 },
         );
       }
@@ -70,17 +98,7 @@ export class ValidationPool {
       // archive while it waits. Bytes given directly stay the caller's, so they are copied.
       const bytes = typeof archive === "function" ? ownBuffer(await archive()) : new Uint8Array(archive);
       const task = { archive: bytes, now };
-      const result = (await this.#pool.run(task, { transferList: [bytes.buffer] })) as ArchiveValidation;
-      if (result.kind === "refused") {
-        const error = new TreeError(result.code, result.message, result.entry);
-        return { thread: result.thread, kind: "refused", error };
-      }
-      return {
-        thread: result.thread,
-        kind: "linted",
-        report: result.report,
-        tree: bytesTree(new Map(result.files)),
-      };
+      return (await this.#pool.run(task, { transferList: [bytes.buffer] })) as ArchiveValidation;
     } finally {
       const next = this.#waiting.shift();
       if (next) next();

@@ -6,6 +6,7 @@ import { move, transferableSymbol, valueSymbol } from "piscina";
 export type ArchiveValidation = { thread: number } & (
   | { kind: "refused"; code: TreeError["code"]; message: string; entry: string | undefined }
   | { kind: "linted"; report: LintReport; files: [string, Uint8Array][] }
+  | { kind: "unpacked"; files: [string, Uint8Array][] }
 );
 
 /**
@@ -14,7 +15,11 @@ export type ArchiveValidation = { thread: number } & (
  * same plan_hash). When the plan is clean the package's files go back to the caller, moved
  * (never copied) into its thread, for the reference checks and conformance fixtures.
  */
-export default async function validateArchive(task: { archive: Uint8Array; now: Date }): Promise<unknown> {
+export default async function validateArchive(task: {
+  archive: Uint8Array;
+  /** The clock lint checks dates against; null: unpack only (publication of a validated upload). */
+  now: Date | null;
+}): Promise<unknown> {
   let tree: Awaited<ReturnType<typeof openZipTree>>;
   try {
     tree = await openZipTree(task.archive, SERVER_ARCHIVE_LIMITS);
@@ -28,12 +33,15 @@ export default async function validateArchive(task: { archive: Uint8Array; now: 
       entry: error.entry,
     };
   }
-  const report = await lintPackage(tree, { now: task.now });
+  const report = task.now === null ? null : await lintPackage(tree, { now: task.now });
   const files: [string, Uint8Array][] = [];
-  if (report.plan !== null) {
+  if (report === null || report.plan !== null) {
     for (const path of tree.paths()) files.push([path, ownBuffer(await tree.read(path))]);
   }
-  const result: ArchiveValidation = { thread: threadId, kind: "linted", report, files };
+  const result: ArchiveValidation =
+    report === null
+      ? { thread: threadId, kind: "unpacked", files }
+      : { thread: threadId, kind: "linted", report, files };
   return move({
     get [transferableSymbol]() {
       return files.map(([, bytes]) => bytes.buffer);
