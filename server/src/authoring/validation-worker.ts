@@ -1,6 +1,25 @@
+import { readlinkSync } from "node:fs";
+import { setPriority } from "node:os";
 import { threadId } from "node:worker_threads";
 import { type LintReport, lintPackage, openZipTree, SERVER_ARCHIVE_LIMITS, TreeError } from "@svc/app";
 import { move, transferableSymbol, valueSymbol } from "piscina";
+
+/** The validation threads' nice value (0 is normal, 19 the lowest priority). */
+const VALIDATION_NICE = 10;
+
+// On Linux a nice value belongs to a thread: this one yields the CPU to the request thread (and
+// to PostgreSQL) whenever both want it, so a burst of validations slows itself, not /healthz.
+// Elsewhere setpriority would renice the whole process, so it is left alone there.
+// The thread is named by its own id (/proc/thread-self is "<pid>/task/<tid>"): pid 0 would
+// renice the process's main thread too.
+if (process.platform === "linux") {
+  try {
+    const tid = Number(readlinkSync("/proc/thread-self").split("/").at(-1));
+    if (Number.isInteger(tid) && tid !== process.pid) setPriority(tid, VALIDATION_NICE);
+  } catch {
+    // A container may forbid it; validation still runs, at normal priority.
+  }
+}
 
 /** What the pool's thread sends back for one archive; `thread` is its id (never 0, the main thread's). */
 export type ArchiveValidation = { thread: number } & (
