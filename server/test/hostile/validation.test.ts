@@ -70,10 +70,12 @@ describeWithDatabase("evil/ validation fixtures", () => {
       { name: "statement.md", data: new Uint8Array(250 * MiB).fill(0x61), deflate: true },
     ]);
     expect(zip.byteLength).toBeLessThan(MiB);
+    // A first validation starts the pool's thread, so its start-up is not counted below.
+    await validateZip(await zipFiles(smallPackage()));
     const before = process.memoryUsage().rss;
     const validation = await validateZip(zip);
     // Inflating the statement whole would add 250 MiB or more; refusing it on its header adds nothing of the kind.
-    expect(process.memoryUsage().rss - before).toBeLessThan(128 * MiB);
+    expect(process.memoryUsage().rss - before).toBeLessThan(64 * MiB);
     expect(validation).toMatchObject({ valid: false, state: "invalid", plan: null, plan_hash: null });
     expect(validation.errors).toEqual([
       {
