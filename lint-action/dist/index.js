@@ -35981,6 +35981,75 @@ function info(message) {
 import { readFile } from "node:fs/promises";
 import { join as join3, posix, resolve as resolve2 } from "node:path";
 
+// schemas/src/ceilings.ts
+var Ceilings = {
+  /** statement.md and a revision's statement_md, in UTF-8 bytes (256 KiB, the spec's script ceiling). */
+  statement_bytes: 262144,
+  /** Any other Markdown document of a package (SKILL.md, context.md, changelog.md), in UTF-8 bytes. */
+  markdown_file_bytes: 262144,
+  /** A JSON document of a package (problem.json, verifier-contract.json, *.link.json...), in bytes. */
+  json_file_bytes: 2097152,
+  /** A `statement_md` field, in characters (never more than its file's bytes). */
+  statement_chars: 262144,
+  /** Any other Markdown field (`*_md`) without a limit of its own, in characters. */
+  markdown_chars: 65536,
+  /** Any other string without a limit of its own (descriptions, units, licenses...), in characters. */
+  text_chars: 1e4
+};
+var JSON_DOCUMENTS = /* @__PURE__ */ new Set([
+  "problem.json",
+  "campaign.json",
+  "verifier-contract.json",
+  "verifier-implementation.json",
+  "review-protocol.json"
+]);
+var MARKDOWN_DOCUMENTS = /* @__PURE__ */ new Set(["SKILL.md", "context.md", "changelog.md"]);
+function documentCeiling(path) {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  if (name === "statement.md") return { bytes: Ceilings.statement_bytes, field: "statement_md" };
+  if (MARKDOWN_DOCUMENTS.has(name))
+    return { bytes: Ceilings.markdown_file_bytes, field: "a Markdown document" };
+  if (JSON_DOCUMENTS.has(name) || name.endsWith(".link.json")) {
+    return { bytes: Ceilings.json_file_bytes, field: "a JSON document" };
+  }
+  return void 0;
+}
+function describeBytes(bytes) {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0)
+    return `${bytes} bytes (${bytes / 1024 / 1024} MiB)`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes} bytes (${bytes / 1024} KiB)`;
+  return `${bytes} bytes`;
+}
+function documentCeilingMessage(path, size, ceiling, atLeast = false) {
+  return `${path} is ${atLeast ? "at least " : ""}${size} bytes; the ceiling for ${ceiling.field} is ${describeBytes(ceiling.bytes)}, so shorten it or move bulk data into a reference file`;
+}
+function stringCeiling(property) {
+  if (property === "statement_md") return Ceilings.statement_chars;
+  if (property.endsWith("_md")) return Ceilings.markdown_chars;
+  return Ceilings.text_chars;
+}
+function applyCeilings(schema, property = "") {
+  if (Array.isArray(schema)) {
+    for (const item of schema) applyCeilings(item, property);
+    return;
+  }
+  if (schema === null || typeof schema !== "object") return;
+  const node2 = schema;
+  const type = node2.type;
+  const isString = type === "string" || Array.isArray(type) && type.includes("string");
+  const bounded = "maxLength" in node2 || "pattern" in node2 || "format" in node2 || "enum" in node2 || "const" in node2;
+  if (isString && !bounded) node2.maxLength = stringCeiling(property);
+  for (const [key, value] of Object.entries(node2)) {
+    if (key === "properties" && value !== null && typeof value === "object") {
+      for (const [name, child] of Object.entries(value)) applyCeilings(child, name);
+    } else if (key === "$defs" && value !== null && typeof value === "object") {
+      for (const child of Object.values(value)) applyCeilings(child, "");
+    } else if (key !== "default" && key !== "examples" && key !== "const" && key !== "enum") {
+      applyCeilings(value, property);
+    }
+  }
+}
+
 // schemas/src/create-ajv.ts
 var import__ = __toESM(require__(), 1);
 var import_ajv_formats = __toESM(require_dist(), 1);
@@ -38043,7 +38112,10 @@ function loadSchemas() {
 // schemas/src/schema-document.ts
 var documents;
 function loadedSchemas() {
-  documents ??= loadSchemas();
+  if (documents === void 0) {
+    documents = loadSchemas();
+    for (const document of documents.values()) applyCeilings(document);
+  }
   return documents;
 }
 
@@ -38136,11 +38208,14 @@ var TreeErrors = {
   not_a_directory: { meaning: "the package path is not a directory" },
   unsafe_path: { meaning: "an entry name is absolute or has a `..` segment" },
   symlink: { meaning: "an entry is a symbolic link" },
-  duplicate_entry: { meaning: "two entries have the same name" },
+  duplicate_entry: {
+    meaning: "two entries have the same name, or names equal up to Unicode normalisation or letter case"
+  },
   encrypted_entry: { meaning: "an entry is encrypted" },
   too_many_files: { meaning: "the archive holds more than 5000 files" },
   archive_too_large: { meaning: "the archive is over 64 MiB zipped" },
   unpacked_too_large: { meaning: "the archive unpacks to over 256 MiB (a zip bomb)" },
+  entry_too_large: { meaning: "a document entry (statement.md, a JSON file...) is over its ceiling" },
   invalid_archive: { meaning: "the bytes are not a readable ZIP archive" }
 };
 var TreeErrorCode = codesOf(TreeErrors);
@@ -38708,7 +38783,7 @@ var ServiceCallError = class extends Error {
     this.transient = options.transient;
   }
 };
-var TRANSIENT_TOOL_CODES = /* @__PURE__ */ new Set(["internal", "unavailable"]);
+var TRANSIENT_TOOL_CODES = /* @__PURE__ */ new Set(["internal", "unavailable", "busy"]);
 function toolError(payload) {
   const error3 = payload && typeof payload === "object" && "error" in payload ? payload.error : void 0;
   if (!error3 || typeof error3 !== "object") {
@@ -38875,6 +38950,19 @@ async function readLink(ctx, path, key) {
     url: link.url,
     sealed: false
   };
+}
+
+// app/src/lint/check-ceilings.ts
+function checkCeilings(ctx) {
+  let over = false;
+  for (const path of ctx.paths) {
+    const ceiling = documentCeiling(path);
+    const size = ctx.tree.size(path);
+    if (ceiling === void 0 || size === void 0 || size <= ceiling.bytes) continue;
+    over = true;
+    ctx.error(path, "", "schema_violation", documentCeilingMessage(path, size, ceiling));
+  }
+  return over;
 }
 
 // app/src/lint/check-contract.ts
@@ -40551,6 +40639,7 @@ function classifyTopLevel(ctx, path, prefix, files, dirs) {
 // app/src/lint/lint-tree.ts
 async function lintTree(tree, options = {}) {
   const ctx = new LintContext(tree, options.now ?? /* @__PURE__ */ new Date());
+  if (checkCeilings(ctx)) return finish(ctx, null);
   await ctx.prefetch();
   const layout = readPackageLayout(ctx);
   if (!layout) return finish(ctx, null);
@@ -65915,6 +66004,8 @@ var PathIndex = class {
   #label;
   /** NFC form -> the path as given. */
   #files = /* @__PURE__ */ new Map();
+  /** Lower-cased NFC form -> the path as given. */
+  #cased = /* @__PURE__ */ new Map();
   /** NFC form of each implied folder -> the first path found under it. */
   #folders = /* @__PURE__ */ new Map();
   constructor(label) {
@@ -65927,6 +66018,14 @@ var PathIndex = class {
     if (twin !== void 0) {
       const why = twin === path ? "appears twice" : `and "${twin}" are one name in two Unicode normalisations (NFC and NFD)`;
       throw this.#duplicate(path, `${this.#label} "${path}" ${why}; keep one of them`);
+    }
+    const folded = key.toLowerCase();
+    const cased = this.#cased.get(folded);
+    if (cased !== void 0) {
+      throw this.#duplicate(
+        path,
+        `${this.#label} "${path}" and "${cased}" differ only by letter case, so they are one file on macOS and Windows; keep one of them`
+      );
     }
     const under = this.#folders.get(key);
     if (under !== void 0) {
@@ -65947,6 +66046,7 @@ var PathIndex = class {
       if (!this.#folders.has(folder)) this.#folders.set(folder, path);
     }
     this.#files.set(key, path);
+    this.#cased.set(folded, path);
   }
   #duplicate(path, message) {
     return new TreeError("duplicate_entry", message, path);

@@ -126,6 +126,8 @@ export const ErrorCode = {
   response_rejected: { status: 422, meaning: "the review response fails the node's rubric" },
   /** decline or submit on an assignment already submitted or declined. */
   assignment_ended: { status: 409, meaning: "the review assignment has already ended" },
+  /** Every validation slot is taken and the queue is full; retry after `retry_after_s`. */
+  busy: { status: 503, meaning: "the service is at its limit of concurrent work; retry shortly" },
   /** The service cannot answer yet: the database is unreachable or not migrated. */
   /** An organization action by someone who is not a member (or not an owner where owners act). */
   not_a_member: { status: 403, meaning: "the caller is not a member of the Organization, or not an owner" },
@@ -183,11 +185,14 @@ export const TreeErrors = {
   not_a_directory: { meaning: "the package path is not a directory" },
   unsafe_path: { meaning: "an entry name is absolute or has a `..` segment" },
   symlink: { meaning: "an entry is a symbolic link" },
-  duplicate_entry: { meaning: "two entries have the same name" },
+  duplicate_entry: {
+    meaning: "two entries have the same name, or names equal up to Unicode normalisation or letter case",
+  },
   encrypted_entry: { meaning: "an entry is encrypted" },
   too_many_files: { meaning: "the archive holds more than 5000 files" },
   archive_too_large: { meaning: "the archive is over 64 MiB zipped" },
   unpacked_too_large: { meaning: "the archive unpacks to over 256 MiB (a zip bomb)" },
+  entry_too_large: { meaning: "a document entry (statement.md, a JSON file...) is over its ceiling" },
   invalid_archive: { meaning: "the bytes are not a readable ZIP archive" },
 } as const satisfies Record<string, CodeEntry>;
 export const TreeErrorCode = codesOf(TreeErrors);

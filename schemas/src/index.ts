@@ -17,6 +17,15 @@ export type {
   ValidationNote,
   ValidationResult,
 } from "./authoring-results.ts";
+export {
+  applyCeilings,
+  Ceilings,
+  type DocumentCeiling,
+  describeBytes,
+  documentCeiling,
+  documentCeilingMessage,
+  stringCeiling,
+} from "./ceilings.ts";
 export { checkSchema, type SchemaCheck, validateOwned } from "./check-schema.ts";
 export {
   CheckerResult,

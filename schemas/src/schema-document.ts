@@ -1,11 +1,18 @@
+import { applyCeilings } from "./ceilings.ts";
 import { loadSchemas } from "./load-schemas.ts";
 import type { SchemaName } from "./schema-name.ts";
 
 let documents: Map<string, Record<string, unknown>> | undefined;
 
-/** Every schema file, read once on first use (not at import, so importing the package stays cheap). */
+/**
+ * Every schema file, read once on first use (not at import, so importing the package stays cheap),
+ * with the ceilings of schemas/src/ceilings.ts applied to every string the files leave unbounded.
+ */
 export function loadedSchemas(): Map<string, Record<string, unknown>> {
-  documents ??= loadSchemas();
+  if (documents === undefined) {
+    documents = loadSchemas();
+    for (const document of documents.values()) applyCeilings(document);
+  }
   return documents;
 }
 

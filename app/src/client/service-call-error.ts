@@ -23,10 +23,11 @@ export class ServiceCallError extends Error {
 }
 
 /**
- * Tool error codes worth retrying: the service said its own machinery failed or it is not ready.
+ * Tool error codes worth retrying: the service said its own machinery failed, it is not ready, or
+ * it is at its limit of concurrent work (`busy`, with `retry_after_s`).
  * Every other tool error is an answer about the request, and asking again gives the same answer.
  */
-const TRANSIENT_TOOL_CODES: ReadonlySet<string> = new Set(["internal", "unavailable"]);
+const TRANSIENT_TOOL_CODES: ReadonlySet<string> = new Set(["internal", "unavailable", "busy"]);
 
 /** A tool error `{error: {code, message, ...details}}` as a ServiceCallError. */
 export function toolError(payload: unknown): ServiceCallError {

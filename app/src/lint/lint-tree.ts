@@ -1,5 +1,6 @@
 import type { FileTree } from "../tree/file-tree.ts";
 import { checkBindings } from "./check-bindings.ts";
+import { checkCeilings } from "./check-ceilings.ts";
 import { type ContractEntry, checkContract } from "./check-contract.ts";
 import { checkFixtures } from "./check-fixtures.ts";
 import { checkProblemFiles } from "./check-problem-files.ts";
@@ -25,6 +26,8 @@ export interface LintOptions {
  */
 export async function lintTree(tree: FileTree, options: LintOptions = {}): Promise<LintResult> {
   const ctx = new LintContext(tree, options.now ?? new Date());
+  // A document over its ceiling stops lint before any file is read: nothing else is worth the memory.
+  if (checkCeilings(ctx)) return finish(ctx, null);
   await ctx.prefetch();
   const layout = readPackageLayout(ctx);
   if (!layout) return finish(ctx, null);

@@ -3,7 +3,8 @@ import { type FileTree, TreeError } from "./file-tree.ts";
 
 /**
  * A FileTree over files already in memory whose paths were already checked (by memoryTree or
- * openZipTree). Reads hand out copies, so no reader can change what the next one sees.
+ * openZipTree, possibly in another thread: the server's validation pool). Reads hand out copies,
+ * so no reader can change what the next one sees.
  */
 export function bytesTree(files: ReadonlyMap<string, Uint8Array>): FileTree {
   const paths = Object.freeze([...files.keys()].sort(comparePaths));

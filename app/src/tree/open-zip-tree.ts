@@ -1,5 +1,6 @@
 import { stat } from "node:fs/promises";
 import { crc32 } from "node:zlib";
+import { type DocumentCeiling, documentCeiling, documentCeilingMessage } from "@svc/schemas";
 import yauzl, { type Entry, type Options, type ZipFile } from "yauzl";
 import { bytesTree } from "./bytes-tree.ts";
 import {
@@ -23,7 +24,8 @@ const ENCRYPTED = 0x1;
  * The archive is treated as hostile: every entry is inflated once and its real bytes counted
  * against `limits` (declared sizes are never trusted), and the tree is refused with a TreeError
  * on an unsafe or duplicate name, a symbolic link, an encrypted entry, too many files, too many
- * bytes, or a corrupt archive. The bytes stay in memory, so `read()` is instant.
+ * bytes, a document over its ceiling (statement.md over 256 KiB: schemas/src/ceilings.ts, checked
+ * on its declared size and again on every inflated chunk), or a corrupt archive. The bytes stay in memory, so `read()` is instant.
  *
  * Directory entries are not files; entries under `.svc/`, `.git` or `__MACOSX/` (Finder's
  * resource forks) are skipped.
@@ -118,20 +120,30 @@ async function readEntries(zipfile: ZipFile, limits: ArchiveLimits): Promise<Map
       );
     }
     index.add(path);
-    const bytes = await inflateEntry(zipfile, entry, name, limits, unpacked).catch((error: unknown) => {
-      throw error instanceof TreeError ? error : invalidArchive(error, name);
-    });
+    const ceiling = documentCeiling(path);
+    // A declared size is never trusted to be small, but one over the ceiling is refused unread.
+    if (ceiling !== undefined && entry.uncompressedSize > ceiling.bytes) {
+      throw entryTooLarge(name, path, entry.uncompressedSize, ceiling);
+    }
+    const bytes = await inflateEntry(zipfile, entry, { name, path, ceiling }, limits, unpacked).catch(
+      (error: unknown) => {
+        throw error instanceof TreeError ? error : invalidArchive(error, name);
+      },
+    );
     unpacked += bytes.byteLength;
     files.set(path, bytes);
   }
   return files;
 }
 
-/** The entry's real bytes, refusing as soon as the package's running total passes the ceiling. */
+/**
+ * The entry's real bytes, refusing as soon as the entry passes its own ceiling or the package's
+ * running total passes the archive's.
+ */
 async function inflateEntry(
   zipfile: ZipFile,
   entry: Entry,
-  name: string,
+  { name, path, ceiling }: { name: string; path: string; ceiling: DocumentCeiling | undefined },
   limits: ArchiveLimits,
   unpackedBefore: number,
 ): Promise<Uint8Array> {
@@ -142,6 +154,7 @@ async function inflateEntry(
   // Leaving this loop early (by throwing) destroys the stream, so a bomb is never inflated further.
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     size += chunk.byteLength;
+    if (ceiling !== undefined && size > ceiling.bytes) throw entryTooLarge(name, path, size, ceiling);
     if (unpackedBefore + size > limits.maxUnpackedBytes) {
       throw new TreeError(
         "unpacked_too_large",
@@ -158,6 +171,15 @@ async function inflateEntry(
   }
   if (crc !== entry.crc32) throw invalidArchive("it fails its CRC-32 check", name);
   return Buffer.concat(chunks, size);
+}
+
+function entryTooLarge(name: string, path: string, size: number, ceiling: DocumentCeiling): TreeError {
+  // The size is what was seen so far (declared or inflated), so the message says "at least".
+  return new TreeError(
+    "entry_too_large",
+    `archive entry ${documentCeilingMessage(path, size, ceiling, true)}`,
+    name,
+  );
 }
 
 function isSkipped(path: string): boolean {

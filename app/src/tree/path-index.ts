@@ -3,13 +3,17 @@ import { TreeError } from "./file-tree.ts";
 /**
  * The files of a tree being opened, checked as they arrive. Two paths equal after Unicode NFC
  * normalisation are duplicates (macOS writes NFD, most tools NFC, and both land on one file when
- * extracted), and no path may be both a file and a folder ("a" and "a/b").
+ * extracted); so are two paths that differ only by letter case ("Statement.md" and "statement.md"),
+ * which land on one file on macOS and Windows and would make the package mean different things on
+ * different machines. No path may be both a file and a folder ("a" and "a/b").
  */
 export class PathIndex {
   /** What a path is called in messages: "archive entry", "file", "path". */
   readonly #label: string;
   /** NFC form -> the path as given. */
   readonly #files = new Map<string, string>();
+  /** Lower-cased NFC form -> the path as given. */
+  readonly #cased = new Map<string, string>();
   /** NFC form of each implied folder -> the first path found under it. */
   readonly #folders = new Map<string, string>();
 
@@ -27,6 +31,14 @@ export class PathIndex {
           ? "appears twice"
           : `and "${twin}" are one name in two Unicode normalisations (NFC and NFD)`;
       throw this.#duplicate(path, `${this.#label} "${path}" ${why}; keep one of them`);
+    }
+    const folded = key.toLowerCase();
+    const cased = this.#cased.get(folded);
+    if (cased !== undefined) {
+      throw this.#duplicate(
+        path,
+        `${this.#label} "${path}" and "${cased}" differ only by letter case, so they are one file on macOS and Windows; keep one of them`,
+      );
     }
     const under = this.#folders.get(key);
     if (under !== undefined) {
@@ -47,6 +59,7 @@ export class PathIndex {
       if (!this.#folders.has(folder)) this.#folders.set(folder, path);
     }
     this.#files.set(key, path);
+    this.#cased.set(folded, path);
   }
 
   #duplicate(path: string, message: string): TreeError {

@@ -1,16 +1,27 @@
 import { buffer } from "node:stream/consumers";
 import type { FileTree } from "@svc/app";
-import { openZipTree, SERVER_ARCHIVE_LIMITS } from "@svc/app";
 import type { BlobStore } from "../core/blobs/blob-store.ts";
+import { validationPool } from "./validation-pool.ts";
 
 /**
- * The package inside an uploaded archive, unpacked in memory under the server's ceilings (spec 8:
- * 5000 files, 64 MiB zipped, 256 MiB unpacked). A hostile archive (a bomb, an entry escaping the
- * root, a link) rejects with a TreeError naming the entry; nothing is ever written to disk.
+ * Reads an upload's archive from the blob store: a function handed to the validation pool, which
+ * calls it once the work has a thread. The blob was checked into the store before the upload
+ * became `uploaded`, so its absence is the service's fault, not the author's.
+ */
+export function uploadArchive(blobs: BlobStore, contentHash: string): () => Promise<Uint8Array> {
+  return async () => {
+    const stream = await blobs.get(contentHash);
+    if (!stream) throw new Error(`the archive blob ${contentHash} is missing from the blob store`);
+    return await buffer(stream);
+  };
+}
+
+/**
+ * The package inside an uploaded archive, unpacked on the validation pool (off the request thread)
+ * under the server's ceilings (spec 8: 5000 files, 64 MiB zipped, 256 MiB unpacked, and each
+ * document's ceiling). A hostile archive rejects with a TreeError naming the entry; nothing is
+ * ever written to disk.
  */
 export async function readUploadTree(blobs: BlobStore, contentHash: string): Promise<FileTree> {
-  const stream = await blobs.get(contentHash);
-  // The blob was checked into the store before the upload became `uploaded`; its absence is ours.
-  if (!stream) throw new Error(`the archive blob ${contentHash} is missing from the blob store`);
-  return await openZipTree(await buffer(stream), SERVER_ARCHIVE_LIMITS);
+  return await validationPool().unpack(uploadArchive(blobs, contentHash));
 }

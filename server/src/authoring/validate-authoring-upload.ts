@@ -1,4 +1,3 @@
-import { lintPackage, TreeError } from "@svc/app";
 import {
   Capability,
   hasConflicts,
@@ -22,8 +21,9 @@ import { checkPublishedReferences } from "./check-published-references.ts";
 import { imageStatuses, isCustomImage, plannedImages } from "./image-statuses.ts";
 import { contractFile } from "./package-files.ts";
 import { readLiveState } from "./read-live-state.ts";
-import { readUploadTree } from "./read-upload-tree.ts";
+import { uploadArchive } from "./read-upload-tree.ts";
 import { reconcile } from "./reconcile.ts";
+import { validationPool } from "./validation-pool.ts";
 
 export interface ValidatedUpload extends ValidationResult {
   upload_id: string;
@@ -32,8 +32,8 @@ export interface ValidatedUpload extends ValidationResult {
 
 /**
  * validate_authoring_upload (spec 4.1): unpacks the caller's uploaded archive under the server's
- * ceilings, lints it, checks the published ids it pins, snapshots the live records the plan names
- * and reconciles against them. Stores the result and the snapshot with the upload (`validated`
+ * ceilings and lints it on the validation pool (`busy` when its queue is full), checks the
+ * published ids it pins, snapshots the live records the plan names and reconciles against them. Stores the result and the snapshot with the upload (`validated`
  * when there is no error and no conflict, `invalid` otherwise) and returns the result. A hostile
  * archive is an error in the result, never a failure of the call. Revalidating recomputes against
  * the state of the moment; the author's bytes are only read.
@@ -95,20 +95,21 @@ async function validate(
     reconciliation: null,
     snapshot: null,
   };
-  let tree: Awaited<ReturnType<typeof readUploadTree>>;
-  try {
-    tree = await readUploadTree(services.blobs, upload.content_hash);
-  } catch (error) {
-    if (!(error instanceof TreeError)) throw error;
+  // Unpacking, lint and planning run on the validation pool's threads, never on this one.
+  const pooled = await validationPool().validate(
+    uploadArchive(services.blobs, upload.content_hash),
+    services.clock(),
+  );
+  if (pooled.kind === "refused") {
     const refusal: ValidationError = {
-      file: error.entry ?? "",
+      file: pooled.error.entry ?? "",
       path: "",
-      code: error.code,
-      message: error.message,
+      code: pooled.error.code,
+      message: pooled.error.message,
     };
     return { validation: { valid: false, errors: [refusal], ...empty } };
   }
-  const lint = await lintPackage(tree, { now: services.clock() });
+  const { report: lint, tree } = pooled;
   if (!lint.plan || !lint.plan_hash) {
     return { validation: { valid: false, ...empty, errors: lint.errors, notes: lint.notes } };
   }

@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { closeValidationPool } from "../../authoring/validation-pool.ts";
 import { migrate } from "../../core/db/migrate.ts";
 import { openDatabase } from "../../core/db/open-database.ts";
 import { systemClock } from "../../core/time/clock.ts";
@@ -55,6 +56,8 @@ export async function serveCommand(config: ServerConfig, log: Logger): Promise<n
       clearTimeout(cut);
       // Running jobs finish or are released for another worker (graphile-worker's graceful stop).
       await worker?.stop();
+      // The validation threads end with the requests that used them.
+      await closeValidationPool();
     }
   } finally {
     await db.close();

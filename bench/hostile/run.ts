@@ -1,0 +1,128 @@
+/**
+ * bench/hostile: what hostile work costs the rest of the service. Starts the real server in its
+ * own process (bench/hostile/server.ts, over DATABASE_URL or an embedded PostgreSQL), measures
+ * `/healthz` with no load (the baseline), then while each scenario runs, and prints p50/p99, their
+ * ratios to the baseline, and the server's resident memory (before, and its peak: VmHWM).
+ *
+ * Scenarios live in their own modules and are listed in SCENARIOS: `validation.ts` runs
+ * BENCH_VALIDATIONS (default 10) worst-case validations at once. Target: /healthz p99 under
+ * 100 ms while they run. Run with `npm run bench:hostile`.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { ms, percentile } from "../support/measure.ts";
+import { prepareValidations } from "./validation.ts";
+
+const VALIDATIONS = Number(process.env.BENCH_VALIDATIONS ?? 10);
+
+/** A scenario: prepares its load (unmeasured), then `run` is the load /healthz is measured under. */
+export interface Scenario {
+  name: string;
+  prepare(server: string, token: string): Promise<{ describe: string; run: () => Promise<string> }>;
+}
+
+const SCENARIOS: Scenario[] = [
+  {
+    name: `${VALIDATIONS} worst-case validations at once`,
+    prepare: async (server, token) => {
+      const prepared = await prepareValidations(server, token, VALIDATIONS);
+      return {
+        describe: `each archive ${(prepared.archiveBytes / 1024 / 1024).toFixed(1)} MiB zipped, 4,992 files, a 256 KiB statement`,
+        run: async () => {
+          const figures = await prepared.run();
+          const sorted = [...figures.durations].sort((a, b) => a - b);
+          return `${figures.valid} valid, ${figures.busy} busy; validation wall time p50 ${ms(percentile(sorted, 50))}, max ${ms(sorted.at(-1) ?? 0)}`;
+        },
+      };
+    },
+  },
+];
+
+/** /healthz latencies (ms, sorted), one request at a time, until `done` settles (at least `min` samples). */
+async function healthzWhile(server: string, done: Promise<unknown>, min = 50): Promise<number[]> {
+  let finished = false;
+  void done.then(
+    () => (finished = true),
+    () => (finished = true),
+  );
+  const samples: number[] = [];
+  while (!finished || samples.length < min) {
+    const start = performance.now();
+    const response = await fetch(`${server}/healthz`);
+    await response.arrayBuffer();
+    samples.push(performance.now() - start);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return samples.sort((a, b) => a - b);
+}
+
+/** The server process's resident memory now and at its peak, in MiB (Linux /proc). */
+function memory(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const field = (name: string) =>
+    Number(
+      /^(\w+):\s+(\d+) kB$/m.exec(status.split("\n").find((l) => l.startsWith(`${name}:`)) ?? "")?.[2] ?? 0,
+    ) / 1024;
+  return { rss: field("VmRSS"), peak: field("VmHWM") };
+}
+
+/** The server's event-loop delay since the last call (ms), from the bench server's own route. */
+async function eventLoop(server: string): Promise<{ p99: number; max: number }> {
+  return (await (await fetch(`${server}/bench/event-loop`)).json()) as { p99: number; max: number };
+}
+
+/** Resets the process's peak RSS (VmHWM) to its current RSS, so the peak is the scenario's own. */
+function resetPeak(pid: number): void {
+  writeFileSync(`/proc/${pid}/clear_refs`, "5");
+}
+
+async function startServer(): Promise<{ child: ChildProcess; url: string; token: string; database: string }> {
+  const child = spawn(process.execPath, [new URL("./server.ts", import.meta.url).pathname], {
+    env: { ...process.env, SVC_VALIDATION_QUEUE: process.env.SVC_VALIDATION_QUEUE ?? String(VALIDATIONS) },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const lines = createInterface({ input: child.stdout! });
+  for await (const line of lines) {
+    lines.close();
+    return { child, ...(JSON.parse(line) as { url: string; token: string; database: string }) };
+  }
+  throw new Error("the bench server exited before it listened");
+}
+
+const line = (label: string, samples: number[], base: number[]) =>
+  `${label.padEnd(34)} p50 ${ms(percentile(samples, 50)).padStart(9)}  p99 ${ms(percentile(samples, 99)).padStart(9)}  ` +
+  `(x${(percentile(samples, 50) / percentile(base, 50)).toFixed(1)}, x${(percentile(samples, 99) / percentile(base, 99)).toFixed(1)})  ${samples.length} requests`;
+
+const server = await startServer();
+try {
+  console.log(`bench/hostile: server pid ${server.child.pid} on ${server.database}`);
+  console.log(
+    `validation pool: SVC_VALIDATION_THREADS=${process.env.SVC_VALIDATION_THREADS ?? "default"}, SVC_VALIDATION_QUEUE=${process.env.SVC_VALIDATION_QUEUE ?? VALIDATIONS}`,
+  );
+  // Warm up the connection pool and the JIT, then the baseline: /healthz alone.
+  await healthzWhile(server.url, Promise.resolve(), 50);
+  const baseline = await healthzWhile(server.url, Promise.resolve(), 300);
+  console.log(line("/healthz, no load", baseline, baseline));
+  for (const scenario of SCENARIOS) {
+    const prepared = await scenario.prepare(server.url, server.token);
+    resetPeak(server.child.pid!);
+    await eventLoop(server.url);
+    const before = memory(server.child.pid!);
+    const load = prepared.run();
+    const samples = await healthzWhile(server.url, load);
+    const outcome = await load;
+    const after = memory(server.child.pid!);
+    const loop = await eventLoop(server.url);
+    console.log(`\n${scenario.name}: ${prepared.describe}`);
+    console.log(`  ${outcome}`);
+    console.log(`  ${line("/healthz during the load", samples, baseline)}`);
+    console.log(`  server event loop delay during the load: p99 ${ms(loop.p99)}, max ${ms(loop.max)}`);
+    console.log(
+      `  server RSS before ${before.rss.toFixed(0)} MiB, peak ${after.peak.toFixed(0)} MiB (+${(after.peak - before.rss).toFixed(0)} MiB); ` +
+        `target /healthz p99 < 100 ms: ${percentile(samples, 99) < 100 ? "met" : "MISSED"}`,
+    );
+  }
+} finally {
+  server.child.kill("SIGTERM");
+}
