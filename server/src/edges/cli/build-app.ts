@@ -11,11 +11,12 @@ import { healthRoutes } from "../http/health-routes.ts";
 import { oauthMetadataRoutes } from "../http/oauth-metadata-routes.ts";
 import { protectedResourceMetadataUrl } from "../http/protected-resource-metadata.ts";
 import { registerOpenApi } from "../http/register-openapi.ts";
+import { installRequestGuards } from "../http/request-guards.ts";
 import { publicBaseUrl } from "../http/request-principal.ts";
 import { reviewRoutes } from "../http/review-routes.ts";
 import { uploadRoutes } from "../http/upload-routes.ts";
 import { verificationRoutes } from "../http/verification-routes.ts";
-import { mcpRoutes } from "../mcp/mcp-routes.ts";
+import { MCP_PATH, mcpRoutes } from "../mcp/mcp-routes.ts";
 
 /**
  * The HTTP application, not yet listening: `serve` calls `listen`, tests call `inject`. Each
@@ -46,6 +47,7 @@ export function buildApp(services: Services) {
     return payload;
   });
   app.setErrorHandler(errorHandler);
+  installRequestGuards(app, [MCP_PATH]);
   app.setNotFoundHandler((request, reply) =>
     reply
       .status(404)

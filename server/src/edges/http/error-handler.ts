@@ -9,6 +9,7 @@ const CLIENT_CODES: Readonly<Record<number, ErrorCode>> = {
   403: "forbidden",
   404: "not_found",
   409: "conflict",
+  413: "too_large",
 };
 
 /**

@@ -16,6 +16,12 @@ export const workingAttemptId = z
 /** What every read takes besides its own fields; the whole input of a read that names nothing else. */
 export const readOptions = z.strictObject({ working_attempt_id: workingAttemptId });
 
+/** The largest value of an `integer` column: a larger number is refused, never sent to PostgreSQL. */
+export const MAX_INT4 = 2_147_483_647;
+
+/** A Problem's revision number (an `integer` column): 1 to 2,147,483,647. */
+export const revisionNumber = z.number().int().min(1).max(MAX_INT4);
+
 /** A page size: 1 to 200, default 50 (spec 8, Discovery). */
 export const pageLimit = z
   .number()
@@ -72,6 +78,6 @@ export const searchProblemsInput = z.strictObject({
 /** The get_problem input; `GET /api/problems/{problem}` takes `problem` in its path, the rest as query parameters. */
 export const getProblemInput = z.strictObject({
   problem: z.string().min(1).max(64).describe("The Problem's slug or prb_ id."),
-  revision: z.number().int().min(1).optional().describe("A revision number; default the current one."),
+  revision: revisionNumber.optional().describe("A revision number; default the current one."),
   working_attempt_id: workingAttemptId,
 });

@@ -1,6 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { ServiceError } from "../../core/errors/service-error.ts";
 import { requireScope } from "../../users/require-scope.ts";
+import { refuseUnsafeText } from "../inputs/unsafe-text.ts";
 import type { AdaptedTool } from "./adapt-tool.ts";
 import { internalError } from "./internal-error.ts";
 import { invalidInputError } from "./invalid-input-error.ts";
@@ -10,8 +11,8 @@ import { ToolKind } from "./tools/tool.ts";
 import { checkWorkingAttempt, WORKING_ATTEMPT_PARAMETER } from "./working-attempt.ts";
 
 /**
- * One `tools/call`: the token's scope first (whatever the arguments), then the arguments against
- * the tool's schema, then `run`. Every failure comes back as a tool error envelope, never as a
+ * One `tools/call`: the token's scope first (whatever the arguments), then the text guard (no NUL,
+ * no lone surrogate anywhere), then the arguments against the tool's schema, then `run`. Every failure comes back as a tool error envelope, never as a
  * protocol error or the SDK's plain text: a ServiceError as it is, anything else as `internal`.
  */
 export async function callTool(
@@ -22,6 +23,7 @@ export async function callTool(
   const { tool } = adapted;
   try {
     checkScope(adapted, caller);
+    refuseUnsafeText(args, tool.name);
     const parsed = adapted.input.safeParse(args ?? {});
     if (!parsed.success) throw invalidInputError(tool.name, parsed.error.issues, adapted.acceptedFields);
     const input: Record<string, unknown> = { ...parsed.data };

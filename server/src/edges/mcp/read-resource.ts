@@ -2,6 +2,7 @@ import type { ReadResourceResult } from "@modelcontextprotocol/server";
 import { Scope } from "@svc/schemas";
 import { ServiceError } from "../../core/errors/service-error.ts";
 import { requireScope } from "../../users/require-scope.ts";
+import { refuseUnsafeText } from "../inputs/unsafe-text.ts";
 import type { AdaptedResourceTemplate } from "./adapt-resource-template.ts";
 import type { McpCaller } from "./mcp-caller.ts";
 import { resourceError } from "./resource-error.ts";
@@ -25,6 +26,7 @@ export async function readResource(
 ): Promise<ReadResourceResult> {
   try {
     requireScope(caller.principal, Scope.read);
+    refuseUnsafeText(requested, "resources/read", "uri");
     const { uri, workingAttemptId } = splitResourceUri(requested);
     if (workingAttemptId !== undefined && !ATTEMPT_ID_PATTERN.test(workingAttemptId)) {
       throw new ServiceError(

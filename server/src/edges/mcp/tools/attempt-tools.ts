@@ -6,7 +6,7 @@ import { endAttempt } from "../../../solving/end-attempt.ts";
 import { getAttempt } from "../../../solving/get-attempt.ts";
 import { startAttempt } from "../../../solving/start-attempt.ts";
 import { attemptIdField } from "../../inputs/attempt-fields.ts";
-import { pageCursor, pageLimit } from "../../inputs/discovery-inputs.ts";
+import { pageCursor, pageLimit, revisionNumber } from "../../inputs/discovery-inputs.ts";
 import { noteBodyField } from "../../inputs/note-body.ts";
 import { organizationField } from "../../inputs/organization-fields.ts";
 import { defineTool, type Tool, ToolKind } from "./tool.ts";
@@ -26,7 +26,7 @@ const startAttemptTool = defineTool({
   kind: ToolKind.write,
   input: z.strictObject({
     problem: problemField.describe("The Problem's slug or prb_ id."),
-    revision: z.number().int().min(1).optional().describe("A revision number; default the current one."),
+    revision: revisionNumber.optional().describe("A revision number; default the current one."),
     continues_attempt_id: attemptIdField("Your ended Attempt on the same Problem to continue.").optional(),
     organization: organizationField
       .optional()
