@@ -16,7 +16,8 @@ export interface LatestVerification {
 /**
  * get_problem's `attempt_summary`: the caller's own Attempts on the Problem, on any revision.
  * `active_attempt_ids` lists the active ones newest first; `submissions` counts Submissions not
- * withdrawn; `latest_verification` is the newest run of any of them.
+ * withdrawn; `latest_verification` is the newest run of any of them that is not revoked
+ * (spec 2.4: a revoked run stops contributing to the verdict).
  */
 export interface AttemptSummary {
   attempts: number;
@@ -70,7 +71,7 @@ export async function attemptSummary(
     select r.id as verification_run_id, r.submission_id, r.status, r.result, r.score, r.created_at, r.finished_at,
       r.problem_revision_id
     from verification_runs r join submissions s on s.id = r.submission_id
-    where s.user_id = ${userId} and s.problem_id = ${problemId}
+    where s.user_id = ${userId} and s.problem_id = ${problemId} and r.revocation is null
     order by r.created_at desc, r.id desc limit 1`;
   const withheld = run ? (await readRunWithholding(sql, reader, run.problem_revision_id)).outcome : false;
   const latest = attempts[0];

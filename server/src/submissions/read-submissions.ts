@@ -22,6 +22,7 @@ interface SubmissionRow {
     score: number | null;
     created_at: string;
     finished_at: string | null;
+    revoked: boolean;
   }>;
 }
 
@@ -55,7 +56,8 @@ export async function readSubmissions(
     select s.id, s.attempt_id, s.user_id, s.problem_id, s.problem_revision_id, s.artifacts, s.status,
       s.created_at, s.withdrawn_at,
       coalesce((select jsonb_agg(jsonb_build_object('id', r.id, 'status', r.status, 'result', r.result,
-          'score', r.score, 'created_at', r.created_at, 'finished_at', r.finished_at)
+          'score', r.score, 'created_at', r.created_at, 'finished_at', r.finished_at,
+          'revoked', r.revocation is not null)
           order by r.created_at desc, r.id desc)
         from verification_runs r where r.submission_id = s.id), '[]'::jsonb) as runs
     from submissions s where ${where}
@@ -76,7 +78,8 @@ function withholdOutcome(submission: Submission, withholding: RunWithholding | u
 }
 
 function toSubmission(row: SubmissionRow): Submission {
-  const latest = row.runs[0];
+  // Spec 2.4: a revoked run stops contributing to the verdict; it stays in verification_run_ids.
+  const latest = row.runs.find((run) => !run.revoked);
   return {
     id: row.id,
     attempt_id: row.attempt_id,

@@ -1,9 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { attemptSummary } from "../../src/attempts/attempt-summary.ts";
 import { runImplementationConformance } from "../../src/conformance/run-implementation-conformance.ts";
 import { ServiceError } from "../../src/core/errors/service-error.ts";
 import type { Services } from "../../src/core/services/services.ts";
 import { getSandboxImageStatus } from "../../src/sandbox-images/get-sandbox-image-status.ts";
 import { provisionImage } from "../../src/sandbox-images/provision-image.ts";
+import { readSubmissions } from "../../src/submissions/read-submissions.ts";
 import type { Principal } from "../../src/users/principal.ts";
 import { executeVerificationRun } from "../../src/verification/execute-verification-run.ts";
 import { getVerification } from "../../src/verification/get-verification.ts";
@@ -312,6 +314,40 @@ describeWithDatabase("conformance, sandbox images and run administration", () =>
         new Date(),
       );
       expect(after).toMatchObject({ result: "verified", revocation: { reason_md: reason.reason_md } });
+    });
+
+    it("a revoked run stops contributing: latest_verification and attempt_summary skip it (spec 2.4)", async () => {
+      const problem = await publishProblem(
+        services,
+        author,
+        withContract("valid-builtin-sat", "sat-revoked", (contract) => {
+          contract.title = "Satisfying assignment, revoked";
+        }),
+      );
+      await passConformance(db.sql, problem.verifier_contract_id);
+      const seeded = await seedSubmission(services, solver, problem, [
+        { role: "assignment", filename: "a.txt", media_type: "text/plain", content: "v 1 2 -3 0" },
+      ]);
+      await executeVerificationRun(services, seeded.verification_run_id);
+      const reader = { viewer: viewerOf(solver), now: new Date() };
+      const before = await readSubmissions(db.sql, { id: seeded.submission_id }, reader);
+      expect(before[0]?.latest_verification).toMatchObject({
+        id: seeded.verification_run_id,
+        result: "verified",
+      });
+      expect((await attemptSummary(db.sql, reader, problem.problem_id)).latest_verification).toMatchObject({
+        verification_run_id: seeded.verification_run_id,
+      });
+
+      const admin = await newUser(db.sql, { admin: true });
+      await revokeVerification(services, viewerOf(admin), {
+        verification_run_id: seeded.verification_run_id,
+        reason_md: "The checker was broken.",
+      });
+      const [after] = await readSubmissions(db.sql, { id: seeded.submission_id }, reader);
+      expect(after?.latest_verification).toBeNull();
+      expect(after?.verification_run_ids).toEqual([seeded.verification_run_id]);
+      expect((await attemptSummary(db.sql, reader, problem.problem_id)).latest_verification).toBeNull();
     });
   });
 });

@@ -1,0 +1,2 @@
+import fc from "fast-check";
+fc.configureGlobal({ seed: Number(process.env.FC_SEED), numRuns: 300 });
