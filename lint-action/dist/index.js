@@ -40192,7 +40192,6 @@ async function checkSealing(ctx, problemFile, sealing, bindings, publishedContra
   } else {
     checkDates(ctx, problemFile, sealing);
   }
-  await checkNoDuplicates(ctx, sealed);
 }
 function checkDates(ctx, file, sealing) {
   const now = ctx.now.getTime();
@@ -40239,7 +40238,7 @@ function checkDates(ctx, file, sealing) {
     );
   }
 }
-async function checkNoDuplicates(ctx, sealed) {
+async function checkSealedBytesStaySealed(ctx, sealed) {
   const bySize = /* @__PURE__ */ new Map();
   for (const binding of sealed)
     bySize.set(binding.size_bytes, [...bySize.get(binding.size_bytes) ?? [], binding]);
@@ -40255,7 +40254,7 @@ async function checkNoDuplicates(ctx, sealed) {
         path,
         "",
         "binding_error",
-        `holds the same bytes as sealed reference ${twin.file}; sealed bytes must appear nowhere else in the package, remove this copy`
+        `holds the same bytes as sealed reference ${twin.file}; sealed bytes must appear nowhere outside a sealed slot, where they would be published in the clear: remove this copy`
       );
     }
   }
@@ -40701,9 +40700,11 @@ async function lintTree(tree, options = {}) {
     }
   }
   const planned = [];
+  const sealedBindings = [];
   for (const { entry: entry2, contract, published } of mechanisms) {
     const before = ctx.errors.length;
     const bindings = await checkBindings(ctx, entry2.prefix, contract ?? null, published !== null);
+    if (published === null) sealedBindings.push(...bindings.filter((b) => b.sealed));
     await checkSealing(
       ctx,
       `${entry2.prefix}problem.json`,
@@ -40722,6 +40723,7 @@ async function lintTree(tree, options = {}) {
     if (ctx.errors.length === before)
       planned.push({ ...entry2, skills, contract: contract ?? null, bindings });
   }
+  await checkSealedBytesStaySealed(ctx, sealedBindings);
   if (ctx.errors.length > 0) return finish(ctx, null);
   const allSkills = [...sharedSkills.values(), ...[...skillsOf.values()].flatMap((m) => [...m.values()])];
   const protocols = [...protocolAt.values()].flatMap((p) => p.entry ? [p.entry] : []);

@@ -5,8 +5,8 @@ import type { LintContext } from "./lint-context.ts";
 /**
  * Lint pass 5, sealing: the policy is required exactly when a sealed slot is bound; its dates are
  * ordered (closing <= sealed_until; a final-only release between closing and sealed_until) and in
- * the future; independent entries need a cutoff; and no sealed bytes appear anywhere else in the
- * package, where they would be published in the clear.
+ * the future; independent entries need a cutoff. Whether sealed bytes appear in the clear is a
+ * question about the whole package: checkSealedBytesStaySealed, once all problems are bound.
  *
  * With a published Contract (a vct_ id) lint cannot know which slots are sealed: a policy that is
  * present gets its dates checked, and whether one is needed is left to the service's validation.
@@ -44,7 +44,6 @@ export async function checkSealing(
   } else {
     checkDates(ctx, problemFile, sealing);
   }
-  await checkNoDuplicates(ctx, sealed);
 }
 
 function checkDates(ctx: LintContext, file: string, sealing: Sealing): void {
@@ -94,7 +93,13 @@ function checkDates(ctx: LintContext, file: string, sealing: Sealing): void {
   }
 }
 
-async function checkNoDuplicates(ctx: LintContext, sealed: Binding[]): Promise<void> {
+/**
+ * No sealed bytes appear anywhere in the package outside a sealed slot (a fixture, a public
+ * reference, a statement, a skill), where they would be published in the clear. The same bytes
+ * bound in sealed slots of several problems are allowed: spec 2.3 has revisions with the same
+ * sealed dataset share one evaluation.
+ */
+export async function checkSealedBytesStaySealed(ctx: LintContext, sealed: Binding[]): Promise<void> {
   const bySize = new Map<number, Binding[]>();
   for (const binding of sealed)
     bySize.set(binding.size_bytes, [...(bySize.get(binding.size_bytes) ?? []), binding]);
@@ -110,7 +115,7 @@ async function checkNoDuplicates(ctx: LintContext, sealed: Binding[]): Promise<v
         path,
         "",
         "binding_error",
-        `holds the same bytes as sealed reference ${twin.file}; sealed bytes must appear nowhere else in the package, remove this copy`,
+        `holds the same bytes as sealed reference ${twin.file}; sealed bytes must appear nowhere outside a sealed slot, where they would be published in the clear: remove this copy`,
       );
     }
   }

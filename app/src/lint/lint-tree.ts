@@ -6,7 +6,7 @@ import { checkFixtures } from "./check-fixtures.ts";
 import { checkProblemFiles } from "./check-problem-files.ts";
 import { checkProtocol, type ProtocolEntry } from "./check-protocols.ts";
 import { checkRevision } from "./check-revision.ts";
-import { checkSealing } from "./check-sealing.ts";
+import { checkSealedBytesStaySealed, checkSealing } from "./check-sealing.ts";
 import { checkSkills, type SkillEntry } from "./check-skills.ts";
 import { LintContext } from "./lint-context.ts";
 import type { CheckedPackage, CheckedProblem, LintResult } from "./lint-result.ts";
@@ -108,9 +108,11 @@ export async function lintTree(tree: FileTree, options: LintOptions = {}): Promi
 
   // Passes 5 and 6.
   const planned: CheckedProblem[] = [];
+  const sealedBindings = [];
   for (const { entry, contract, published } of mechanisms) {
     const before = ctx.errors.length;
     const bindings = await checkBindings(ctx, entry.prefix, contract ?? null, published !== null);
+    if (published === null) sealedBindings.push(...bindings.filter((b) => b.sealed));
     await checkSealing(
       ctx,
       `${entry.prefix}problem.json`,
@@ -129,6 +131,8 @@ export async function lintTree(tree: FileTree, options: LintOptions = {}): Promi
     if (ctx.errors.length === before)
       planned.push({ ...entry, skills, contract: contract ?? null, bindings });
   }
+
+  await checkSealedBytesStaySealed(ctx, sealedBindings);
 
   if (ctx.errors.length > 0) return finish(ctx, null);
   const allSkills = [...sharedSkills.values(), ...[...skillsOf.values()].flatMap((m) => [...m.values()])];
