@@ -16,6 +16,7 @@ import { liveRole } from "../users/live-role.ts";
 import type { Principal } from "../users/principal.ts";
 import { requireScope } from "../users/require-scope.ts";
 import { type AuthoringUpload, findOwnUpload, type StoredValidation } from "./authoring-upload.ts";
+import { checkLimitCeilings } from "./check-limit-ceilings.ts";
 import { checkNamedCampaigns } from "./check-named-campaigns.ts";
 import { checkPublishedContractBindings } from "./check-published-contract-bindings.ts";
 import { checkPublishedReferences } from "./check-published-references.ts";
@@ -118,6 +119,7 @@ async function validate(
   const errors: ValidationError[] = [
     ...(await checkPublishedReferences(services.sql, plan, has)),
     ...(await checkPublishedContractBindings(services.sql, plan)),
+    ...checkLimitCeilings(plan, services.sandboxBudget.ceilings, has),
   ];
 
   const mayNameCustom = role.capabilities.includes(Capability.custom_verifier);
@@ -141,7 +143,7 @@ async function validate(
   }
 
   const images = await imageStatuses(services, plan);
-  const conformance = await validationConformance(services, plan, tree);
+  const conformance = await validationConformance(services, userId, plan, tree);
   const caller = { user_id: userId, is_admin: role.roles.includes(Role.administrator) };
   const live = await readLiveState(services.sql, plan);
   const reconciliation = checkNamedCampaigns(
