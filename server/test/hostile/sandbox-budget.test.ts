@@ -135,6 +135,7 @@ describeWithDatabase("the host's sandbox budget", () => {
       slots: 7,
       memory_mb: 16384,
       per_user: 4,
+      stage_wait_seconds: 3600,
       ceilings: { vcpu: 8, memory_mb: 16384, disk_mb: 4096, timeout_seconds: 600 },
     });
     expect(sandboxBudgetFromEnv({}, { cores: 1, memory_mb: 2048 })).toMatchObject({

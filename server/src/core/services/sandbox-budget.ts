@@ -22,6 +22,11 @@ export interface SandboxBudgetSettings {
   memory_mb: number;
   /** `SVC_SANDBOX_PER_USER`: checkers one user's work runs at once. */
   per_user: number;
+  /**
+   * `SVC_STAGE_WAIT_SECONDS`: how long a run's sandbox stage waits for its image or for its
+   * implementation's conformance before it ends `inconclusive`, counted from the run's creation.
+   */
+  stage_wait_seconds: number;
   /** `SVC_MAX_VCPU`, `SVC_MAX_MEMORY_MB`, `SVC_MAX_DISK_MB`, `SVC_MAX_TIMEOUT_SECONDS`. */
   ceilings: CheckerLimits;
 }
@@ -65,6 +70,7 @@ export function sandboxBudgetFromEnv(
     slots,
     memory_mb: memory,
     per_user: perUser,
+    stage_wait_seconds: wholeNumber(env, "SVC_STAGE_WAIT_SECONDS", 3600, 0, 7 * 24 * 3600),
     ceilings: {
       vcpu: wholeNumber(env, "SVC_MAX_VCPU", Math.min(16, Math.max(1, host.cores)), 1, 16),
       memory_mb: wholeNumber(env, "SVC_MAX_MEMORY_MB", Math.min(16384, memory), 64, 16384),
