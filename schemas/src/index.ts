@@ -33,6 +33,7 @@ export {
   ScoreDirection,
   StageKind,
   Structure,
+  ValidationConformanceState,
 } from "./enums.ts";
 export {
   BlobRefusalCode,

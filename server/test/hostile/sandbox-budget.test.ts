@@ -1,12 +1,18 @@
+import type { Runner } from "graphile-worker";
 import { expect, it } from "vitest";
+import { validateAuthoringUpload } from "../../src/authoring/validate-authoring-upload.ts";
+import { runValidationConformance } from "../../src/authoring/validation-conformance-job.ts";
 import {
   budgetedSandboxRunner,
   type SandboxBudgetSettings,
   sandboxBudgetFromEnv,
 } from "../../src/core/services/sandbox-budget.ts";
 import type { SandboxRunner } from "../../src/core/services/sandbox-runner.ts";
+import type { Services } from "../../src/core/services/services.ts";
+import { startWorker } from "../../src/edges/worker/start-worker.ts";
+import type { Principal } from "../../src/users/principal.ts";
 import { localSandboxRunner } from "../../src/verification/local-sandbox-runner.ts";
-import { newAuthor, uploadAndValidate } from "../authoring/support/authoring-harness.ts";
+import { type Files, newAuthor, uploadAndValidate } from "../authoring/support/authoring-harness.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
 import { testServices } from "../support/test-services.ts";
 import { asksForTheMost, holdsMemory } from "./evil-packages.ts";
@@ -48,6 +54,30 @@ function gatedBudget(settings: SandboxBudgetSettings, expected: number) {
   return { sandbox: counting, stats: () => budgeted.stats() };
 }
 
+/**
+ * Validates each package (answering at once, conformance pending), then runs every queued
+ * fixture job at once, as that many workers would, and revalidates to read the results.
+ */
+async function validateAll(services: Services, author: Principal, packages: Files[]) {
+  const pending = await Promise.all(packages.map((files) => uploadAndValidate(services, author, files)));
+  for (const validation of pending) {
+    expect(validation).toMatchObject({ conformance: [], conformance_state: "pending" });
+  }
+  await Promise.all(
+    pending.map((validation) =>
+      runValidationConformance(services, {
+        upload_id: validation.upload_id,
+        plan_hash: validation.plan_hash!,
+      }),
+    ),
+  );
+  return await Promise.all(
+    pending.map((validation) =>
+      validateAuthoringUpload(services, author, { upload_id: validation.upload_id }),
+    ),
+  );
+}
+
 describeWithDatabase("the host's sandbox budget", () => {
   const db = useTestDatabase();
 
@@ -56,11 +86,14 @@ describeWithDatabase("the host's sandbox budget", () => {
     const sandbox = gatedBudget(sandboxBudget, 6);
     const services = testServices(db.sql, { sandbox: sandbox.sandbox, sandboxBudget });
     const author = await newAuthor(db.sql);
-    const validations = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => uploadAndValidate(services, author, holdsMemory(`holds-${i}`))),
+    const validations = await validateAll(
+      services,
+      author,
+      Array.from({ length: 6 }, (_, i) => holdsMemory(`holds-${i}`)),
     );
     for (const validation of validations) {
       expect(validation.errors).toEqual([]);
+      expect(validation.conformance_state).toBe("complete");
       expect(validation.conformance).toEqual([
         expect.objectContaining({
           fixture: "right_answer",
@@ -87,8 +120,10 @@ describeWithDatabase("the host's sandbox budget", () => {
     const sandbox = gatedBudget(sandboxBudget, 3);
     const services = testServices(db.sql, { sandbox: sandbox.sandbox, sandboxBudget });
     const author = await newAuthor(db.sql);
-    const validations = await Promise.all(
-      Array.from({ length: 3 }, (_, i) => uploadAndValidate(services, author, holdsMemory(`capped-${i}`))),
+    const validations = await validateAll(
+      services,
+      author,
+      Array.from({ length: 3 }, (_, i) => holdsMemory(`capped-${i}`)),
     );
     expect(validations.map((validation) => validation.conformance.map((entry) => entry.passed))).toEqual([
       [true],
@@ -115,6 +150,7 @@ describeWithDatabase("the host's sandbox budget", () => {
     expect(validation.valid).toBe(false);
     expect(validation.state).toBe("invalid");
     expect(validation.conformance).toEqual([]);
+    expect(validation.conformance_state).toBe("complete");
     const over = (field: string, value: number, ceiling: number, setting: string) => ({
       file: "verifier-contract.json",
       path: `/stages/0/limits/${field}`,
@@ -128,6 +164,53 @@ describeWithDatabase("the host's sandbox budget", () => {
       over("timeout_seconds", 3600, 300, "SVC_MAX_TIMEOUT_SECONDS"),
     ]);
     expect(sandbox.stats().peak_running).toBe(0);
+  });
+
+  it("evil/hold-900mb: validation answers at once with conformance pending; a worker runs the fixtures and revalidating shows them", async () => {
+    const services = testServices(db.sql);
+    const author = await newAuthor(db.sql);
+    const first = await uploadAndValidate(services, author, holdsMemory("later"));
+    expect(first).toMatchObject({
+      valid: true,
+      state: "validated",
+      conformance: [],
+      conformance_state: "pending",
+    });
+    // Revalidating before any worker ran reads the same pending state and queues nothing twice.
+    expect(await validateAuthoringUpload(services, author, { upload_id: first.upload_id })).toMatchObject({
+      conformance: [],
+      conformance_state: "pending",
+    });
+    const [jobs] = await db.sql<{ count: number }[]>`
+      select count(*)::int as count from graphile_worker.jobs
+      where key = ${`validation-conformance:${first.upload_id}`}`;
+    expect(jobs!.count).toBe(1);
+
+    const runner: Runner = await startWorker(services, { concurrency: 1, pollInterval: 100 });
+    try {
+      let state = "pending";
+      for (let poll = 0; poll < 600 && state === "pending"; poll++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const [row] = await db.sql<{ state: string }[]>`
+          select validation->>'conformance_state' as state from authoring_uploads where id = ${first.upload_id}`;
+        state = row!.state;
+      }
+      expect(state).toBe("complete");
+    } finally {
+      await runner.stop();
+    }
+    const later = await validateAuthoringUpload(services, author, { upload_id: first.upload_id });
+    expect(later).toMatchObject({ conformance_state: "complete", valid: true });
+    expect(later.conformance).toEqual([
+      {
+        stage_key: "check_answer",
+        image_ref: "svc-runtime/python:1",
+        fixture: "right_answer",
+        expected: "verified",
+        actual: "verified",
+        passed: true,
+      },
+    ]);
   });
 
   it("derives its defaults from the host and refuses settings that cannot be right", () => {

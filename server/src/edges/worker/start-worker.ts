@@ -1,5 +1,6 @@
 import { EventEmitter } from "node:events";
 import { Logger, type Runner, run, type TaskList, type WorkerEvents } from "graphile-worker";
+import { runValidationConformance } from "../../authoring/validation-conformance-job.ts";
 import { conformanceTask } from "../../conformance/conformance-task.ts";
 import { sweepPendingConformance } from "../../conformance/sweep-pending-conformance.ts";
 import { workerConnection } from "../../core/db/worker-connection.ts";
@@ -71,6 +72,9 @@ export async function startWorker(services: Services, options: WorkerOptions = {
         await sweepReviewProcesses(services);
       },
       [TaskName.runConformance]: conformanceTask(services),
+      [TaskName.validationConformance]: async (payload) => {
+        await runValidationConformance(services, payload as { upload_id: string; plan_hash: string });
+      },
       [TaskName.provisionImage]: async (payload) => {
         await provisionImage(services, (payload as { image_ref: string }).image_ref);
       },
