@@ -40938,6 +40938,37 @@ function subsetTree(tree, paths) {
   };
 }
 
+// app/src/client/with-retries.ts
+var RETRY_POLICY = {
+  attempts: 5,
+  waitsS: [2, 4, 8, 16, 30],
+  jitter: 0.2
+};
+var realSleep = (ms) => new Promise((resolve3) => setTimeout(resolve3, ms));
+function retryWaitMs(failed2, random2, retryAfterS) {
+  const waits = RETRY_POLICY.waitsS;
+  const base = waits[Math.min(failed2, waits.length) - 1];
+  const max = waits[waits.length - 1];
+  const seconds = retryAfterS === void 0 ? base : Math.min(max, Math.max(base, retryAfterS));
+  return Math.round(seconds * 1e3 * (1 + RETRY_POLICY.jitter * random2()));
+}
+async function withRetries(step, options = {}) {
+  const attempts = options.attempts ?? RETRY_POLICY.attempts;
+  const sleep2 = options.sleep ?? realSleep;
+  const random2 = options.random ?? Math.random;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await step(attempt);
+    } catch (error3) {
+      if (!(error3 instanceof ServiceCallError) || !error3.transient || attempt >= attempts) throw error3;
+      const retryAfter = error3.details.retry_after_s;
+      const waitMs = retryWaitMs(attempt, random2, typeof retryAfter === "number" ? retryAfter : void 0);
+      options.onRetry?.({ attempt, error: error3, waitMs });
+      await sleep2(waitMs);
+    }
+  }
+}
+
 // app/src/client/authoring-steps.ts
 async function packArchive(tree, paths) {
   const bytes = await zipTree(paths ? subsetTree(tree, paths) : tree);
@@ -40968,8 +40999,22 @@ async function putArchive(client, upload, archive, attempt = 1) {
     throw error3;
   }
 }
-async function validateUpload(client, uploadId) {
-  return readValidation(await client.callTool("validate_authoring_upload", { upload_id: uploadId }));
+async function validateUpload(client, uploadId, wait) {
+  const envelope = await client.callTool("validate_authoring_upload", { upload_id: uploadId });
+  return readValidation(wait ? await awaitConformance(client, uploadId, envelope, wait) : envelope);
+}
+var CONFORMANCE_WAIT_MS = 10 * 60 * 1e3;
+var CONFORMANCE_POLL_MS = 5e3;
+async function awaitConformance(client, uploadId, envelope, options = {}) {
+  const sleep2 = options.sleep ?? realSleep;
+  let current = envelope;
+  for (let waited = 0; current.conformance_state === "pending" && waited < CONFORMANCE_WAIT_MS; ) {
+    options.onProgress?.(waited);
+    await sleep2(CONFORMANCE_POLL_MS);
+    waited += CONFORMANCE_POLL_MS;
+    current = await client.callTool("validate_authoring_upload", { upload_id: uploadId });
+  }
+  return current;
 }
 async function publishUpload(client, uploadId, planHash2) {
   return readPublication(
@@ -41088,37 +41133,6 @@ function breach(t, problems, limits) {
   return null;
 }
 
-// app/src/client/with-retries.ts
-var RETRY_POLICY = {
-  attempts: 5,
-  waitsS: [2, 4, 8, 16, 30],
-  jitter: 0.2
-};
-var realSleep = (ms) => new Promise((resolve3) => setTimeout(resolve3, ms));
-function retryWaitMs(failed2, random2, retryAfterS) {
-  const waits = RETRY_POLICY.waitsS;
-  const base = waits[Math.min(failed2, waits.length) - 1];
-  const max = waits[waits.length - 1];
-  const seconds = retryAfterS === void 0 ? base : Math.min(max, Math.max(base, retryAfterS));
-  return Math.round(seconds * 1e3 * (1 + RETRY_POLICY.jitter * random2()));
-}
-async function withRetries(step, options = {}) {
-  const attempts = options.attempts ?? RETRY_POLICY.attempts;
-  const sleep2 = options.sleep ?? realSleep;
-  const random2 = options.random ?? Math.random;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await step(attempt);
-    } catch (error3) {
-      if (!(error3 instanceof ServiceCallError) || !error3.transient || attempt >= attempts) throw error3;
-      const retryAfter = error3.details.retry_after_s;
-      const waitMs = retryWaitMs(attempt, random2, typeof retryAfter === "number" ? retryAfter : void 0);
-      options.onRetry?.({ attempt, error: error3, waitMs });
-      await sleep2(waitMs);
-    }
-  }
-}
-
 // app/src/checks/validate-package.ts
 async function validatePackage(client, tree, plan, options = {}) {
   const planned = planShards(await measurePackage(tree, plan), options.limits ?? CLI_SHARD_LIMITS);
@@ -41128,7 +41142,8 @@ async function validatePackage(client, tree, plan, options = {}) {
     const archive = await packArchive(tree, shard.paths);
     const upload = await withRetries(() => requestUpload(client, archive), options.retry);
     await withRetries((attempt) => putArchive(client, upload, archive, attempt), options.retry);
-    const validation2 = await withRetries(() => validateUpload(client, upload.upload_id), options.retry);
+    const wait = { sleep: options.retry?.sleep, onProgress: options.onConformanceWait };
+    const validation2 = await withRetries(() => validateUpload(client, upload.upload_id, wait), options.retry);
     shards.push({
       index: shard.index,
       paths: shard.paths,

@@ -1,4 +1,10 @@
-import type { CheckerResult, ImageState, ReconciliationAction, RunResult } from "./enums.ts";
+import type {
+  CheckerResult,
+  ImageState,
+  ReconciliationAction,
+  RunResult,
+  ValidationConformanceState,
+} from "./enums.ts";
 import type { LintCode, NoteCode, TreeErrorCode } from "./error-catalogue.ts";
 import type { Plan } from "./types.ts";
 import type { CampaignAction, Visibility } from "./work-enums.ts";
@@ -96,6 +102,11 @@ export interface ValidationResult {
   plan: Plan | null;
   plan_hash: string | null;
   conformance: ValidationConformance[];
+  /**
+   * `pending` while sandboxed fixtures are queued: `conformance` holds the builtin stages' entries
+   * so far, and revalidating the same package reads the rest once they ran. `complete` otherwise.
+   */
+  conformance_state: ValidationConformanceState;
   images: ImageStatus[];
   /** Null when the package did not lint: there is no plan to reconcile. */
   reconciliation: Reconciliation | null;

@@ -54,6 +54,14 @@ export type RunTrigger = (typeof RunTrigger)[keyof typeof RunTrigger];
 export const ConformanceStatus = { pending: "pending", passed: "passed", failed: "failed" } as const;
 export type ConformanceStatus = (typeof ConformanceStatus)[keyof typeof ConformanceStatus];
 
+/**
+ * Whether a validation's `conformance` is whole: `pending` while its sandboxed fixtures wait in the
+ * host's sandbox budget (revalidate to read them), `complete` once every fixture that can run here has.
+ */
+export const ValidationConformanceState = { pending: "pending", complete: "complete" } as const;
+export type ValidationConformanceState =
+  (typeof ValidationConformanceState)[keyof typeof ValidationConformanceState];
+
 /** Who owns an external stage's rule: the Contract's author or the partner system. */
 export const RuleOwner = { contract: "contract", partner: "partner" } as const;
 export type RuleOwner = (typeof RuleOwner)[keyof typeof RuleOwner];

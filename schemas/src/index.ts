@@ -42,6 +42,7 @@ export {
   ScoreDirection,
   StageKind,
   Structure,
+  ValidationConformanceState,
 } from "./enums.ts";
 export {
   BlobRefusalCode,

@@ -4,10 +4,12 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { lintPackage, openDirectoryTree, scaffoldPackage } from "@svc/app";
+import type { Runner } from "graphile-worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { campaignFiles } from "../../app/test/client/support/campaign-files.ts";
 import { BUNDLE_PATH, buildBundle } from "../../lint-action/src/build-bundle.ts";
 import { buildApp } from "../../server/src/edges/cli/build-app.ts";
+import { startWorker } from "../../server/src/edges/worker/start-worker.ts";
 import { addUser } from "../../server/src/users/add-user.ts";
 import { grantCapability } from "../../server/src/users/grant-capability.ts";
 import { issueToken } from "../../server/src/users/issue-token.ts";
@@ -164,9 +166,13 @@ describeWithDatabase("the Action's bundled entry against the service", () => {
   let service: ReturnType<typeof buildApp>;
   let url: string;
   let token: string;
+  let worker: Runner;
 
   beforeAll(async () => {
-    service = buildApp(testServices(db.sql));
+    // A worker, as in any deployment: the package's sandboxed fixtures are queued at validation.
+    const services = testServices(db.sql);
+    worker = await startWorker(services, { concurrency: 1, pollInterval: 100 });
+    service = buildApp(services);
     url = await service.listen({ host: "127.0.0.1", port: 0 });
     const user = await addUser(db.sql, { handle: "ada" });
     await grantCapability(db.sql, { userId: user.id, capability: "author" });
@@ -174,6 +180,7 @@ describeWithDatabase("the Action's bundled entry against the service", () => {
   });
   afterAll(async () => {
     await service?.close();
+    await worker?.stop();
   });
 
   it("adds the reconciliation, publishes changed packages, then finds them unchanged", async () => {

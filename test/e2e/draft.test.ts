@@ -3,10 +3,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type CliDeps, openServiceClient } from "@svc/app";
+import type { Runner } from "graphile-worker";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { svcWith, writePackage } from "../../app/test/cli/support-run.ts";
 import { campaignFiles } from "../../app/test/client/support/campaign-files.ts";
 import { buildApp } from "../../server/src/edges/cli/build-app.ts";
+import { startWorker } from "../../server/src/edges/worker/start-worker.ts";
 import { addUser } from "../../server/src/users/add-user.ts";
 import { grantCapability } from "../../server/src/users/grant-capability.ts";
 import { issueToken } from "../../server/src/users/issue-token.ts";
@@ -21,13 +23,15 @@ import { testServices } from "../../server/test/support/test-services.ts";
 describeWithDatabase("svc draft against the service", () => {
   const db = useTestDatabase();
   let app: ReturnType<typeof buildApp>;
+  let services: ReturnType<typeof testServices>;
   let url: string;
   let home: string;
   const tokens: Record<string, string> = {};
   const cleanup: Array<() => void> = [];
 
   beforeAll(async () => {
-    app = buildApp(testServices(db.sql));
+    services = testServices(db.sql);
+    app = buildApp(services);
     url = await app.listen({ host: "127.0.0.1", port: 0 });
     home = mkdtempSync(join(tmpdir(), "svc-e2e-home-"));
     for (const handle of ["ada", "bob"]) {
@@ -174,10 +178,23 @@ describeWithDatabase("svc draft against the service", () => {
     expect(json(spawned.stdout)).toMatchObject({ skipped_shards: 4, counts: { noop: 7 } });
   });
 
-  it("svc upload validates without publishing and records .svc/upload.json", async () => {
+  it("svc upload validates without publishing, waits for the queued fixtures and records .svc/upload.json", async () => {
     const dir = pkg(campaignFiles(2, { campaign: "e2e-upload-only", prefix: "u" }));
-    const run = await svc("upload", dir);
-    expect(run.stderr).toBe("");
+    // A worker runs the sandboxed fixtures validation queued; the CLI's wait between polls ends
+    // when the worker has no such job left, so the second poll reads the result, whatever the speed.
+    const worker: Runner = await startWorker(services, { concurrency: 1, pollInterval: 100 });
+    const untilFixturesRan = async () => {
+      for (;;) {
+        const [row] = await db.sql<{ count: number }[]>`
+          select count(*)::int as count from graphile_worker.jobs where task_identifier = 'validation_conformance'`;
+        if (row!.count === 0) return;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+    const run = await svcWith({ ...deps(), sleep: untilFixturesRan }, ["upload", dir]).finally(() =>
+      worker.stop(),
+    );
+    expect(run.stderr).toBe("svc upload: conformance fixtures queued on the service; waited 0 s of 600\n");
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("campaign e2e-upload-only: create");
     const record = json(readFileSync(join(dir, ".svc/upload.json"), "utf8"));

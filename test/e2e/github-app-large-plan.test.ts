@@ -8,7 +8,7 @@ import { addUser } from "../../server/src/users/add-user.ts";
 import { grantCapability } from "../../server/src/users/grant-capability.ts";
 import { issueToken } from "../../server/src/users/issue-token.ts";
 import { describeWithDatabase, useTestDatabase } from "../../server/test/support/test-database.ts";
-import { testServices } from "../../server/test/support/test-services.ts";
+import { builtinsOnly, testServices } from "../../server/test/support/test-services.ts";
 import type { FakeGitHub } from "../support/fake-github.ts";
 import { type GitHttpServer, startGitHttpServer } from "../support/git-http-server.ts";
 import { createTestRepository } from "../support/git-repository.ts";
@@ -33,7 +33,9 @@ describeWithDatabase("the GitHub App on large plans", () => {
   let running: RunningApp;
 
   beforeAll(async () => {
-    service = buildApp(testServices(db.sql));
+    // Builtins only: the test is about the summary's size, so no sandboxed fixture is queued
+    // for the check to wait on (the waiting itself: test/e2e/action-bundle.test.ts).
+    service = buildApp(testServices(db.sql, { sandbox: builtinsOnly() }));
     const serviceUrl = await service.listen({ host: "127.0.0.1", port: 0 });
     const user = await addUser(db.sql, { handle: "ada" });
     await grantCapability(db.sql, { userId: user.id, capability: "author" });

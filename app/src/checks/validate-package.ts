@@ -31,7 +31,8 @@ export interface PackageValidation {
 /**
  * Asks the service what publishing a linted package would do: cut into shards as `svc draft`
  * does (one shard for most packages), then each shard through request, PUT and
- * validate_authoring_upload, each step retried on transient failures. Nothing is published. The
+ * validate_authoring_upload (waiting, bounded, for fixtures the service queued), each step retried
+ * on transient failures. Nothing is published. The
  * shards are validated one after another against today's state, so for a package of several
  * shards the report is what each would do if published now. Rejects with a ServiceCallError when
  * the service refuses or stays unavailable, or the package cannot be sharded.
@@ -40,7 +41,11 @@ export async function validatePackage(
   client: ServiceClient,
   tree: FileTree,
   plan: Plan,
-  options: { limits?: ShardLimits; retry?: RetryOptions } = {},
+  options: {
+    limits?: ShardLimits;
+    retry?: RetryOptions;
+    onConformanceWait?: (waitedMs: number) => void;
+  } = {},
 ): Promise<PackageValidation> {
   const planned = planShards(await measurePackage(tree, plan), options.limits ?? CLI_SHARD_LIMITS);
   if (!planned.ok) throw new ServiceCallError("too_large", planned.message, { transient: false });
@@ -49,7 +54,9 @@ export async function validatePackage(
     const archive = await packArchive(tree, shard.paths);
     const upload = await withRetries(() => requestUpload(client, archive), options.retry);
     await withRetries((attempt) => putArchive(client, upload, archive, attempt), options.retry);
-    const validation = await withRetries(() => validateUpload(client, upload.upload_id), options.retry);
+    // Sandboxed fixtures run queued on the service: wait for them, bounded (CONFORMANCE_WAIT_MS).
+    const wait = { sleep: options.retry?.sleep, onProgress: options.onConformanceWait };
+    const validation = await withRetries(() => validateUpload(client, upload.upload_id, wait), options.retry);
     shards.push({
       index: shard.index,
       paths: shard.paths,

@@ -1,6 +1,12 @@
 import { join } from "node:path";
 import { readValidation } from "../client/authoring-results.ts";
-import { packArchive, putArchive, requestUpload } from "../client/authoring-steps.ts";
+import {
+  awaitConformance,
+  CONFORMANCE_WAIT_MS,
+  packArchive,
+  putArchive,
+  requestUpload,
+} from "../client/authoring-steps.ts";
 import { writeJsonAtomic } from "../client/publish-state.ts";
 import { ServiceCallError } from "../client/service-call-error.ts";
 import { withRetries } from "../client/with-retries.ts";
@@ -69,7 +75,23 @@ export async function uploadCommand(
       () => client.callTool("validate_authoring_upload", { upload_id: upload.upload_id }),
       { ...retry, onRetry: (info) => io.stderr(retryNotice(step, info)) },
     );
-    const validation = readValidation(envelope);
+    // Sandboxed conformance fixtures run queued on the service: wait for them, bounded, saying so.
+    const final = await awaitConformance(client, upload.upload_id, envelope, {
+      sleep: deps.sleep,
+      onProgress: (waited) => {
+        if (waited % 30_000 === 0) {
+          io.stderr(
+            `svc upload: conformance fixtures queued on the service; waited ${waited / 1000} s of ${CONFORMANCE_WAIT_MS / 1000}\n`,
+          );
+        }
+      },
+    });
+    if (final.conformance_state === "pending") {
+      io.stderr(
+        `svc upload: conformance fixtures still queued after ${CONFORMANCE_WAIT_MS / 1000} s; validate_authoring_upload {"upload_id": "${upload.upload_id}"} reads them when they finish\n`,
+      );
+    }
+    const validation = readValidation(final);
     const record: UploadRecord = {
       upload_id: upload.upload_id,
       plan_hash: validation.plan_hash,
@@ -80,7 +102,7 @@ export async function uploadCommand(
     await writeJsonAtomic(join(dir, ".svc", "upload.json"), record);
     if (options.json) {
       io.stdout(
-        `${JSON.stringify({ ...envelope, upload_id: upload.upload_id, content_hash: archive.content_hash }, null, 2)}\n`,
+        `${JSON.stringify({ ...final, upload_id: upload.upload_id, content_hash: archive.content_hash }, null, 2)}\n`,
       );
     } else {
       io.stdout(`upload ${upload.upload_id} (${archive.size_bytes} bytes, ${archive.content_hash})\n`);

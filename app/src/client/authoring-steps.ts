@@ -6,6 +6,7 @@ import { type Publication, readPublication, readValidation, type Validation } fr
 import { ServiceCallError } from "./service-call-error.ts";
 import type { ServiceClient } from "./service-client.ts";
 import { subsetTree } from "./subset-tree.ts";
+import { realSleep } from "./with-retries.ts";
 
 /** A packed shard: its deterministic ZIP and that archive's content hash. */
 export interface Archive {
@@ -57,9 +58,43 @@ export async function putArchive(
   }
 }
 
-/** validate_authoring_upload. */
-export async function validateUpload(client: ServiceClient, uploadId: string): Promise<Validation> {
-  return readValidation(await client.callTool("validate_authoring_upload", { upload_id: uploadId }));
+/** validate_authoring_upload; with `wait`, also waits for queued conformance fixtures (awaitConformance). */
+export async function validateUpload(
+  client: ServiceClient,
+  uploadId: string,
+  wait?: Parameters<typeof awaitConformance>[3],
+): Promise<Validation> {
+  const envelope = await client.callTool("validate_authoring_upload", { upload_id: uploadId });
+  return readValidation(wait ? await awaitConformance(client, uploadId, envelope, wait) : envelope);
+}
+
+/** How long `svc upload` and the GitHub check wait for a validation's queued conformance fixtures. */
+export const CONFORMANCE_WAIT_MS = 10 * 60 * 1000;
+/** How often they ask again meanwhile. */
+export const CONFORMANCE_POLL_MS = 5000;
+
+/**
+ * Waits for a validation whose `conformance_state` is `pending` (sandboxed fixtures queued in the
+ * service's sandbox budget) by revalidating every CONFORMANCE_POLL_MS, which reads the stored
+ * result without running anything again, for at most CONFORMANCE_WAIT_MS of waiting. Returns the
+ * last envelope: `complete`, or still `pending` when the bound passed. `onProgress` hears each
+ * wait with the time waited so far.
+ */
+export async function awaitConformance(
+  client: ServiceClient,
+  uploadId: string,
+  envelope: Record<string, unknown>,
+  options: { sleep?: (ms: number) => Promise<void>; onProgress?: (waitedMs: number) => void } = {},
+): Promise<Record<string, unknown>> {
+  const sleep = options.sleep ?? realSleep;
+  let current = envelope;
+  for (let waited = 0; current.conformance_state === "pending" && waited < CONFORMANCE_WAIT_MS; ) {
+    options.onProgress?.(waited);
+    await sleep(CONFORMANCE_POLL_MS);
+    waited += CONFORMANCE_POLL_MS;
+    current = await client.callTool("validate_authoring_upload", { upload_id: uploadId });
+  }
+  return current;
 }
 
 /** publish_authoring_upload; idempotent on the service's side, so a retry is safe. */

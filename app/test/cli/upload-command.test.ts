@@ -49,6 +49,30 @@ describe("svc upload", () => {
     expect(service.problems.size).toBe(0);
   });
 
+  it("waits for conformance fixtures the service queued, bounded, with progress on stderr", async () => {
+    service.pendingConformance = 7;
+    const dir = pkg(campaignFiles(1));
+    const run = await svcWith(deps(), ["upload", dir]);
+    expect(run.code).toBe(0);
+    expect(service.calls.filter((call) => call === "validate_authoring_upload")).toHaveLength(8);
+    expect(run.stderr).toBe(
+      "svc upload: conformance fixtures queued on the service; waited 0 s of 600\n" +
+        "svc upload: conformance fixtures queued on the service; waited 30 s of 600\n",
+    );
+  });
+
+  it("gives up waiting after 10 minutes, saying how to read the result later", async () => {
+    service.pendingConformance = Number.POSITIVE_INFINITY;
+    const dir = pkg(campaignFiles(1));
+    const run = await svcWith(deps(), ["upload", dir, "--json"]);
+    expect(run.code).toBe(0);
+    expect(service.calls.filter((call) => call === "validate_authoring_upload")).toHaveLength(121);
+    expect(JSON.parse(run.stdout).conformance_state).toBe("pending");
+    expect(run.stderr).toMatch(
+      /conformance fixtures still queued after 600 s; validate_authoring_upload \{"upload_id": "upl_\d+"\} reads them when they finish\n$/,
+    );
+  });
+
   it("exits 1 on an invalid upload, naming the conflict, and records valid: false", async () => {
     await svcWith(deps("usr_bob"), ["draft", pkg(campaignFiles(1))]);
     const dir = pkg(campaignFiles(1));

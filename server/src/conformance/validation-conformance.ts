@@ -1,4 +1,4 @@
-import type { FileTree } from "@svc/app";
+import type { CheckerLimits, FileTree } from "@svc/app";
 import { checkerImplementation, runConformance, sha256 } from "@svc/app";
 import type { Plan, ValidationConformance } from "@svc/schemas";
 import type { Services } from "../core/services/services.ts";
@@ -8,12 +8,18 @@ import { resolveBinding } from "../verification/resolve-binding.ts";
  * Runs each planned implementation's fixtures on the uploaded files, at validation (spec 2.2):
  * what publication's own conformance run will find, shown before anything is published. Stages
  * whose image cannot run here yet (an unbound runtime, a custom image not provisioned) have no
- * entries; `images` says why. Files are found by content hash, wherever the package keeps them.
+ * entries; `images` says why, and so do stages whose limits are over the deployment's ceilings
+ * (the validation's `unsupported_runtime` errors). Files are found by content hash, wherever the package
+ * keeps them. Each fixture queues for the sandbox budget as the caller's work. `which` picks the
+ * builtin stages (run in process, at once) or the sandboxed ones (queued; see
+ * queueValidationConformance).
  */
 export async function validationConformance(
   services: Services,
+  userId: string,
   plan: Plan,
   tree: FileTree,
+  which: "builtin" | "sandboxed",
 ): Promise<ValidationConformance[]> {
   const engines = await services.sandbox.engines();
   const bytesOf = treeBytesByHash(tree);
@@ -21,6 +27,8 @@ export async function validationConformance(
   for (const implementation of Object.values(plan.verifier_implementations)) {
     const resolution = await resolveBinding(services.sql, engines, implementation.runtime.image_ref);
     if (resolution.kind !== "ready") continue;
+    if ((resolution.binding === null) !== (which === "builtin")) continue;
+    if (overCeiling(implementation.limits, services.sandboxBudget.ceilings)) continue;
     const program = implementation.program ? await bytesOf(implementation.program.content_hash) : null;
     for (const stage of implementation.stages) {
       const contract = plan.verifier_contracts[stage.verifier_contract]?.document;
@@ -33,7 +41,7 @@ export async function validationConformance(
           if (!file.content_hash) throw new Error(`fixture file ${file.filename} states no content_hash`);
           return await bytesOf(file.content_hash);
         },
-        run: (job) => services.sandbox.run(job, resolution.binding),
+        run: (job) => services.sandbox.run(job, resolution.binding, { user_id: userId }),
       });
       for (const result of report.results) {
         entries.push({
@@ -48,6 +56,29 @@ export async function validationConformance(
     }
   }
   return entries;
+}
+
+function overCeiling(limits: CheckerLimits, ceilings: CheckerLimits): boolean {
+  return (Object.keys(ceilings) as (keyof CheckerLimits)[]).some((field) => limits[field] > ceilings[field]);
+}
+
+/**
+ * Whether the plan has sandboxed fixtures this host would run at validation: implementations
+ * whose image can run here, within the ceilings, on stages with fixtures.
+ */
+export async function hasSandboxedFixtures(services: Services, plan: Plan): Promise<boolean> {
+  const engines = await services.sandbox.engines();
+  for (const implementation of Object.values(plan.verifier_implementations)) {
+    const resolution = await resolveBinding(services.sql, engines, implementation.runtime.image_ref);
+    if (resolution.kind !== "ready" || resolution.binding === null) continue;
+    if (overCeiling(implementation.limits, services.sandboxBudget.ceilings)) continue;
+    for (const stage of implementation.stages) {
+      const contract = plan.verifier_contracts[stage.verifier_contract]?.document;
+      if (contract?.conformance_fixtures.some((fixture) => fixture.stage_key === stage.stage_key))
+        return true;
+    }
+  }
+  return false;
 }
 
 /** Reads package files by content hash, hashing only files of a size not yet indexed. */

@@ -8,8 +8,6 @@ import { NO_MECHANISM, runSandboxStage, type StageOutcome } from "./run-sandbox-
 
 /** A run found with a stage half-run this many times finishes `error` (its stage keeps killing workers). */
 export const MAX_RESTARTS = 3;
-/** How long a run may wait for an image or for conformance before that stage is inconclusive. */
-export const MAX_WAIT_MS = 60 * 60 * 1000;
 /** How often a worker executing a run says it is alive. */
 export const HEARTBEAT_MS = 10_000;
 
@@ -78,19 +76,23 @@ export async function executeVerificationRun(services: Services, runId: string):
       };
       const outcome = await runStage(services, context, stage, start);
       if (outcome.kind === "awaiting_review") return outcome;
+      // The bound (SVC_STAGE_WAIT_SECONDS) counts from the run's creation: restarts never extend it.
+      const waitSeconds = services.sandboxBudget.stage_wait_seconds;
       if (
         !started &&
         outcome.kind === "wait" &&
-        services.clock().getTime() - run.created_at.getTime() < MAX_WAIT_MS
-      )
+        services.clock().getTime() - run.created_at.getTime() < waitSeconds * 1000
+      ) {
+        await sayWhyQueued(services, runId, position, `waiting: ${outcome.reason}`);
         return { kind: "waiting", reason: outcome.reason };
+      }
       if (!started) await start();
       if (outcome.kind === "wait") {
         await finishStage(services, runId, position, {
           kind: "finished",
           result: "inconclusive",
           score: null,
-          evidence_md: `${outcome.reason}; the run waited an hour and gave up`,
+          evidence_md: `${outcome.reason}; the run waited ${waitSeconds} s (SVC_STAGE_WAIT_SECONDS) and gave up`,
           mechanism: NO_MECHANISM,
           log: null,
           evidence_files: [],
@@ -185,6 +187,18 @@ async function queueStage(
     insert into verification_stage_results (verification_run_id, position, stage_key, kind, status)
     values (${runId}, ${position}, ${stage.key}, ${stage.kind}, 'queued')
     on conflict (verification_run_id, position) do nothing`;
+}
+
+/** A waiting stage's record says what it waits for, so reads show why the run has not moved. */
+async function sayWhyQueued(
+  services: Services,
+  runId: string,
+  position: number,
+  reason: string,
+): Promise<void> {
+  await services.sql`
+    update verification_stage_results set evidence_md = ${reason.slice(0, 20_000)}
+    where verification_run_id = ${runId} and position = ${position} and status = 'queued'`;
 }
 
 async function startStage(services: Services, runId: string, position: number): Promise<void> {

@@ -21,6 +21,8 @@ export interface ContextArtifact extends RunArtifact {
 /** Everything executing a run reads once: the Contract, the revision's bindings, the inputs. */
 export interface RunContext {
   run_id: string;
+  /** The submitter: whose work the run is, for the sandbox budget's per-user cap. */
+  user_id: string;
   problem_revision_id: string;
   verifier_contract_id: string;
   contract: VerifierContractFile;
@@ -32,6 +34,7 @@ export interface RunContext {
 export async function readRunContext(sql: Sql, runId: string): Promise<RunContext | null> {
   const [row] = await sql<
     {
+      user_id: string;
       problem_revision_id: string;
       verifier_contract_id: string;
       inputs: { artifacts: RunArtifact[] };
@@ -39,8 +42,9 @@ export async function readRunContext(sql: Sql, runId: string): Promise<RunContex
       verifier_input_bindings: RevisionBinding[];
     }[]
   >`
-    select r.problem_revision_id, r.verifier_contract_id, r.inputs, vc.document, pr.verifier_input_bindings
+    select s.user_id, r.problem_revision_id, r.verifier_contract_id, r.inputs, vc.document, pr.verifier_input_bindings
     from verification_runs r
+    join submissions s on s.id = r.submission_id
     join verifier_contracts vc on vc.id = r.verifier_contract_id
     join problem_revisions pr on pr.id = r.problem_revision_id
     where r.id = ${runId}`;
@@ -51,6 +55,7 @@ export async function readRunContext(sql: Sql, runId: string): Promise<RunContex
   const byId = new Map(files.map((file) => [file.id, file]));
   return {
     run_id: runId,
+    user_id: row.user_id,
     problem_revision_id: row.problem_revision_id,
     verifier_contract_id: row.verifier_contract_id,
     contract: row.document,

@@ -87,7 +87,7 @@ export async function runSandboxStage(
 
   const job = await checkerJob(services, context, stage, current);
   await start();
-  const outcome = await services.sandbox.run(job, resolution.binding);
+  const outcome = await services.sandbox.run(job, resolution.binding, { user_id: context.user_id });
   return await recordOutcome(services, current, outcome);
 }
 

@@ -58,6 +58,7 @@ describeWithDatabase("the authoring tools end to end", () => {
     expect(Object.keys(validated).sort()).toEqual(
       [
         "conformance",
+        "conformance_state",
         "errors",
         "images",
         "notes",

@@ -3,6 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openLocalBlobStore } from "../../src/core/blobs/open-local-blob-store.ts";
 import type { Pool } from "../../src/core/db/connect-sql.ts";
+import {
+  budgetedSandboxRunner,
+  type SandboxBudgetSettings,
+  sandboxBudgetFromEnv,
+} from "../../src/core/services/sandbox-budget.ts";
 import type { SandboxRunner } from "../../src/core/services/sandbox-runner.ts";
 import type { Services } from "../../src/core/services/services.ts";
 import type { Clock } from "../../src/core/time/clock.ts";
@@ -15,12 +20,19 @@ export const TEST_SIGNING_SECRET = "test-signing-secret-of-32-bytes!";
 
 /**
  * Services over `sql` for a test: a fresh temporary blob directory, the test signing secret, a
- * silent logger and the wall clock unless `clock` is given.
+ * silent logger, the wall clock unless `clock` is given and this host's default sandbox budget.
  */
 export function testServices(
   sql: Pool,
-  options: { clock?: Clock; baseUrl?: string; blobDir?: string; sandbox?: SandboxRunner } = {},
+  options: {
+    clock?: Clock;
+    baseUrl?: string;
+    blobDir?: string;
+    sandbox?: SandboxRunner;
+    sandboxBudget?: SandboxBudgetSettings;
+  } = {},
 ): Services {
+  const sandboxBudget = options.sandboxBudget ?? sandboxBudgetFromEnv({});
   return {
     sql,
     log: silentLog,
@@ -28,7 +40,9 @@ export function testServices(
     blobs: openLocalBlobStore(options.blobDir ?? mkdtempSync(join(tmpdir(), "svc-blobs-"))),
     signingSecret: TEST_SIGNING_SECRET,
     baseUrl: options.baseUrl,
-    sandbox: options.sandbox ?? localSandboxRunner(),
+    // A given runner is used as it is (a test of the budget brings its own).
+    sandbox: options.sandbox ?? budgetedSandboxRunner(localSandboxRunner(), sandboxBudget),
+    sandboxBudget,
     hostedReviewers: unavailableHostedReviewers,
   };
 }

@@ -113,6 +113,9 @@ export class FakeAuthoringService {
     }
   }
 
+  /** Validations still answering `conformance_state: "pending"`, one fewer each time (queued fixtures). */
+  pendingConformance = 0;
+
   private async validate(owner: string, uploadId: string): Promise<Envelope> {
     const upload = this.uploads.get(uploadId);
     if (!upload?.bytes || upload.owner !== owner) throw this.toolError("not_found", `no upload ${uploadId}`);
@@ -153,7 +156,10 @@ export class FakeAuthoringService {
     });
     Object.assign(upload, { plan: lint.plan, plan_hash: lint.plan_hash, actions });
     const campaign = lint.plan.campaign ? { slug: lint.plan.campaign.slug, action: "create" } : null;
+    const pending = this.pendingConformance > 0;
+    if (pending) this.pendingConformance -= 1;
     return {
+      conformance_state: pending ? "pending" : "complete",
       valid: counts.conflict === 0,
       errors: [],
       notes: lint.notes,

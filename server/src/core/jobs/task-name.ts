@@ -10,6 +10,8 @@ export const TaskName = {
   sweepStalledRuns: "sweep_stalled_runs",
   /** Runs a VerifierImplementation's conformance fixtures (payload `verifier_implementation_id`). */
   runConformance: "run_conformance",
+  /** Runs an upload's sandboxed conformance fixtures at validation (payload `upload_id`, `plan_hash`). */
+  validationConformance: "validation_conformance",
   /** Provisions a custom sandbox image (payload `image_ref`). */
   provisionImage: "provision_image",
   /** Advances one review process: a hold lapsing, a node deadline, or a lost wake-up. */

@@ -6,11 +6,16 @@ export interface SandboxEngines {
   bwrap: boolean;
 }
 
+/** Whose work a checker run is, for the per-user cap of the sandbox budget; null: the service's own. */
+export interface RunOwner {
+  user_id: string | null;
+}
+
 /**
  * What the worker runs checkers through: app/src/sandbox behind an interface, so the service
  * picks engines once per process and a deployment can put a remote runner here later.
  */
 export interface SandboxRunner {
   engines(): Promise<SandboxEngines>;
-  run(job: CheckerJob, binding: RuntimeBinding | null): Promise<CheckerOutcome>;
+  run(job: CheckerJob, binding: RuntimeBinding | null, owner?: RunOwner): Promise<CheckerOutcome>;
 }

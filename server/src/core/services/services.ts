@@ -4,6 +4,7 @@ import type { Pool } from "../db/connect-sql.ts";
 import type { SigningSecret } from "../signing/signing-key.ts";
 import type { Clock } from "../time/clock.ts";
 import type { HostedReviewers } from "./hosted-reviewer.ts";
+import type { SandboxBudgetSettings } from "./sandbox-budget.ts";
 import type { SandboxRunner } from "./sandbox-runner.ts";
 
 /**
@@ -21,8 +22,10 @@ export interface Services {
   baseUrl: string | undefined;
   clock: Clock;
   log: Logger;
-  /** Runs sandbox checkers (verification runs, conformance fixtures). */
+  /** Runs sandbox checkers (verification runs, conformance fixtures), queued for the host's budget. */
   sandbox: SandboxRunner;
+  /** The sandbox budget `sandbox` queues for, and the SVC_MAX_* ceilings validation enforces. */
+  sandboxBudget: SandboxBudgetSettings;
   /** Invokes the hosted agent reviewers of review protocols' agent nodes. */
   hostedReviewers: HostedReviewers;
 }

@@ -3,6 +3,11 @@ import type { Logger } from "pino";
 import { openLocalBlobStore } from "../../core/blobs/open-local-blob-store.ts";
 import type { Pool } from "../../core/db/connect-sql.ts";
 import type { HostedReviewers } from "../../core/services/hosted-reviewer.ts";
+import {
+  budgetedSandboxRunner,
+  type SandboxBudgetSettings,
+  sandboxBudgetFromEnv,
+} from "../../core/services/sandbox-budget.ts";
 import type { SandboxRunner } from "../../core/services/sandbox-runner.ts";
 import type { Services } from "../../core/services/services.ts";
 import { loadSigningSecret } from "../../core/signing/load-signing-secret.ts";
@@ -22,9 +27,11 @@ export interface OpenServicesOptions {
   signingSecret?: string | undefined;
   /** How checkers run; default: this machine's engines. */
   sandbox?: SandboxRunner | undefined;
+  /** The sandbox budget and SVC_MAX_* ceilings; default: from `env`. */
+  sandboxBudget?: SandboxBudgetSettings | undefined;
   /** Who runs agent review seats; default: from `env` (ANTHROPIC_API_KEY, SVC_ANTHROPIC_BASE_URL). */
   hostedReviewers?: HostedReviewers | undefined;
-  /** Where the hosted reviewers' settings are read; default process.env. */
+  /** Where the hosted reviewers' and the sandbox budget's settings are read; default process.env. */
   env?: Readonly<Record<string, string | undefined>> | undefined;
 }
 
@@ -35,6 +42,7 @@ export async function openServices(options: OpenServicesOptions): Promise<Servic
   if (hostedReviewers === unavailableHostedReviewers) {
     log.info("no hosted agent reviewers: ANTHROPIC_API_KEY is unset, so agent review seats cannot run");
   }
+  const sandboxBudget = options.sandboxBudget ?? sandboxBudgetFromEnv(options.env ?? process.env);
   return {
     sql,
     log,
@@ -42,7 +50,8 @@ export async function openServices(options: OpenServicesOptions): Promise<Servic
     blobs: openLocalBlobStore(options.blobDir ?? join(options.dataDir, "blobs")),
     signingSecret: await loadSigningSecret(sql, options.signingSecret),
     baseUrl: options.baseUrl,
-    sandbox: options.sandbox ?? localSandboxRunner(),
+    sandbox: budgetedSandboxRunner(options.sandbox ?? localSandboxRunner(), sandboxBudget),
+    sandboxBudget,
     hostedReviewers,
   };
 }

@@ -1,8 +1,16 @@
-import { Logger, type Runner, run, type TaskList } from "graphile-worker";
+import { EventEmitter } from "node:events";
+import { Logger, type Runner, run, type TaskList, type WorkerEvents } from "graphile-worker";
+import { runValidationConformance } from "../../authoring/validation-conformance-job.ts";
 import { conformanceTask } from "../../conformance/conformance-task.ts";
 import { sweepPendingConformance } from "../../conformance/sweep-pending-conformance.ts";
 import { workerConnection } from "../../core/db/worker-connection.ts";
 import { TaskName } from "../../core/jobs/task-name.ts";
+import {
+  beatWorkers,
+  forgetWorkers,
+  releaseDeadWorkersJobs,
+  WORKER_HEARTBEAT_MS,
+} from "../../core/jobs/worker-liveness.ts";
 import type { Services } from "../../core/services/services.ts";
 import { advanceReviewProcess } from "../../reviews/advance-review-process.ts";
 import { runAgentSeat } from "../../reviews/run-agent-seat.ts";
@@ -25,11 +33,25 @@ export interface WorkerOptions {
  * verification run, review process timers and hosted agent seats, a sweep for stalled runs and
  * review processes every minute, and the tasks given. Any number of
  * these run at once, in `svc-server serve` or apart (`svc-server worker`); jobs are claimed with
- * row locks, so each runs once.
+ * row locks, so each runs once. Its workers beat in `worker_heartbeats`, and the minute sweep
+ * first releases the jobs of workers that stopped beating (a process killed mid-job), so every
+ * kind of job is recovered, then re-enqueues what those jobs' records say is unfinished.
  */
 export async function startWorker(services: Services, options: WorkerOptions = {}): Promise<Runner> {
   const log = services.log.child({ component: "worker" });
-  return await run({
+  const workerIds = new Set<string>();
+  const events: WorkerEvents = new EventEmitter();
+  events.on("worker:create", ({ worker }) => {
+    workerIds.add(worker.workerId);
+  });
+  const beat = () =>
+    beatWorkers(services.sql, [...workerIds], services.clock()).catch((error: unknown) =>
+      log.warn({ err: error }, "worker heartbeat failed"),
+    );
+  const heartbeat = setInterval(beat, WORKER_HEARTBEAT_MS);
+  heartbeat.unref();
+  const runner = await run({
+    events,
     ...workerConnection(services.sql, (options.concurrency ?? 1) + 2),
     concurrency: options.concurrency ?? 1,
     pollInterval: options.pollInterval ?? 2000,
@@ -43,11 +65,16 @@ export async function startWorker(services: Services, options: WorkerOptions = {
     taskList: {
       [TaskName.verifyRun]: verifyRunTask(services),
       [TaskName.sweepStalledRuns]: async () => {
+        const dead = await releaseDeadWorkersJobs(services.sql, services.clock());
+        if (dead.length > 0) log.warn({ worker_ids: dead }, "released the jobs of dead workers");
         await sweepStalledRuns(services);
         await sweepPendingConformance(services);
         await sweepReviewProcesses(services);
       },
       [TaskName.runConformance]: conformanceTask(services),
+      [TaskName.validationConformance]: async (payload) => {
+        await runValidationConformance(services, payload as { upload_id: string; plan_hash: string });
+      },
       [TaskName.provisionImage]: async (payload) => {
         await provisionImage(services, (payload as { image_ref: string }).image_ref);
       },
@@ -61,4 +88,12 @@ export async function startWorker(services: Services, options: WorkerOptions = {
     },
     crontab: `* * * * * ${TaskName.sweepStalledRuns}`,
   });
+  await beat();
+  const stopped = () => {
+    clearInterval(heartbeat);
+    // The pool may be closing with the process: a row left behind only ages out.
+    forgetWorkers(services.sql, [...workerIds]).catch(() => {});
+  };
+  runner.promise.then(stopped, stopped);
+  return runner;
 }

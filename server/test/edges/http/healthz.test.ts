@@ -32,13 +32,8 @@ describeWithDatabase("GET /healthz", () => {
       const response = await app.inject({ method: "GET", url: "/healthz" });
       expect(response.statusCode).toBe(503);
       expect(response.json()).toMatchObject({ ok: false, error: { code: "unavailable" } });
-      expect(response.json().error.message).toMatch(
-        new RegExp(
-          `${readMigrations()
-            .map((m) => m.name)
-            .join(", ")}: run svc-server migrate`,
-        ),
-      );
+      const names = readMigrations().map((migration) => migration.name);
+      expect(response.json().error.message).toContain(`${names.join(", ")}: run svc-server migrate`);
     } finally {
       await app.close();
       await bare.drop();
