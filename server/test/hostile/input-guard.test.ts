@@ -155,4 +155,13 @@ describeWithDatabase("evil/ input fixtures", () => {
     expect(response.status).toBe(400);
     expect(await errorOf(response)).toMatchObject(refusedAt("extra.list.1"));
   });
+  it("evil/proto-key-body: a JSON body with a __proto__ key answers 400 invalid_input saying so", async () => {
+    const response = await postMcp(
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami","arguments":{"__proto__":{}}}}',
+    );
+    expect(response.status).toBe(400);
+    const error = await errorOf(response);
+    expect(error).toMatchObject({ code: "invalid_input", field: "body" });
+    expect(error.message).toContain("__proto__");
+  });
 });

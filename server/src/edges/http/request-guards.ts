@@ -37,7 +37,21 @@ export function installRequestGuards<Logger extends FastifyBaseLogger>(
       );
       return;
     }
-    parseJson(request, text, done);
+    parseJson(request, text, (error, value) => {
+      if (!error) return done(null, value);
+      // Fastify's parser says the same for a syntax error and a poisoning key: say which.
+      const poisoned = /"(__proto__|constructor)"\s*:/.test(text);
+      done(
+        new ServiceError(
+          "invalid_input",
+          poisoned
+            ? 'the JSON body holds a "__proto__" or "constructor" key, which is refused: rename the key'
+            : `the body is not valid JSON (${error.message}): send one JSON value with content-type application/json`,
+          { field: "body" },
+        ),
+        undefined,
+      );
+    });
   });
   app.addHook("preValidation", async (request) => {
     refuseUnsafeParameter(request.params, "path");
