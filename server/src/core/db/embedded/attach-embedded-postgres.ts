@@ -1,14 +1,14 @@
-import { chmod, mkdir, stat } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
 import postgres from "postgres";
 import { randomChars } from "../../ids/random-chars.ts";
-import { checkReachableBy } from "./check-reachable-by.ts";
 import { dropLease, takeLease } from "./client-leases.ts";
 import { type EmbeddedSettings, readEmbeddedSettings, writeEmbeddedSettings } from "./embedded-settings.ts";
 import { freePort, isPortFree } from "./free-port.ts";
 import { initCluster } from "./init-cluster.ts";
+import { placeForPostgresAccount } from "./place-for-postgres-account.ts";
 import { type PostgresBinaries, postgresBinaries } from "./postgres-binaries.ts";
 import { type OsUser, postgresOsUser } from "./postgres-os-user.ts";
 import { type Postmaster, readPostmaster } from "./read-postmaster.ts";
@@ -29,7 +29,9 @@ export interface EmbeddedPostgres {
 /**
  * The embedded PostgreSQL of a data directory, shared by every process that names the same
  * directory. Layout: `postgres/` the cluster, `postgres.log` its log, `embedded-postgres.json`
- * the port, user and password, `clients/` the leases, `embedded-postgres.lock` the lock.
+ * the port, user and password, `clients/` the leases, `embedded-postgres.lock` the lock. Run as
+ * root with a data directory the postgres account cannot reach, the cluster and its log move to
+ * a folder it can (placeForPostgresAccount).
  *
  * Under the data directory lock, one process at a time: initialises the cluster on first use,
  * joins the server when one is already running there (the pid in `postmaster.pid` is alive), or
@@ -46,18 +48,16 @@ export async function attachEmbeddedPostgres(options: {
   const { log } = options;
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const owner = await postgresOsUser();
-  if (owner) {
-    // The postgres account must be able to pass through the data directory to its cluster.
-    await checkReachableBy(owner, dataDir);
-    const mode = (await stat(dataDir)).mode & 0o777;
-    if ((mode & 0o001) === 0) await chmod(dataDir, mode | 0o001);
-  }
-  const binaries = await postgresBinaries();
+  const shipped = await postgresBinaries();
+  // Run as root, PostgreSQL runs as the postgres account, which may not reach a checkout in /root.
+  const { binaries, clusterHome } = owner
+    ? await placeForPostgresAccount(owner, dataDir, shipped)
+    : { binaries: shipped, clusterHome: dataDir };
   const cluster = {
     binaries,
     owner,
-    clusterDir: join(dataDir, "postgres"),
-    logFile: join(dataDir, "postgres.log"),
+    clusterDir: join(clusterHome, "postgres"),
+    logFile: join(clusterHome, "postgres.log"),
   };
 
   return withDataDirLock(dataDir, async () => {
