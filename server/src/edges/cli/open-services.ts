@@ -44,5 +44,6 @@ export async function openServices(options: OpenServicesOptions): Promise<Servic
     baseUrl: options.baseUrl,
     sandbox: options.sandbox ?? localSandboxRunner(),
     hostedReviewers,
+    allowLoopbackOAuthClients: (options.env ?? process.env).SVC_OAUTH_ALLOW_LOOPBACK_CLIENTS === "1",
   };
 }

@@ -53,7 +53,11 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
   const callers = new WeakMap<FastifyRequest, McpCaller>();
   app.addHook("onRequest", async (request, reply) => {
     const header = request.headers.authorization;
-    const principal = await authenticate(services.sql, header);
+    const principal = await authenticate(
+      services.sql,
+      header,
+      `${publicBaseUrl(services, request)}${MCP_PATH}`,
+    );
     if (!principal) return unauthorized(services, request, reply, header !== undefined);
     callers.set(request, {
       services,

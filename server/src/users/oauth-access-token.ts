@@ -1,0 +1,46 @@
+import { Capability, Scope } from "@svc/schemas";
+import type { Sql } from "../core/db/connect-sql.ts";
+import { oauthIdHash } from "../oauth/oauth-adapter.ts";
+import type { Principal } from "./principal.ts";
+
+/**
+ * The principal an OAuth access token stands for (issued by the authorization server, stored
+ * hashed in oauth_models), or null when it is unknown, expired, revoked or bound to another
+ * resource than `audience` (RFC 8707; no audience: any of the service's). Its scopes are the
+ * token's read/contribute; its capabilities are those its grant recorded at consent.
+ */
+export async function oauthAccessTokenPrincipal(
+  sql: Sql,
+  token: string,
+  audience: string | undefined,
+): Promise<Principal | null> {
+  const [row] = await sql<
+    {
+      id: string;
+      handle: string;
+      is_admin: boolean;
+      created_at: Date;
+      scope: string | null;
+      aud: string | null;
+      grant_scope: string | null;
+    }[]
+  >`
+    select u.id, u.handle, u.is_admin, u.created_at, t.payload ->> 'scope' as scope, t.payload ->> 'aud' as aud,
+      g.payload -> 'resources' ->> (t.payload ->> 'aud') as grant_scope
+    from oauth_models t
+    join users u on u.id = t.account_id
+    join oauth_models g on g.kind = 'Grant'
+      and g.id_hash = encode(sha256(convert_to(t.grant_id, 'UTF8')), 'hex')
+      and (g.expires_at is null or g.expires_at > now())
+    where t.kind = 'AccessToken' and t.id_hash = ${oauthIdHash(token)} and t.expires_at > now()`;
+  if (!row) return null;
+  if (audience !== undefined && row.aud !== audience) return null;
+  const { scope, aud: _aud, grant_scope, ...user } = row;
+  const tokenScopes = (scope ?? "").split(" ");
+  const grantScopes = (grant_scope ?? "").split(" ");
+  return {
+    user,
+    scopes: Object.values(Scope).filter((s) => tokenScopes.includes(s)),
+    capabilities: Object.values(Capability).filter((c) => grantScopes.includes(c)),
+  };
+}
