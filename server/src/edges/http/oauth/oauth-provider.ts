@@ -42,8 +42,9 @@ export function createOAuthProvider(services: Services, issuer: string): Provide
     adapter: (name: string) => oauthAdapter(sql, name),
     jwks: keys.jwks,
     cookies: { keys: keys.cookieKeys, long: { signed: true }, short: { signed: true } },
-    // read, contribute and the capabilities are the resource server's scopes (getResourceServerInfo).
-    scopes: ["openid", "offline_access"],
+    // Listed for registration's `scope` check; what a token carries is the resource server's
+    // (getResourceServerInfo) as consent granted it.
+    scopes: ["openid", "offline_access", ...OAUTH_SCOPES],
     claims: { openid: ["sub"] },
     responseTypes: ["code"],
     pkce: { required: () => true },
@@ -58,7 +59,12 @@ export function createOAuthProvider(services: Services, issuer: string): Provide
       devInteractions: { enabled: false },
       userinfo: { enabled: false },
       registration: { enabled: true },
-      revocation: { enabled: true },
+      // A client revokes only its own tokens (a public client's request for another's is ignored).
+      revocation: {
+        enabled: true,
+        allowedPolicy: (_ctx: unknown, client: { clientId: string }, token: { clientId: string }) =>
+          token.clientId === client.clientId,
+      },
       clientIdMetadataDocument: {
         enabled: true,
         ack: "draft-02",

@@ -109,9 +109,10 @@ export const oauthRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
             new provider.Grant({ accountId: signedIn.user.id, clientId: details.params.client_id! }))
           : new provider.Grant({ accountId: signedIn.user.id, clientId: details.params.client_id! });
         grant.addResourceScope(decision.resource, decision.scopes.join(" "));
+        // The provider also checks the requested scope against its own list: grant the same there.
         const requestedOidc = (details.params.scope ?? "")
           .split(" ")
-          .filter((s) => s === "openid" || s === "offline_access");
+          .filter((s) => s === "openid" || s === "offline_access" || decision.scopes.includes(s));
         if (requestedOidc.length > 0) grant.addOIDCScope(requestedOidc.join(" "));
         const grantId = await grant.save();
         return finish(provider, request, reply, {

@@ -1,0 +1,225 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { createServer, type Server } from "node:https";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { Client as Sdk1Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport as Sdk1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { addUser, grantCapability, issueToken } from "../../../../src/users/index.ts";
+import { describeWithDatabase, useTestDatabase } from "../../../support/test-database.ts";
+import { testServices } from "../../../support/test-services.ts";
+import { envelopeOf, type ToolCallResult } from "../../mcp/support/mcp-clients.ts";
+import { type RunningApp, startApp } from "../../mcp/support/start-app.ts";
+import { authorize } from "./support/oauth-driver.ts";
+
+const REDIRECT = "http://127.0.0.1:9/callback";
+
+/** The SDKs' OAuthClientProvider, answering the authorization redirect by driving consent. */
+class TestAuthProvider {
+  code: string | undefined;
+  /** The query the authorization server redirected back with (code, state, iss). */
+  callback = new URLSearchParams();
+  private info: Record<string, unknown> | undefined;
+  private stored: Record<string, unknown> | undefined;
+  private verifier = "";
+  readonly redirectUrl = REDIRECT;
+  readonly clientMetadata = {
+    client_name: "sdk test client",
+    redirect_uris: [REDIRECT],
+    grant_types: ["authorization_code", "refresh_token"],
+    response_types: ["code"],
+    token_endpoint_auth_method: "none",
+  };
+  private readonly bearer: string;
+  readonly clientMetadataUrl: string | undefined;
+  constructor(bearer: string, clientMetadataUrl?: string) {
+    this.bearer = bearer;
+    this.clientMetadataUrl = clientMetadataUrl;
+  }
+  clientInformation() {
+    return this.info as never;
+  }
+  saveClientInformation(info: Record<string, unknown>) {
+    this.info = info;
+  }
+  tokens() {
+    return this.stored as never;
+  }
+  saveTokens(tokens: Record<string, unknown>) {
+    this.stored = tokens;
+  }
+  get accessToken(): string {
+    return this.stored?.access_token as string;
+  }
+  async redirectToAuthorization(url: URL) {
+    const back = await authorize(url.href, this.bearer);
+    this.callback = back.searchParams;
+    this.code = back.searchParams.get("code") ?? undefined;
+  }
+  private discovery: unknown;
+  saveDiscoveryState(state: unknown) {
+    this.discovery = state;
+  }
+  discoveryState() {
+    return this.discovery as never;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+}
+
+interface Line {
+  name: string;
+  /** Connects with the provider; finishes the authorization when the first connect is refused. */
+  connect(url: string, provider: TestAuthProvider): Promise<{ whoami(): Promise<Record<string, unknown>> }>;
+}
+
+const whoamiOf = (result: unknown) => envelopeOf(result as ToolCallResult) as Record<string, unknown>;
+
+const lines: Line[] = [
+  {
+    name: "v2 client",
+    async connect(url, provider) {
+      const transport = () =>
+        new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { authProvider: provider });
+      const first = transport();
+      if (!provider.tokens()) {
+        await expect(new Client({ name: "t", version: "1" }).connect(first)).rejects.toThrow(/nauthorized/);
+        await first.finishAuth(provider.callback);
+      }
+      const client = new Client({ name: "t", version: "1" });
+      await client.connect(transport());
+      return { whoami: async () => whoamiOf(await client.callTool({ name: "whoami", arguments: {} })) };
+    },
+  },
+  {
+    name: "1.x SDK client",
+    async connect(url, provider) {
+      const transport = () => new Sdk1Transport(new URL(`${url}/mcp`), { authProvider: provider as never });
+      const first = transport();
+      if (!provider.tokens()) {
+        await expect(new Sdk1Client({ name: "t", version: "1" }).connect(first)).rejects.toThrow(
+          /nauthorized/,
+        );
+        await first.finishAuth(provider.code!);
+      }
+      const client = new Sdk1Client({ name: "t", version: "1" });
+      await client.connect(transport());
+      return { whoami: async () => whoamiOf(await client.callTool({ name: "whoami", arguments: {} })) };
+    },
+  },
+];
+
+describeWithDatabase("MCP clients' own OAuth support against the authorization server", () => {
+  const db = useTestDatabase();
+  let app: RunningApp;
+  let bearer: string;
+  let metadataServer: Server;
+  let metadataUrl: string;
+
+  beforeAll(async () => {
+    const ada = await addUser(db.sql, { handle: "ada" });
+    await grantCapability(db.sql, { userId: ada.id, capability: "author" });
+    ({ token: bearer } = await issueToken(db.sql, "ada", ["read"]));
+    app = await startApp({ ...testServices(db.sql), allowLoopbackOAuthClients: true });
+    // A client metadata document on loopback https with a throwaway self-signed certificate.
+    const dir = mkdtempSync(join(tmpdir(), "svc-cimd-"));
+    execFileSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-subj",
+        "/CN=127.0.0.1",
+        "-days",
+        "1",
+        "-keyout",
+        join(dir, "key.pem"),
+        "-out",
+        join(dir, "cert.pem"),
+      ],
+      { stdio: "ignore" },
+    );
+    metadataServer = createServer(
+      { key: readFileSync(join(dir, "key.pem")), cert: readFileSync(join(dir, "cert.pem")) },
+      (_request, response) => {
+        response.setHeader("content-type", "application/json");
+        response.setHeader("cache-control", "max-age=300");
+        response.end(
+          JSON.stringify({
+            client_id: metadataUrl,
+            client_name: "metadata document client",
+            redirect_uris: [REDIRECT],
+            grant_types: ["authorization_code", "refresh_token"],
+            response_types: ["code"],
+            token_endpoint_auth_method: "none",
+          }),
+        );
+      },
+    );
+    await new Promise<void>((resolve) => metadataServer.listen(0, "127.0.0.1", resolve));
+    const address = metadataServer.address() as { port: number };
+    metadataUrl = `https://127.0.0.1:${address.port}/client.json`;
+  });
+  afterAll(async () => {
+    await app?.close();
+    metadataServer?.close();
+  });
+
+  for (const line of lines) {
+    for (const registration of ["dynamic client registration", "client ID metadata document"] as const) {
+      it(`${line.name}, ${registration}: 401, discovery, registration, consent, token, whoami, refresh, revocation`, async () => {
+        const provider = new TestAuthProvider(
+          bearer,
+          registration === "client ID metadata document" ? metadataUrl : undefined,
+        );
+        const session = await line.connect(app.url, provider);
+        expect(provider.code).toEqual(expect.any(String));
+        const clientId = (provider.clientInformation() as { client_id: string } | undefined)?.client_id;
+        if (registration === "client ID metadata document") expect(clientId).toBe(metadataUrl);
+        else expect(clientId).toMatch(/^[\w-]+$/);
+        const me = await session.whoami();
+        expect(me).toMatchObject({
+          user: { handle: "ada" },
+          scopes: ["read", "contribute"],
+          capabilities: ["author"],
+        });
+
+        // The access token expires: the client refreshes on the 401 and carries on.
+        const before = provider.accessToken;
+        await db.sql`delete from oauth_models where kind = 'AccessToken'`;
+        const again = await line.connect(app.url, provider);
+        expect(await again.whoami()).toMatchObject({ user: { handle: "ada" } });
+        expect(provider.accessToken).not.toBe(before);
+
+        // Revoked (RFC 7009): the token is refused.
+        const revoked = await fetch(`${app.url}/oauth/token/revocation`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({ token: provider.accessToken, client_id: clientId! }).toString(),
+        });
+        expect(revoked.status).toBe(200);
+        const refused = await fetch(`${app.url}/mcp`, {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${provider.accessToken}`,
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+          },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+        });
+        expect(refused.status).toBe(401);
+      });
+    }
+  }
+});
