@@ -1,13 +1,14 @@
+import { createHash } from "node:crypto";
 import { Capability, Scope } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
-import { oauthIdHash } from "../oauth/oauth-adapter.ts";
 import type { Principal } from "./principal.ts";
 
 /**
  * The principal an OAuth access token stands for (issued by the authorization server, stored
  * hashed in oauth_models), or null when it is unknown, expired, revoked or bound to another
  * resource than `audience` (RFC 8707; no audience: any of the service's). Its scopes are the
- * token's read/contribute; its capabilities are those its grant recorded at consent.
+ * token's read/contribute; its capabilities are those its grant recorded at consent. Tokens are
+ * stored by their sha256 (server/src/oauth/oauth-adapter.ts).
  */
 export async function oauthAccessTokenPrincipal(
   sql: Sql,
@@ -32,7 +33,7 @@ export async function oauthAccessTokenPrincipal(
     join oauth_models g on g.kind = 'Grant'
       and g.id_hash = encode(sha256(convert_to(t.grant_id, 'UTF8')), 'hex')
       and (g.expires_at is null or g.expires_at > now())
-    where t.kind = 'AccessToken' and t.id_hash = ${oauthIdHash(token)} and t.expires_at > now()`;
+    where t.kind = 'AccessToken' and t.id_hash = ${createHash("sha256").update(token).digest("hex")} and t.expires_at > now()`;
   if (!row) return null;
   if (audience !== undefined && row.aud !== audience) return null;
   const { scope, aud: _aud, grant_scope, ...user } = row;

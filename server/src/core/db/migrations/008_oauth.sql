@@ -29,3 +29,25 @@ create index oauth_models_grant on oauth_models (grant_id) where grant_id is not
 create index oauth_models_uid on oauth_models (uid) where uid is not null;
 create index oauth_models_account on oauth_models (account_id, kind) where account_id is not null;
 create index oauth_models_expiry on oauth_models (expires_at) where expires_at is not null;
+
+-- `svc login --mcp` (spec 5.6): the command line shows a one-time code, the user's connected
+-- agent approves it with authorize_cli, and the command line, polling with its own secret,
+-- receives a token of the approver's read/contribute scope plus the user's capabilities.
+create table cli_logins (
+  -- sha256 (hex) of the secret the command line polls with.
+  poll_hash text primary key constraint cli_logins_poll_hash check (poll_hash ~ '^[0-9a-f]{64}$'),
+  -- What the user types or pastes: XXXX-XXXX, unambiguous letters and digits.
+  user_code text not null unique constraint cli_logins_user_code check (user_code ~ '^[A-Z2-9]{4}-[A-Z2-9]{4}$'),
+  client_name text not null constraint cli_logins_client_name check (char_length(client_name) between 1 and 100),
+  expires_at timestamptz not null,
+  approved_by text references users (id),
+  approved_scopes text[],
+  approved_at timestamptz,
+  -- The token handed out, once.
+  token_id text references api_tokens (id),
+  redeemed_at timestamptz,
+  created_at timestamptz not null default now(),
+  constraint cli_logins_approval check ((approved_by is null) = (approved_at is null) and (approved_by is null) = (approved_scopes is null)),
+  constraint cli_logins_redeemed check (redeemed_at is null or (approved_at is not null and token_id is not null))
+);
+create index cli_logins_expiry on cli_logins (expires_at);

@@ -7,6 +7,7 @@ import { liveRole } from "../../../users/live-role.ts";
 import type { User } from "../../../users/user.ts";
 import { sendHtmlPage } from "../html/send-html-page.ts";
 import { publicBaseUrl } from "../request-principal.ts";
+import { cliLoginRoutes } from "./cli-login-routes.ts";
 import { createOAuthProvider, OAUTH_PREFIX } from "./oauth-provider.ts";
 import { renderConsentPage } from "./render-consent-page.ts";
 import { signedInUser } from "./signed-in-user.ts";
@@ -56,6 +57,8 @@ export const oauthRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
       forward(request, reply, request.url.split("?")[0]!.slice(OAUTH_PREFIX.length)),
     );
   });
+
+  app.register(cliLoginRoutes, { services });
 
   app.register(async (consent) => {
     consent.addContentTypeParser(
