@@ -43,12 +43,10 @@ export const cliLoginRoutes: FastifyPluginAsync<{ services: Services }> = async 
         .send({ error: "authorization_pending", error_description: "the code is not approved yet" });
     }
     if (poll.status === "expired") {
-      return reply
-        .status(400)
-        .send({
-          error: "expired_token",
-          error_description: "the code expired or was used: run svc login --mcp again",
-        });
+      return reply.status(400).send({
+        error: "expired_token",
+        error_description: "the code expired or was used: run svc login --mcp again",
+      });
     }
     return {
       access_token: poll.token,

@@ -222,4 +222,25 @@ describeWithDatabase("MCP clients' own OAuth support against the authorization s
       });
     }
   }
+
+  it("without the test-only setting, refuses the same document because it is served from loopback", async () => {
+    const strict = await startApp(testServices(db.sql));
+    try {
+      const response = await fetch(
+        `${strict.url}/oauth/auth?${new URLSearchParams({
+          client_id: metadataUrl,
+          response_type: "code",
+          redirect_uri: REDIRECT,
+          scope: "read",
+          code_challenge: "x".repeat(43),
+          code_challenge_method: "S256",
+        })}`,
+        { redirect: "manual" },
+      );
+      expect(response.status).toBe(400);
+      expect(await response.text()).toContain("invalid_client");
+    } finally {
+      await strict.close();
+    }
+  });
 });

@@ -4,7 +4,7 @@ import { describeWithDatabase, useTestDatabase } from "../../../support/test-dat
 import { testServices } from "../../../support/test-services.ts";
 import { modernRpc } from "../../mcp/support/json-rpc.ts";
 import { type RunningApp, startApp } from "../../mcp/support/start-app.ts";
-import { authorize, pkcePair, registerClient, tokenRequest } from "./support/oauth-driver.ts";
+import { authorize, CookieBrowser, pkcePair, registerClient, tokenRequest } from "./support/oauth-driver.ts";
 
 const REDIRECT = "http://127.0.0.1:9/callback";
 
@@ -213,5 +213,47 @@ describeWithDatabase("the OAuth authorization server", () => {
       },
     );
     expect(new URL(response.headers.get("location")!).searchParams.get("error")).toBe("invalid_target");
+  });
+
+  it("shows on the consent page the client, each scope and, with author, that publications are immutable", async () => {
+    for (const [bearer, author] of [
+      [adaBearer, true],
+      [bobBearer, false],
+    ] as const) {
+      const browser = new CookieBrowser();
+      const started = await browser.request(authorizationUrl(pkcePair().challenge));
+      const page = await browser.request(new URL(started.headers.get("location")!, app.url).href, {
+        headers: { authorization: `Bearer ${bearer}` },
+      });
+      expect(page.status).toBe(200);
+      expect(page.headers.get("content-security-policy")).toContain("form-action 'self' http://127.0.0.1:9");
+      const text = await page.text();
+      expect(text).toContain("test client");
+      expect(text).toContain(`<code>read</code>`);
+      expect(text).toContain(`<code>contribute</code>`);
+      expect(text.includes("Publications are immutable")).toBe(author);
+      expect(text.includes("<code>author</code>")).toBe(author);
+    }
+  });
+
+  it("refuses the consent page to a caller who is not signed in", async () => {
+    const browser = new CookieBrowser();
+    const started = await browser.request(authorizationUrl(pkcePair().challenge));
+    const page = await browser.request(new URL(started.headers.get("location")!, app.url).href);
+    expect(page.status).toBe(401);
+  });
+
+  it("refuses a client ID metadata document on a special-use address, and a non-https client_id", async () => {
+    for (const clientIdUrl of [
+      "https://127.0.0.1:1/client.json",
+      "https://10.0.0.1/client.json",
+      "http://example.com/c.json",
+    ]) {
+      const response = await fetch(authorizationUrl(pkcePair().challenge, { client_id: clientIdUrl }), {
+        redirect: "manual",
+      });
+      expect(response.status, clientIdUrl).toBe(400);
+      expect(await response.text()).toContain("invalid_client");
+    }
   });
 });
