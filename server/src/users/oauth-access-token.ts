@@ -24,10 +24,11 @@ export async function oauthAccessTokenPrincipal(
       scope: string | null;
       aud: string | null;
       grant_scope: string | null;
+      grant_hash: string;
     }[]
   >`
     select u.id, u.handle, u.is_admin, u.created_at, t.payload ->> 'scope' as scope, t.payload ->> 'aud' as aud,
-      g.payload -> 'resources' ->> (t.payload ->> 'aud') as grant_scope
+      g.payload -> 'resources' ->> (t.payload ->> 'aud') as grant_scope, g.id_hash as grant_hash
     from oauth_models t
     join users u on u.id = t.account_id
     join oauth_models g on g.kind = 'Grant'
@@ -36,7 +37,11 @@ export async function oauthAccessTokenPrincipal(
     where t.kind = 'AccessToken' and t.id_hash = ${createHash("sha256").update(token).digest("hex")} and t.expires_at > now()`;
   if (!row) return null;
   if (audience !== undefined && row.aud !== audience) return null;
-  const { scope, aud: _aud, grant_scope, ...user } = row;
+  // The settings page shows when a client last used its grant; to the minute is enough.
+  await sql`
+    update oauth_models set last_used_at = now()
+    where kind = 'Grant' and id_hash = ${row.grant_hash} and (last_used_at is null or last_used_at < now() - interval '1 minute')`;
+  const { scope, aud: _aud, grant_scope, grant_hash: _hash, ...user } = row;
   const tokenScopes = (scope ?? "").split(" ");
   const grantScopes = (grant_scope ?? "").split(" ");
   return {

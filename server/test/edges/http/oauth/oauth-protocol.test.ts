@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { listOAuthGrants, revokeOAuthGrant } from "../../../../src/oauth/oauth-grants.ts";
 import { addUser, grantCapability, issueToken } from "../../../../src/users/index.ts";
 import { describeWithDatabase, useTestDatabase } from "../../../support/test-database.ts";
 import { testServices } from "../../../support/test-services.ts";
@@ -13,12 +14,15 @@ describeWithDatabase("the OAuth authorization server", () => {
   let app: RunningApp;
   let adaBearer: string;
   let bobBearer: string;
+  let adaId: string;
+  let bobId: string;
   let clientId: string;
 
   beforeAll(async () => {
     const ada = await addUser(db.sql, { handle: "ada" });
+    adaId = ada.id;
     await grantCapability(db.sql, { userId: ada.id, capability: "author" });
-    await addUser(db.sql, { handle: "bob" });
+    bobId = (await addUser(db.sql, { handle: "bob" })).id;
     ({ token: adaBearer } = await issueToken(db.sql, "ada", ["read"]));
     ({ token: bobBearer } = await issueToken(db.sql, "bob", ["read"]));
     app = await startApp(testServices(db.sql));
@@ -255,5 +259,28 @@ describeWithDatabase("the OAuth authorization server", () => {
       expect(response.status, clientIdUrl).toBe(400);
       expect(await response.text()).toContain("invalid_client");
     }
+  });
+
+  it("lists the user's grants with their client and last use, and revokes one with all its tokens", async () => {
+    const { code, verifier } = await codeFor(adaBearer);
+    const token = (await exchange(code, verifier)).body.access_token as string;
+    expect((await modernRpc(app.url, token, "tools/list")).status).toBe(200);
+    const grants = await listOAuthGrants(db.sql, adaId);
+    expect(grants.length).toBeGreaterThan(0);
+    const newest = grants[0]!;
+    expect(newest).toMatchObject({
+      client_id: clientId,
+      client_name: "test client",
+      resources: { [`${app.url}/mcp`]: "read contribute author" },
+      last_used_at: expect.any(Date),
+    });
+    expect(await listOAuthGrants(db.sql, bobId)).not.toContainEqual(
+      expect.objectContaining({ grant_id: newest.grant_id }),
+    );
+    expect(await revokeOAuthGrant(db.sql, bobId, newest.grant_id)).toBe(false);
+    expect((await modernRpc(app.url, token, "tools/list")).status).toBe(200);
+    expect(await revokeOAuthGrant(db.sql, adaId, newest.grant_id)).toBe(true);
+    expect((await modernRpc(app.url, token, "tools/list")).status).toBe(401);
+    expect((await listOAuthGrants(db.sql, adaId)).map((g) => g.grant_id)).not.toContain(newest.grant_id);
   });
 });
