@@ -92,6 +92,14 @@ export function createOAuthProvider(services: Services, issuer: string): Provide
       client.grantTypeAllowed("refresh_token"),
     // Every refresh rotates; the library revokes the whole grant when a rotated token comes back.
     rotateRefreshToken: () => true,
+    // Every authorization goes through the consent interaction, which checks who is signed in to
+    // the service now: a grant is never reused silently from the provider's own session cookie.
+    loadExistingGrant: async (ctx: {
+      oidc: { result?: { consent?: { grantId?: string } }; provider: Provider };
+    }) => {
+      const grantId = ctx.oidc.result?.consent?.grantId;
+      return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
+    },
     // Tokens outlive the browser session that approved them; revocation ends them.
     expiresWithSession: () => false,
     interactions: {

@@ -1,16 +1,22 @@
 import type { IncomingMessage } from "node:http";
+import { hostHeaderValidation } from "@modelcontextprotocol/fastify";
 import { Capability, Scope } from "@svc/schemas";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import type { Provider } from "oidc-provider";
+import { ServiceError } from "../../../core/errors/service-error.ts";
 import type { Services } from "../../../core/services/services.ts";
 import { liveRole } from "../../../users/live-role.ts";
 import type { User } from "../../../users/user.ts";
+import { allowedHostnames } from "../../mcp/allowed-hostnames.ts";
 import { sendHtmlPage } from "../html/send-html-page.ts";
 import { publicBaseUrl } from "../request-principal.ts";
 import { cliLoginRoutes } from "./cli-login-routes.ts";
 import { createOAuthProvider, OAUTH_PREFIX } from "./oauth-provider.ts";
 import { renderConsentPage } from "./render-consent-page.ts";
 import { signedInUser } from "./signed-in-user.ts";
+
+/** Issuers kept at once when SVC_BASE_URL is unset (each request's origin is then the issuer). */
+const MAX_ISSUERS = 16;
 
 /** The largest consent form accepted: a decision and a CSRF token. */
 const CONSENT_FORM_LIMIT = 4096;
@@ -23,11 +29,23 @@ const CONSENT_FORM_LIMIT = 4096;
  * issuer: SVC_BASE_URL, else each request's own origin.
  */
 export const oauthRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+  // The same DNS-rebinding guard as /mcp: loopback names and SVC_BASE_URL's hostname only.
+  app.addHook("onRequest", hostHeaderValidation(allowedHostnames(services.baseUrl)));
   const providers = new Map<string, { provider: Provider; handle: ReturnType<Provider["callback"]> }>();
   const providerFor = (request: FastifyRequest) => {
     const issuer = publicBaseUrl(services, request);
     let entry = providers.get(issuer);
     if (!entry) {
+      // Without SVC_BASE_URL each origin is an issuer; a Host header must not mint them without end.
+      if (providers.size >= MAX_ISSUERS) {
+        throw new ServiceError(
+          "invalid_input",
+          `too many origins for one authorization server: set SVC_BASE_URL`,
+          {
+            field: "host",
+          },
+        );
+      }
       const provider = createOAuthProvider(services, issuer);
       entry = { provider, handle: provider.callback() };
       providers.set(issuer, entry);

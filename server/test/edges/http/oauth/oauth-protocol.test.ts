@@ -283,4 +283,18 @@ describeWithDatabase("the OAuth authorization server", () => {
     expect((await modernRpc(app.url, token, "tools/list")).status).toBe(401);
     expect((await listOAuthGrants(db.sql, adaId)).map((g) => g.grant_id)).not.toContain(newest.grant_id);
   });
+
+  it("asks for consent again on every authorization, even in a browser that approved before", async () => {
+    const browser = new CookieBrowser();
+    const first = await authorize(authorizationUrl(pkcePair().challenge), adaBearer, "approve", browser);
+    expect(first.searchParams.get("code")).toEqual(expect.any(String));
+    const again = await browser.request(authorizationUrl(pkcePair().challenge));
+    expect(new URL(again.headers.get("location")!, app.url).pathname).toMatch(/^\/oauth\/interaction\//);
+  });
+
+  it("sends access_denied back to the client when the user denies", async () => {
+    const back = await authorize(authorizationUrl(pkcePair().challenge), adaBearer, "deny");
+    expect(back.searchParams.get("error")).toBe("access_denied");
+    expect(back.searchParams.get("code")).toBeNull();
+  });
 });

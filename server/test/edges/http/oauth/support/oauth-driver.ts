@@ -35,8 +35,8 @@ export async function authorize(
   authorizationUrl: string,
   bearer: string,
   decision: "approve" | "deny" = "approve",
+  browser = new CookieBrowser(),
 ): Promise<URL> {
-  const browser = new CookieBrowser();
   const authHeader = { authorization: `Bearer ${bearer}` };
   let url = authorizationUrl;
   let consented = false;
