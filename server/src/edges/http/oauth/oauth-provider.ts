@@ -41,7 +41,12 @@ export function createOAuthProvider(services: Services, issuer: string): Provide
   const provider = new Provider(issuer, {
     adapter: (name: string) => oauthAdapter(sql, name),
     jwks: keys.jwks,
-    cookies: { keys: keys.cookieKeys, long: { signed: true }, short: { signed: true } },
+    // Signed, HttpOnly and SameSite=Lax: a cross-site POST to the consent form carries none.
+    cookies: {
+      keys: keys.cookieKeys,
+      long: { signed: true, httpOnly: true, sameSite: "lax" },
+      short: { signed: true, httpOnly: true, sameSite: "lax" },
+    },
     // Listed for registration's `scope` check; what a token carries is the resource server's
     // (getResourceServerInfo) as consent granted it.
     scopes: ["openid", "offline_access", ...OAUTH_SCOPES],

@@ -243,6 +243,10 @@ describeWithDatabase("the OAuth authorization server", () => {
   it("refuses the consent page to a caller who is not signed in", async () => {
     const browser = new CookieBrowser();
     const started = await browser.request(authorizationUrl(pkcePair().challenge));
+    for (const cookie of started.headers.getSetCookie()) {
+      expect(cookie.toLowerCase()).toContain("httponly");
+      expect(cookie.toLowerCase()).toContain("samesite=lax");
+    }
     const page = await browser.request(new URL(started.headers.get("location")!, app.url).href);
     expect(page.status).toBe(401);
   });
