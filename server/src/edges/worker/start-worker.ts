@@ -4,6 +4,7 @@ import { sweepPendingConformance } from "../../conformance/sweep-pending-conform
 import { workerConnection } from "../../core/db/worker-connection.ts";
 import { TaskName } from "../../core/jobs/task-name.ts";
 import type { Services } from "../../core/services/services.ts";
+import { purgeExpiredOAuthState } from "../../oauth/purge-expired-oauth-state.ts";
 import { advanceReviewProcess } from "../../reviews/advance-review-process.ts";
 import { runAgentSeat } from "../../reviews/run-agent-seat.ts";
 import { sweepReviewProcesses } from "../../reviews/sweep-review-processes.ts";
@@ -23,7 +24,7 @@ export interface WorkerOptions {
 /**
  * Starts a graphile-worker runner for the service's tasks over the service's database: each
  * verification run, review process timers and hosted agent seats, a sweep for stalled runs and
- * review processes every minute, and the tasks given. Any number of
+ * review processes (and a purge of expired OAuth state) every minute, and the tasks given. Any number of
  * these run at once, in `svc-server serve` or apart (`svc-server worker`); jobs are claimed with
  * row locks, so each runs once.
  */
@@ -46,6 +47,7 @@ export async function startWorker(services: Services, options: WorkerOptions = {
         await sweepStalledRuns(services);
         await sweepPendingConformance(services);
         await sweepReviewProcesses(services);
+        await purgeExpiredOAuthState(services.sql);
       },
       [TaskName.runConformance]: conformanceTask(services),
       [TaskName.provisionImage]: async (payload) => {
