@@ -30,4 +30,16 @@ describeWithDatabase("purgeExpiredOAuthState", () => {
       consumed: expect.any(Number),
     });
   });
+
+  it("deletes a registered client that holds no grant a week after registering", async () => {
+    const clients = oauthAdapter(db.sql, "Client");
+    const grants = oauthAdapter(db.sql, "Grant");
+    await clients.upsert("unused", { client_id: "unused" }, 0);
+    await clients.upsert("used", { client_id: "used" }, 0);
+    await grants.upsert("g-used", { jti: "g-used", clientId: "used", accountId: "usr_y" }, 3600);
+    await db.sql`update oauth_models set created_at = now() - interval '8 days' where kind = 'Client'`;
+    expect((await purgeExpiredOAuthState(db.sql)).models).toBe(1);
+    expect(await clients.find("unused")).toBeUndefined();
+    expect(await clients.find("used")).toMatchObject({ client_id: "used" });
+  });
 });
