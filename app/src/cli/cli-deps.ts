@@ -4,6 +4,7 @@ import {
   type ServiceClientOptions,
 } from "../client/service-client.ts";
 import { realSleep } from "../client/with-retries.ts";
+import { openSystemBrowser } from "./login-command.ts";
 
 /**
  * What the service commands reach outside their arguments. `runCli` uses the real ones; tests
@@ -15,6 +16,8 @@ export interface CliDeps {
   random: () => number;
   now: () => Date;
   openClient: (options: ServiceClientOptions) => ServiceClient;
+  /** Opens a URL in a browser (`svc login`); false when none opened. */
+  openBrowser: (url: string) => Promise<boolean>;
 }
 
 export function defaultDeps(overrides: Partial<CliDeps> = {}): CliDeps {
@@ -24,6 +27,7 @@ export function defaultDeps(overrides: Partial<CliDeps> = {}): CliDeps {
     random: Math.random,
     now: () => new Date(),
     openClient: openServiceClient,
+    openBrowser: openSystemBrowser,
     ...overrides,
   };
 }

@@ -54,20 +54,20 @@ export async function runCli(
   program
     .command("login")
     .description(
-      "store a credential for the service: --token <token> from an operator (browser and --mcp sign-in come later)",
+      "sign in to the service and store the credential: in a browser (default), --mcp (a code your agent approves), or --token <token> from an operator",
     )
     .option("--token <token>", "a token issued by `svc-server token issue`")
     .option("--server <url>", "the service's base address (default SVC_BASE_URL, else http://127.0.0.1:8787)")
-    .option("--mcp", "sign in with a one-time code approved through authorize_cli (not available yet)")
+    .option("--mcp", "sign in with a one-time code your connected agent approves with authorize_cli")
     .action(async (options: { token?: string; server?: string; mcp?: boolean }) => {
-      exitCode = await loginCommand(options, io);
+      exitCode = await loginCommand(options, io, cli.env, { openBrowser: cli.openBrowser, sleep: cli.sleep });
     });
 
   program
     .command("logout")
-    .description("forget the stored credential")
+    .description("revoke the stored credential on the service and forget it")
     .action(async () => {
-      exitCode = await logoutCommand(io);
+      exitCode = await logoutCommand(io, cli.env);
     });
 
   const serverOption = "the service's base address (default SVC_BASE_URL, else the one svc login stored)";

@@ -1,6 +1,7 @@
 import { chmod, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
+import { refreshCredential } from "./oauth-login.ts";
 
 /**
  * Where the `svc` command line finds the service and its credential (decisions.md): the server
@@ -12,8 +13,19 @@ export const DEFAULT_BASE_URL = "http://127.0.0.1:8787";
 
 export interface StoredCredential {
   server: string;
+  /** The bearer: an operator's `svc_` token, or an OAuth access token. */
   token: string;
   stored_at: string;
+  /**
+   * How it was obtained: `token` (`--token`, or absent in files from earlier versions), `oauth`
+   * (the browser flow: refreshed transparently), `mcp` (`--mcp`, approved by authorize_cli).
+   */
+  kind?: "token" | "oauth" | "mcp";
+  refresh_token?: string;
+  expires_at?: string;
+  client_id?: string;
+  token_endpoint?: string;
+  revocation_endpoint?: string;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -56,9 +68,15 @@ export async function resolveCredential(
   flags: { server?: string },
   env: Env = process.env,
 ): Promise<{ server: string; token: string | null; source: "env" | "stored" | "none" }> {
-  const stored = await readStoredCredential(env);
+  let stored = await readStoredCredential(env);
   const server = (flags.server || env.SVC_BASE_URL || stored?.server || DEFAULT_BASE_URL).replace(/\/+$/, "");
   if (env.SVC_TOKEN) return { server, token: env.SVC_TOKEN, source: "env" };
+  if (stored?.kind === "oauth") {
+    // The browser flow's access token lasts an hour: refresh it (rotating the refresh token).
+    const fresh = await refreshCredential(stored).catch(() => stored);
+    if (fresh && fresh !== stored) await storeCredential(fresh, env);
+    stored = fresh ?? stored;
+  }
   if (stored) return { server, token: stored.token, source: "stored" };
   return { server, token: null, source: "none" };
 }

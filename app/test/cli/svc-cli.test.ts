@@ -146,12 +146,12 @@ describe("svc --help", () => {
     }
   });
 
-  it.each([["login"]])(
-    "says svc %s is not available yet and exits 2 instead of pretending",
+  it.each([["login"], ["login", "--mcp"]])(
+    "svc %s against no service exits 1 saying why",
     async (...argv) => {
-      const run = await svc(...argv);
-      expect(run.code).toBe(2);
-      expect(run.stderr).toContain("not available in this version");
+      const run = await svc(...argv, "--server", "http://127.0.0.1:9");
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/^svc login: /);
     },
   );
 });

@@ -1,17 +1,29 @@
 import type { Capability, Scope } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { liveCapabilities } from "./live-capabilities.ts";
+import { oauthAccessTokenPrincipal } from "./oauth-access-token.ts";
 import type { Principal } from "./principal.ts";
 import { TOKEN_PATTERN, tokenHash } from "./token-format.ts";
 
 /**
  * The principal a bearer token stands for, or null when the token is malformed, unknown or
  * revoked. Accepts the token alone or a whole `Authorization` value (`Bearer <token>`). The token
- * is looked up by its sha256, so the secret never reaches the database.
+ * is looked up by its sha256, so the secret never reaches the database. A token that is not an
+ * operator-issued `svc_` token may be an OAuth access token, accepted only for `audience` when
+ * one is given (the MCP endpoint's URL for /mcp).
  */
-export async function authenticate(sql: Sql, bearer: string | undefined): Promise<Principal | null> {
+/** oidc-provider's opaque tokens: 43 base64url characters; bounded before any lookup. */
+const OAUTH_TOKEN_PATTERN = /^[A-Za-z0-9_-]{20,128}$/;
+
+export async function authenticate(
+  sql: Sql,
+  bearer: string | undefined,
+  audience?: string,
+): Promise<Principal | null> {
   const token = (bearer ?? "").replace(/^bearer\s+/i, "").trim();
-  if (!TOKEN_PATTERN.test(token)) return null;
+  if (!TOKEN_PATTERN.test(token)) {
+    return OAUTH_TOKEN_PATTERN.test(token) ? oauthAccessTokenPrincipal(sql, token, audience) : null;
+  }
   const [row] = await sql<
     {
       id: string;

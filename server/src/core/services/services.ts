@@ -28,4 +28,9 @@ export interface Services {
   sandboxBudget: SandboxBudgetSettings;
   /** Invokes the hosted agent reviewers of review protocols' agent nodes. */
   hostedReviewers: HostedReviewers;
+  /**
+   * `SVC_OAUTH_ALLOW_LOOPBACK_CLIENTS=1`, for tests only: the authorization server fetches client
+   * metadata documents from loopback addresses with self-signed certificates.
+   */
+  allowLoopbackOAuthClients?: boolean;
 }

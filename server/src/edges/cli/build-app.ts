@@ -8,6 +8,7 @@ import { docsRoutes } from "../http/docs-routes.ts";
 import { downloadRoutes } from "../http/download-routes.ts";
 import { errorHandler } from "../http/error-handler.ts";
 import { healthRoutes } from "../http/health-routes.ts";
+import { oauthRoutes } from "../http/oauth/oauth-routes.ts";
 import { oauthMetadataRoutes } from "../http/oauth-metadata-routes.ts";
 import { protectedResourceMetadataUrl } from "../http/protected-resource-metadata.ts";
 import { registerOpenApi } from "../http/register-openapi.ts";
@@ -63,6 +64,7 @@ export function buildApp(services: Services) {
   app.register(docsRoutes);
   app.register(mcpRoutes, { services });
   app.register(oauthMetadataRoutes, { services });
+  app.register(oauthRoutes, { services });
   app.register(uploadRoutes, { services });
   app.register(verificationRoutes, { services });
   app.register(reviewRoutes, { services });

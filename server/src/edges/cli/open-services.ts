@@ -53,5 +53,6 @@ export async function openServices(options: OpenServicesOptions): Promise<Servic
     sandbox: budgetedSandboxRunner(options.sandbox ?? localSandboxRunner(), sandboxBudget),
     sandboxBudget,
     hostedReviewers,
+    allowLoopbackOAuthClients: (options.env ?? process.env).SVC_OAUTH_ALLOW_LOOPBACK_CLIENTS === "1",
   };
 }

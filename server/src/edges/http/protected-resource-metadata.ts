@@ -10,8 +10,8 @@ export function protectedResourceMetadataUrl(baseUrl: string, path: string): str
 
 /**
  * The RFC 9728 Protected Resource Metadata of the resource at `baseUrl` + `path`. The service is
- * named as its own authorization server, though it serves no OAuth endpoints yet: operators issue
- * bearer tokens with `svc-server token issue` (spec 5.9 leaves the OAuth flow unstated).
+ * its own authorization server (issuer `baseUrl`, RFC 8414 metadata at
+ * `/.well-known/oauth-authorization-server`); operator-issued bearer tokens work as well.
  */
 export function protectedResourceMetadata(baseUrl: string, path: string) {
   return {

@@ -53,7 +53,11 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
   const callers = new WeakMap<FastifyRequest, McpCaller>();
   app.addHook("onRequest", async (request, reply) => {
     const header = request.headers.authorization;
-    const principal = await authenticate(services.sql, header);
+    const principal = await authenticate(
+      services.sql,
+      header,
+      `${publicBaseUrl(services, request)}${MCP_PATH}`,
+    );
     if (!principal) return unauthorized(services, request, reply, header !== undefined);
     callers.set(request, {
       services,
@@ -91,10 +95,13 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
 function unauthorized(services: Services, request: FastifyRequest, reply: FastifyReply, sent: boolean) {
   const metadata = protectedResourceMetadataUrl(publicBaseUrl(services, request), MCP_PATH);
   const error = sent
-    ? new ServiceError("unauthorized", "the bearer token is unknown, malformed or revoked: issue a new one")
+    ? new ServiceError(
+        "unauthorized",
+        "the bearer token is unknown, malformed, expired, revoked or bound to another resource: sign in again or issue a new one",
+      )
     : new ServiceError(
         "unauthorized",
-        "/mcp needs `Authorization: Bearer <token>`: an operator issues one with `svc-server token issue <handle>`",
+        "/mcp needs `Authorization: Bearer <token>`: an MCP client signs in through the service's OAuth authorization server (WWW-Authenticate names its metadata), or an operator issues one with `svc-server token issue <handle>`",
       );
   const challenge = sent
     ? `Bearer error="invalid_token", resource_metadata="${metadata}"`

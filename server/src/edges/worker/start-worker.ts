@@ -12,6 +12,7 @@ import {
   WORKER_HEARTBEAT_MS,
 } from "../../core/jobs/worker-liveness.ts";
 import type { Services } from "../../core/services/services.ts";
+import { purgeExpiredOAuthState } from "../../oauth/purge-expired-oauth-state.ts";
 import { advanceReviewProcess } from "../../reviews/advance-review-process.ts";
 import { runAgentSeat } from "../../reviews/run-agent-seat.ts";
 import { sweepReviewProcesses } from "../../reviews/sweep-review-processes.ts";
@@ -31,7 +32,7 @@ export interface WorkerOptions {
 /**
  * Starts a graphile-worker runner for the service's tasks over the service's database: each
  * verification run, review process timers and hosted agent seats, a sweep for stalled runs and
- * review processes every minute, and the tasks given. Any number of
+ * review processes (and a purge of expired OAuth state) every minute, and the tasks given. Any number of
  * these run at once, in `svc-server serve` or apart (`svc-server worker`); jobs are claimed with
  * row locks, so each runs once. Its workers beat in `worker_heartbeats`, and the minute sweep
  * first releases the jobs of workers that stopped beating (a process killed mid-job), so every
@@ -70,6 +71,7 @@ export async function startWorker(services: Services, options: WorkerOptions = {
         await sweepStalledRuns(services);
         await sweepPendingConformance(services);
         await sweepReviewProcesses(services);
+        await purgeExpiredOAuthState(services.sql);
       },
       [TaskName.runConformance]: conformanceTask(services),
       [TaskName.validationConformance]: async (payload) => {

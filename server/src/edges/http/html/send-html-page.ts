@@ -20,11 +20,25 @@ export const PAGE_CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join("; ");
 
-/** Sends a page, only ever an `Html`, with its media type and the security headers. */
-export function sendHtmlPage(reply: FastifyReply, page: Html): FastifyReply {
+/**
+ * Sends a page, only ever an `Html`, with its media type and the security headers. `formTargets`
+ * names origins a form's POST may be redirected to (browsers apply form-action to redirects): the
+ * OAuth consent form ends at the client's redirect URI.
+ */
+export function sendHtmlPage(
+  reply: FastifyReply,
+  page: Html,
+  options: { formTargets?: readonly string[] } = {},
+): FastifyReply {
+  const policy = options.formTargets?.length
+    ? PAGE_CONTENT_SECURITY_POLICY.replace(
+        "form-action 'self'",
+        `form-action 'self' ${options.formTargets.join(" ")}`,
+      )
+    : PAGE_CONTENT_SECURITY_POLICY;
   return reply
     .type("text/html; charset=utf-8")
-    .header("content-security-policy", PAGE_CONTENT_SECURITY_POLICY)
+    .header("content-security-policy", policy)
     .header("x-content-type-options", "nosniff")
     .header("referrer-policy", "same-origin")
     .send(page.toString());

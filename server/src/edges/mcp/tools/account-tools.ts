@@ -1,5 +1,6 @@
 import { AuthorAccess, Scope } from "@svc/schemas";
 import { z } from "zod";
+import { authorizeCli } from "../../../oauth/cli-login.ts";
 import { setAuthorAccess } from "../../../users/set-author-access.ts";
 import { whoami } from "../../../users/whoami.ts";
 import { userField } from "../../inputs/organization-fields.ts";
@@ -40,5 +41,19 @@ const setAuthorAccessTool = defineTool({
   run: async (context, input) => ({ ...(await setAuthorAccess(context.services, context, input)) }),
 });
 
-/** The account tools: whoami and set_author_access. */
-export const accountTools: Tool[] = [whoamiTool, setAuthorAccessTool];
+/** authorize_cli (spec 4.1 authoring tools, 5.6): approve the code `svc login --mcp` shows. */
+const authorizeCliTool = defineTool({
+  name: "authorize_cli",
+  title: "Approve a command-line login",
+  description:
+    "Approves the one-time code (XXXX-XXXX) that `svc login --mcp` shows, so that command line receives " +
+    "its own credential with this connection's read/contribute scope plus the user's capabilities. " +
+    "Approve only a code the user has just seen in their own terminal.",
+  scope: Scope.contribute,
+  kind: ToolKind.write,
+  input: z.object({ code: z.string().max(32).describe("the one-time code the command line shows") }),
+  run: async (context, input) => ({ ...(await authorizeCli(context.services.sql, context, input)) }),
+});
+
+/** The account tools: whoami, set_author_access, authorize_cli. */
+export const accountTools: Tool[] = [whoamiTool, setAuthorAccessTool, authorizeCliTool];
