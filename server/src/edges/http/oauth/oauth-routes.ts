@@ -7,7 +7,7 @@ import { ServiceError } from "../../../core/errors/service-error.ts";
 import type { Services } from "../../../core/services/services.ts";
 import { liveRole } from "../../../users/live-role.ts";
 import type { User } from "../../../users/user.ts";
-import { allowedHostnames } from "../../mcp/allowed-hostnames.ts";
+import { allowedHostnames } from "../allowed-hostnames.ts";
 import { sendHtmlPage } from "../html/send-html-page.ts";
 import { publicBaseUrl } from "../request-principal.ts";
 import { cliLoginRoutes } from "./cli-login-routes.ts";
