@@ -3,6 +3,7 @@ import type { BackendName, CheckerJob, CheckerOutcome, EvidenceFile, LimitName }
 import { decodeJson } from "./decode-json.ts";
 import { evidenceDigest } from "./evidence-digest.ts";
 import { parseResultJson } from "./parse-result-json.ts";
+import { safeNameFromString, safeText } from "./safe-text.ts";
 
 /** Everything a sandboxed run left behind, before the contract's rules turn it into an outcome. */
 export interface RawRun {
@@ -49,7 +50,12 @@ const SCAN_BYTES = 65_536;
 export function settleOutcome(job: CheckerJob, run: RawRun): CheckerOutcome {
   const evidence = run.output
     .filter((entry) => entry.path.startsWith("evidence/"))
-    .map((entry) => ({ ...entry, path: entry.path.slice("evidence/".length) }))
+    .map((entry) => ({
+      ...entry,
+      // Checker output is data: names and link targets are stored escaped (safe-text.ts).
+      path: safeNameFromString(entry.path.slice("evidence/".length)),
+      ...(entry.link_target !== undefined && { link_target: safeNameFromString(entry.link_target) }),
+    }))
     .filter((entry) => entry.path.length > 0);
   const base = {
     backend: run.backend,
@@ -62,8 +68,8 @@ export function settleOutcome(job: CheckerJob, run: RawRun): CheckerOutcome {
     ...base,
     result: "inconclusive",
     score: null,
-    summary: reason,
-    reason,
+    summary: safeText(reason),
+    reason: safeText(reason),
     limit,
     exit_code: limit === null ? run.exit_code : null,
   });
@@ -95,7 +101,7 @@ export function settleOutcome(job: CheckerJob, run: RawRun): CheckerOutcome {
       null,
     );
   }
-  const summary = file.summary ?? `the checker says ${file.result}`;
+  const summary = safeText(file.summary ?? `the checker says ${file.result}`);
   return {
     ...base,
     result: file.result,

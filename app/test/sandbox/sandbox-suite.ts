@@ -192,5 +192,28 @@ sys.stdout.flush()
       expect(outcome.log.truncated).toBe(true);
       expect(outcome.log.bytes.length).toBeLessThanOrEqual(1_048_576);
     });
+
+    it("12. evil/checker-text: NUL in summary, non-UTF-8 evidence names and link targets are data, escaped, never error", async () => {
+      const outcome = await run(`import json, os
+open("/output/result.json", "w").write(json.dumps({"result": "verified", "summary": "a\\u0000b"}))
+open(b"/output/evidence/bad-\\xff-name", "wb").write(b"x")
+os.symlink(b"/target-\\xfe", b"/output/evidence/link")
+`);
+      expect(outcome).toMatchObject({ result: "verified", summary: "a\\x00b" });
+      const paths = outcome.evidence.map((e) => e.path).sort();
+      expect(paths).toHaveLength(2);
+      expect(paths).toContain("link");
+      // bwrap's report keeps the raw byte (Python's surrogateescape); Docker's tar names are decoded as UTF-8.
+      if (backend.name === "bwrap") expect(paths).toEqual(["bad-\\xFF-name", "link"]);
+      for (const entry of outcome.evidence) {
+        for (const text of [entry.path, entry.link_target ?? ""]) {
+          expect(text.isWellFormed() && !text.includes("\u0000"), JSON.stringify(text)).toBe(true);
+        }
+      }
+      expect(outcome.evidence_hash).toBe(evidenceDigest(outcome.evidence));
+      if (backend.name === "bwrap") {
+        expect(outcome.evidence.find((e) => e.path === "link")?.link_target).toBe("/target-\\xFE");
+      }
+    });
   });
 }
