@@ -128,6 +128,17 @@ export const ErrorCode = {
   assignment_ended: { status: 409, meaning: "the review assignment has already ended" },
   /** Every validation slot is taken and the queue is full; retry after `retry_after_s`. */
   busy: { status: 503, meaning: "the service is at its limit of concurrent work; retry shortly" },
+  /** A form POST without the CSRF token of the browser's session, or a sign-in whose `state` is not this browser's. */
+  csrf_failed: {
+    status: 403,
+    meaning:
+      "the form or sign-in did not come from this service's own page in this browser; reload it and retry",
+  },
+  /** A one-time sign-in link that is malformed, unknown, already used or expired. */
+  sign_in_link_invalid: {
+    status: 400,
+    meaning: "the sign-in link is unknown, used or expired; ask for a new one",
+  },
   /** The service cannot answer yet: the database is unreachable or not migrated. */
   /** An organization action by someone who is not a member (or not an owner where owners act). */
   not_a_member: { status: 403, meaning: "the caller is not a member of the Organization, or not an owner" },

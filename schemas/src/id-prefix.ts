@@ -8,6 +8,8 @@ export const IdPrefix = {
   user: "usr",
   organization: "org",
   token: "tok",
+  session: "ses",
+  signInLink: "sil",
   campaign: "cmp",
   problem: "prb",
   problemRevision: "prv",

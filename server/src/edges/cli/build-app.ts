@@ -15,6 +15,7 @@ import { registerOpenApi } from "../http/register-openapi.ts";
 import { installRequestGuards } from "../http/request-guards.ts";
 import { publicBaseUrl } from "../http/request-principal.ts";
 import { reviewRoutes } from "../http/review-routes.ts";
+import { signInRoutes } from "../http/sign-in-routes.ts";
 import { uploadRoutes } from "../http/upload-routes.ts";
 import { verificationRoutes } from "../http/verification-routes.ts";
 import { MCP_PATH, mcpRoutes } from "../mcp/mcp-routes.ts";
@@ -69,6 +70,7 @@ export function buildApp(services: Services) {
   app.register(verificationRoutes, { services });
   app.register(reviewRoutes, { services });
   app.register(adminRoutes, { services });
+  app.register(signInRoutes, { services });
   return app;
 }
 

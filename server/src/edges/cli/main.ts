@@ -3,6 +3,7 @@ import { type Access, type Capability, GrantedRole, Scope } from "@svc/schemas";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { inTransaction } from "../../core/db/in-transaction.ts";
 import { ServiceError } from "../../core/errors/service-error.ts";
+import { issueSignInLink } from "../../sessions/sign-in-links.ts";
 import { listAccessGrants } from "../../users/access-grant.ts";
 import { addUser } from "../../users/add-user.ts";
 import { isCapability } from "../../users/capability.ts";
@@ -156,6 +157,22 @@ export async function runServerCli(
         };
       });
       print(shown);
+    });
+
+  user
+    .command("login-link")
+    .description(
+      'print {"url": ..., "expires_at": ...}: a one-time sign-in link for the user, valid 15 minutes; give it to them privately',
+    )
+    .argument("<handle>", "the user the link signs in")
+    .option("--return-to <path>", "a path on the service to land on once signed in (default /settings)")
+    .action(async (handle: string, options: { returnTo?: string }) => {
+      const settings = config();
+      const baseUrl = settings.baseUrl ?? `http://${settings.host}:${settings.port}`;
+      const link = await withMigratedDatabase(settings, operatorLog(), (sql) =>
+        issueSignInLink({ sql, clock: () => new Date() }, { handle, baseUrl, returnTo: options.returnTo }),
+      );
+      print({ url: link.url, expires_at: link.expires_at.toISOString() });
     });
 
   const token = program.command("token").description("issue and revoke bearer tokens");

@@ -1,8 +1,7 @@
-import type { FastifyPluginAsync, FastifyRequest } from "fastify";
+import type { FastifyPluginAsync } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { Services } from "../../core/services/services.ts";
-import { requireScope } from "../../users/require-scope.ts";
 import { getVerification } from "../../verification/get-verification.ts";
 import { readStageLog } from "../../verification/read-stage-log.ts";
 import { findImplementationProgram } from "../../verifier-contracts/find-implementation-program.ts";
@@ -11,11 +10,11 @@ import { readOptions } from "../inputs/discovery-inputs.ts";
 import { fromQueryString } from "../inputs/from-query-string.ts";
 import { getVerificationInput, verifierImplementationId } from "../inputs/verification-inputs.ts";
 import { bytesResponse, jsonResponse, readErrors, verificationRunRecord } from "./api-responses.ts";
+import { pageCaller } from "./browser-session.ts";
 import { sendHtmlPage } from "./html/send-html-page.ts";
 import { renderVerificationPage } from "./pages/render-verification-page.ts";
 import { prefersJson } from "./prefers-json.ts";
 import { readCaller } from "./read-caller.ts";
-import { publicBaseUrl, type RouteContext, requirePrincipal } from "./request-principal.ts";
 import { sendBlob } from "./send-blob.ts";
 
 /**
@@ -31,14 +30,9 @@ import { sendBlob } from "./send-blob.ts";
  *   `x-svc-content-hash` and `x-svc-log-truncated`.
  */
 export const verificationRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
-  const caller = async (request: FastifyRequest): Promise<RouteContext> => {
-    const principal = await requirePrincipal(services, request);
-    requireScope(principal, "read");
-    return { services, principal, baseUrl: publicBaseUrl(services, request) };
-  };
-
   app.get<{ Params: { id: string } }>("/verifications/:id", async (request, reply) => {
-    const context = await caller(request);
+    const context = await pageCaller(services, request, reply);
+    if (!context) return reply;
     const run = await getVerification(
       services.sql,
       viewerOf(context.principal),
@@ -111,7 +105,8 @@ export const verificationRoutes: FastifyPluginAsync<{ services: Services }> = as
   app.get<{ Params: { id: string; stage: string } }>(
     "/verifications/:id/stages/:stage/log",
     async (request, reply) => {
-      const context = await caller(request);
+      const context = await pageCaller(services, request, reply);
+      if (!context) return reply;
       const { log, bytes } = await readStageLog(
         services,
         viewerOf(context.principal),

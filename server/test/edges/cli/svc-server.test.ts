@@ -145,6 +145,12 @@ describe("svc-server", () => {
     expect(JSON.parse(first.stdout)).toEqual({ applied: names });
     expect(JSON.parse((await svcServer(dir, "migrate")).stdout)).toEqual({ applied: [] });
     expect((await svcServer(dir, "user", "add", "grace", "--admin")).code).toBe(0);
+    const link = await svcServer(dir, "user", "login-link", "grace", "--return-to", "/settings");
+    expect(link.code).toBe(0);
+    expect(JSON.parse(link.stdout)).toMatchObject({
+      url: expect.stringMatching(/\/sign-in\/link\/svl_[0-9A-Za-z]{43}$/),
+    });
+    expect((await svcServer(dir, "user", "login-link", "nobody")).code).not.toBe(0);
     expect(existsSync(join(dir, "postgres", "postmaster.pid"))).toBe(false);
   });
 });

@@ -300,7 +300,7 @@ describeWithDatabase("review read paths", () => {
     });
   });
 
-  it("7. escapes author strings on the pages, answers JSON on request, and needs a bearer token", async () => {
+  it("7. escapes author strings on the pages, answers JSON on request, and needs a bearer token or a session", async () => {
     const evil = await seedReview(services, {
       owner: owner.id,
       submitter: submitter.id,
@@ -319,7 +319,13 @@ describeWithDatabase("review read paths", () => {
     expect(html.body).toContain("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; more");
     const json = await page(carol, url, "application/json");
     expect(JSON.parse(json.body)).toMatchObject({ review_case: { node_id: "readers" }, case_url: url });
-    expect((await page(null, url)).status).toBe(401);
+    // Without a credential a program asking for JSON gets 401, and a browser is sent to sign in and back.
+    expect((await page(null, url, "application/json")).status).toBe(401);
+    const redirected = await fetch(url, { redirect: "manual" });
+    expect(redirected.status).toBe(303);
+    expect(redirected.headers.get("location")).toBe(
+      `/sign-in?return_to=${encodeURIComponent(new URL(url).pathname)}`,
+    );
     expect((await page(carol, `${app.url}/review-assignments/${bobAssignment}`)).status).toBe(404);
   });
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { listOAuthGrants, revokeOAuthGrant } from "../../../../src/oauth/oauth-grants.ts";
+import { issueSignInLink } from "../../../../src/sessions/sign-in-links.ts";
 import { addUser, grantCapability, issueToken } from "../../../../src/users/index.ts";
 import { describeWithDatabase, useTestDatabase } from "../../../support/test-database.ts";
 import { testServices } from "../../../support/test-services.ts";
@@ -240,15 +241,98 @@ describeWithDatabase("the OAuth authorization server", () => {
     }
   });
 
-  it("refuses the consent page to a caller who is not signed in", async () => {
+  it("sends a browser that is not signed in to sign-in and back; a program asking for JSON gets 401", async () => {
     const browser = new CookieBrowser();
     const started = await browser.request(authorizationUrl(pkcePair().challenge));
     for (const cookie of started.headers.getSetCookie()) {
       expect(cookie.toLowerCase()).toContain("httponly");
       expect(cookie.toLowerCase()).toContain("samesite=lax");
     }
-    const page = await browser.request(new URL(started.headers.get("location")!, app.url).href);
-    expect(page.status).toBe(401);
+    const interaction = new URL(started.headers.get("location")!, app.url);
+    const page = await browser.request(interaction.href);
+    expect(page.status).toBe(303);
+    expect(page.headers.get("location")).toBe(
+      `/sign-in?return_to=${encodeURIComponent(interaction.pathname)}`,
+    );
+    const json = await browser.request(interaction.href, { headers: { accept: "application/json" } });
+    expect(json.status).toBe(401);
+  });
+
+  it("signs a browser in with a one-time link, then consent needs the session's CSRF token", async () => {
+    const browser = new CookieBrowser();
+    const started = await browser.request(authorizationUrl(pkcePair().challenge));
+    const interaction = new URL(started.headers.get("location")!, app.url);
+    const link = await issueSignInLink(
+      { sql: db.sql, clock: () => new Date() },
+      { handle: "ada", baseUrl: app.url, returnTo: interaction.pathname },
+    );
+    // The link shows a confirm page (a link scanner fetching it signs nobody in); the POST signs in.
+    const confirm = await browser.request(link.url);
+    expect(confirm.status).toBe(200);
+    const form = await confirm.text();
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(form)![1]!;
+    const withoutCsrf = await browser.request(`${app.url}/sign-in/link`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: link.token }).toString(),
+    });
+    expect(withoutCsrf.status).toBe(403);
+    const signedIn = await browser.request(`${app.url}/sign-in/link`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: link.token, _csrf: csrf }).toString(),
+    });
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.headers.get("location")).toBe(interaction.pathname);
+    // The session id was rotated at sign-in: the pre-sign-in secret is not the session's.
+    const session = browser.cookies.get("svc_session");
+    expect(session).toBeDefined();
+    // The CSRF token rotated with the session; and a link works once.
+    const stale = await browser.request(`${app.url}/sign-in/link`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: link.token, _csrf: csrf }).toString(),
+    });
+    expect(stale.status).toBe(403);
+    const fresh = csrfOf(await (await browser.request(link.url)).text());
+    const again = await browser.request(`${app.url}/sign-in/link`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+      body: new URLSearchParams({ token: link.token, _csrf: fresh }).toString(),
+    });
+    expect(again.status).toBe(400);
+    expect(((await again.json()) as { error: { code: string } }).error.code).toBe("sign_in_link_invalid");
+    // Consent: the page carries the session's CSRF token; a POST without it is refused.
+    const consent = await browser.request(interaction.href);
+    expect(consent.status).toBe(200);
+    const consentToken = /name="csrf_token" value="([^"]+)"/.exec(await consent.text())![1]!;
+    const forged = await browser.request(interaction.href, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ decision: "approve" }).toString(),
+    });
+    expect(forged.status).toBe(403);
+    const approved = await browser.request(interaction.href, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ decision: "approve", csrf_token: consentToken }).toString(),
+    });
+    expect(approved.status).toBe(303);
+    // Signed in, /sign-in goes straight on; sign out everywhere ends the session for good.
+    expect((await browser.request(`${app.url}/sign-in`)).status).toBe(303);
+    const settingsCsrf = csrfOf(
+      await (await browser.request(`${app.url}/sign-in/link/${"svl_" + "0".repeat(43)}`)).text(),
+    );
+    const out = await browser.request(`${app.url}/sign-out/everywhere`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ _csrf: settingsCsrf }).toString(),
+    });
+    expect(out.status).toBe(303);
+    // The old cookie, sent again, signs nobody in: the session was revoked on the server.
+    browser.cookies.set("svc_session", session!);
+    const after = await browser.request(`${app.url}/sign-in`);
+    expect(after.status).toBe(200);
   });
 
   it("refuses a client ID metadata document on a special-use address, and a non-https client_id", async () => {
@@ -302,3 +386,8 @@ describeWithDatabase("the OAuth authorization server", () => {
     expect(back.searchParams.get("code")).toBeNull();
   });
 });
+
+/** The CSRF token a rendered form carries. */
+function csrfOf(page: string): string {
+  return /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
+}

@@ -1,0 +1,82 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { ServiceError } from "../../core/errors/service-error.ts";
+import type { Services } from "../../core/services/services.ts";
+import { csrfToken, isCsrfToken } from "../../sessions/csrf.ts";
+import { sessionSecretOf } from "../../sessions/sessions.ts";
+import { errorHandler } from "./error-handler.ts";
+import { type Html, html } from "./html/html.ts";
+import { renderPage } from "./html/render-page.ts";
+import { sendHtmlPage } from "./html/send-html-page.ts";
+import { prefersJson } from "./prefers-json.ts";
+
+/** The form field that carries the CSRF token. */
+export const CSRF_FIELD = "_csrf";
+
+/** A form body is small: a token, a few ids. */
+const FORM_BODY_LIMIT = 16 * 1024;
+
+/** A parsed `application/x-www-form-urlencoded` body: each field's first value. */
+export type FormBody = Record<string, string>;
+
+/**
+ * Makes the plugin scope `app` a home for browser forms: it parses urlencoded bodies (at most
+ * 16 KiB), refuses every POST in the scope whose `_csrf` field is not the CSRF token of the
+ * browser's session cookie (403 csrf_failed, a page for a browser, JSON for a client asking for
+ * it), and shows errors as pages to browsers. Register every form POST route inside such a scope;
+ * this hook is the one place the CSRF rule is checked.
+ */
+export function acceptFormPosts(app: FastifyInstance, services: Services): void {
+  app.addContentTypeParser(
+    "application/x-www-form-urlencoded",
+    { parseAs: "string", bodyLimit: FORM_BODY_LIMIT },
+    (_request, body, done) => {
+      const fields: FormBody = {};
+      for (const [name, value] of new URLSearchParams(body as string)) fields[name] ??= value;
+      done(null, fields);
+    },
+  );
+  app.addHook("preHandler", async (request) => {
+    if (request.method !== "POST") return;
+    const body = request.body as FormBody | undefined;
+    const sent = body && typeof body === "object" ? body[CSRF_FIELD] : undefined;
+    if (!isCsrfToken(services, sessionSecretOf(request.headers.cookie), sent)) {
+      throw new ServiceError(
+        "csrf_failed",
+        "this form was not sent from this service's own page in this browser (its CSRF token is missing or wrong): reload the page and submit it again",
+      );
+    }
+  });
+  app.setErrorHandler((error, request, reply) => {
+    if (error instanceof ServiceError && !prefersJson(request.headers.accept)) {
+      return sendErrorPage(reply, error);
+    }
+    return errorHandler(error as ServiceError, request, reply);
+  });
+}
+
+/** The hidden field every form rendered for this browser carries. */
+export function csrfField(services: Services, browserSecret: string): Html {
+  return html`<input type="hidden" name="${CSRF_FIELD}" value="${csrfToken(services, browserSecret)}">`;
+}
+
+/** A ServiceError as a page, with its status. */
+export function sendErrorPage(reply: FastifyReply, error: ServiceError): FastifyReply {
+  reply.status(error.status).header("cache-control", "no-store");
+  return sendHtmlPage(
+    reply,
+    renderPage(
+      "svc: not done",
+      "account",
+      html`<h1>Not done</h1>
+<p data-testid="error-code"><code>${error.code}</code></p>
+<p data-testid="error-message">${error.message}</p>
+<p><a href="/sign-in">Sign in</a> · <a href="/settings">Settings</a></p>`,
+    ),
+  );
+}
+
+/** The fields of a form POST (empty when the body was not a form). */
+export function formOf(request: FastifyRequest): FormBody {
+  const body = request.body;
+  return body && typeof body === "object" ? (body as FormBody) : {};
+}

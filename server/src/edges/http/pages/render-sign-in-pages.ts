@@ -1,0 +1,34 @@
+import { type Html, html } from "../html/html.ts";
+import { renderPage } from "../html/render-page.ts";
+
+/**
+ * The sign-in page: how to get a one-time sign-in link (Sign in with GitHub is not built yet;
+ * docs/security.md). `returnTo` is where the browser goes once signed in.
+ */
+export function renderSignInPage(_input: { returnTo: string | null }): Html {
+  return renderPage(
+    "Sign in · svc",
+    "account",
+    html`<h1>Sign in to svc</h1>
+<p class="note">An operator gives you a one-time sign-in link
+(<code>svc-server user login-link &lt;handle&gt;</code>); it works once, for 15 minutes.</p>`,
+  );
+}
+
+/**
+ * The page a sign-in link opens: it asks to confirm with a POST, so a mail scanner or a link
+ * preview that fetches the address does not use up the link.
+ */
+export function renderSignInLinkPage(input: { token: string; csrf: Html }): Html {
+  return renderPage(
+    "Sign in · svc",
+    "account",
+    html`<h1>Sign in to svc</h1>
+<p>This one-time link signs you in on this browser.</p>
+<form method="post" action="/sign-in/link">
+${input.csrf}
+<input type="hidden" name="token" value="${input.token}">
+<button class="primary" type="submit" data-testid="confirm-sign-in">Sign in</button>
+</form>`,
+  );
+}
