@@ -1,7 +1,8 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { launchBrowser } from "../../../../../test/support/browser.ts";
-import { addUser, grantCapability, issueToken } from "../../../../src/users/index.ts";
+import { browserMissing, launchBrowser } from "../../../../../test/support/browser.ts";
+import { issueSignInLink } from "../../../../src/sessions/sign-in-links.ts";
+import { addUser, grantCapability } from "../../../../src/users/index.ts";
 import { describeWithDatabase, useTestDatabase } from "../../../support/test-database.ts";
 import { testServices } from "../../../support/test-services.ts";
 import { type RunningApp, startApp } from "../../mcp/support/start-app.ts";
@@ -9,20 +10,18 @@ import { lines, REDIRECT, TestAuthProvider } from "./support/sdk-oauth-clients.t
 
 /**
  * Consent in a real browser (Chromium through playwright-core): each MCP client line starts
- * with no token, is sent to the consent page, where the user reads what is granted and clicks
+ * with no token, is sent to the consent page, signs in there with a one-time link, where the user reads what is granted and clicks
  * Approve; the browser follows the redirects (the page's CSP allows the form to end at the
  * client's redirect origin) back to the client's redirect URI with the code.
  */
-describeWithDatabase("OAuth consent in a real browser", () => {
+describeWithDatabase.skipIf(browserMissing() !== null)("OAuth consent in a real browser", () => {
   const db = useTestDatabase();
   let app: RunningApp;
   let browser: Browser;
-  let bearer: string;
 
   beforeAll(async () => {
     const ada = await addUser(db.sql, { handle: "ada" });
     await grantCapability(db.sql, { userId: ada.id, capability: "author" });
-    ({ token: bearer } = await issueToken(db.sql, "ada", ["read"]));
     app = await startApp(testServices(db.sql));
     browser = await launchBrowser();
   });
@@ -33,16 +32,26 @@ describeWithDatabase("OAuth consent in a real browser", () => {
 
   /** Opens the authorization URL, approves on the consent page, returns where the browser landed. */
   const consentInBrowser = async (authorizationUrl: string, seen: string[]): Promise<URL> => {
-    // Until browser sessions exist, the consent page accepts the user's bearer token.
-    const context = await browser.newContext({ extraHTTPHeaders: { authorization: `Bearer ${bearer}` } });
+    // A fresh browser with no credential: the consent page sends it to sign in with a one-time
+    // link (what an operator hands out) and back.
+    const context = await browser.newContext();
     try {
       const page = await context.newPage();
+      await page.goto(authorizationUrl);
+      expect(new URL(page.url()).pathname).toBe("/sign-in");
+      const returnTo = new URL(page.url()).searchParams.get("return_to")!;
+      const link = await issueSignInLink(
+        { sql: db.sql, clock: () => new Date() },
+        { handle: "ada", baseUrl: app.url, returnTo },
+      );
+      await page.goto(link.url);
+      await page.getByTestId("confirm-sign-in").click();
+      await page.waitForURL((url) => url.pathname === returnTo);
       let landed: URL | undefined;
       await page.route(`${new URL(REDIRECT).origin}/**`, async (route) => {
         landed = new URL(route.request().url());
         await route.fulfill({ status: 200, contentType: "text/plain", body: "back at the client" });
       });
-      await page.goto(authorizationUrl);
       seen.push(...(await page.getByTestId("scope").allTextContents()));
       seen.push(await page.getByTestId("immutable").innerText());
       await page.getByTestId("approve").click();
