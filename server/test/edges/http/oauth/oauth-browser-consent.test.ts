@@ -1,5 +1,5 @@
 import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { browserMissing, launchBrowser } from "../../../../../test/support/browser.ts";
 import { issueSignInLink } from "../../../../src/sessions/sign-in-links.ts";
 import { addUser, grantCapability } from "../../../../src/users/index.ts";
@@ -14,7 +14,9 @@ import { lines, REDIRECT, TestAuthProvider } from "./support/sdk-oauth-clients.t
  * Approve; the browser follows the redirects (the page's CSP allows the form to end at the
  * client's redirect origin) back to the client's redirect URI with the code.
  */
-describeWithDatabase.skipIf(browserMissing() !== null)("OAuth consent in a real browser", () => {
+const describeWithBrowser = browserMissing() === null ? describeWithDatabase : describe.skip;
+
+describeWithBrowser("OAuth consent in a real browser", () => {
   const db = useTestDatabase();
   let app: RunningApp;
   let browser: Browser;
