@@ -32,7 +32,7 @@ export function safeTextFromBytes(bytes: Uint8Array): string {
 /** Makes a JS string (from JSON) safe to store as text: NUL and lone surrogates escaped. */
 export function safeText(text: string): string {
   // Fast path: most text has neither NUL nor a surrogate.
-  if (!/[\u0000\uD800-\uDFFF]/.test(text)) return text;
+  if (text.isWellFormed() && !text.includes("\u0000")) return text;
   let out = "";
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
@@ -62,7 +62,7 @@ export function safeText(text: string): string {
  * backslash is `\\`.
  */
 export function safeNameFromString(name: string): string {
-  if (!/[\u0000\\\uD800-\uDFFF]/.test(name)) return name;
+  if (name.isWellFormed() && !name.includes("\u0000") && !name.includes("\\")) return name;
   let out = "";
   for (let i = 0; i < name.length; i++) {
     const code = name.charCodeAt(i);
