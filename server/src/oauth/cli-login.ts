@@ -104,16 +104,17 @@ export async function pollCliLogin(sql: Sql, pollToken: string): Promise<CliLogi
       {
         approved_by: string | null;
         approved_scopes: string[] | null;
+        client_name: string;
         redeemed_at: Date | null;
         live: boolean;
       }[]
     >`
-      select approved_by, approved_scopes, redeemed_at, expires_at > now() as live
+      select approved_by, approved_scopes, client_name, redeemed_at, expires_at > now() as live
       from cli_logins where poll_hash = ${hashOf(pollToken)} for update`;
     if (!row || !row.live || row.redeemed_at) return { status: "expired" };
     if (!row.approved_by) return { status: "pending" };
     const [approver] = await tx<{ handle: string }[]>`select handle from users where id = ${row.approved_by}`;
-    const issued = await issueToken(tx, approver!.handle, row.approved_scopes!);
+    const issued = await issueToken(tx, approver!.handle, row.approved_scopes!, row.client_name);
     await tx`update cli_logins set token_id = ${issued.id}, redeemed_at = now() where poll_hash = ${hashOf(pollToken)}`;
     return {
       status: "approved",

@@ -114,6 +114,18 @@ export async function endSession(services: Services, secret: string): Promise<vo
     where secret_hash = ${secretHash(secret)} and revoked_at is null`;
 }
 
+/** Signs out one of the user's sessions by id (the settings page); false when it was not theirs or not live. */
+export async function endSessionById(
+  services: Services,
+  userId: string,
+  sessionId: string,
+): Promise<boolean> {
+  const rows = await services.sql`
+    update sessions set revoked_at = ${services.clock()}
+    where id = ${sessionId} and user_id = ${userId} and revoked_at is null returning id`;
+  return rows.length > 0;
+}
+
 /** Signs the user out everywhere: revokes every live session; returns how many. */
 export async function endEverySession(services: Services, userId: string): Promise<number> {
   return revokeSessionsOf(services.sql, userId, services.clock());

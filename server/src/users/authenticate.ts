@@ -5,6 +5,12 @@ import { oauthAccessTokenPrincipal } from "./oauth-access-token.ts";
 import type { Principal } from "./principal.ts";
 import { TOKEN_PATTERN, tokenHash } from "./token-format.ts";
 
+/** How fresh a token's recorded last use is kept. */
+const LAST_USE_RESOLUTION_MS = 60_000;
+
+/** oidc-provider's opaque tokens: 43 base64url characters; bounded before any lookup. */
+const OAUTH_TOKEN_PATTERN = /^[A-Za-z0-9_-]{20,128}$/;
+
 /**
  * The principal a bearer token stands for, or null when the token is malformed, unknown or
  * revoked. Accepts the token alone or a whole `Authorization` value (`Bearer <token>`). The token
@@ -12,9 +18,6 @@ import { TOKEN_PATTERN, tokenHash } from "./token-format.ts";
  * operator-issued `svc_` token may be an OAuth access token, accepted only for `audience` when
  * one is given (the MCP endpoint's URL for /mcp).
  */
-/** oidc-provider's opaque tokens: 43 base64url characters; bounded before any lookup. */
-const OAUTH_TOKEN_PATTERN = /^[A-Za-z0-9_-]{20,128}$/;
-
 export async function authenticate(
   sql: Sql,
   bearer: string | undefined,
@@ -32,12 +35,22 @@ export async function authenticate(
       created_at: Date;
       scopes: Scope[];
       capabilities: Capability[];
+      token_id: string;
+      last_used_at: Date | null;
     }[]
   >`
-    select u.id, u.handle, u.is_admin, u.created_at, t.scopes, ${liveCapabilities(sql)} as capabilities
+    select u.id, u.handle, u.is_admin, u.created_at, t.scopes, ${liveCapabilities(sql)} as capabilities,
+      t.id as token_id, t.last_used_at
     from api_tokens t join users u on u.id = t.user_id
     where t.token_hash = ${tokenHash(token)} and t.revoked_at is null`;
   if (!row) return null;
-  const { scopes, capabilities, ...user } = row;
+  const { scopes, capabilities, token_id, last_used_at, ...user } = row;
+  // The settings page shows when a token was last used; to the minute is enough, so a busy token
+  // costs one write a minute, not one per request.
+  if (last_used_at === null || Date.now() - last_used_at.getTime() >= LAST_USE_RESOLUTION_MS) {
+    await sql`
+      update api_tokens set last_used_at = now()
+      where id = ${token_id} and (last_used_at is null or last_used_at < now() - interval '1 minute')`;
+  }
   return { user, scopes, capabilities };
 }

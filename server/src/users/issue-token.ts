@@ -23,12 +23,14 @@ export interface IssuedToken extends TokenScope {
  * Issues a bearer token to the user with `handle`. `requestedScopes` names `read` and/or
  * `contribute`, and may name capabilities to narrow them (see tokenScope). The user's grants are
  * read in the same transaction that stores the token, so the token carries exactly the
- * capabilities held when it was issued (a database trigger checks it again).
+ * capabilities held when it was issued (a database trigger checks it again). `issuedTo` names the
+ * command line a `svc login --mcp` token goes to; an operator's token has none.
  */
 export async function issueToken(
   sql: Sql,
   handle: string,
   requestedScopes: readonly string[],
+  issuedTo: string | null = null,
 ): Promise<IssuedToken> {
   const unknown = requestedScopes.filter((s) => !isScope(s) && !isCapability(s));
   if (unknown.length > 0) {
@@ -58,8 +60,8 @@ export async function issueToken(
       try {
         await tx.savepoint(
           (sp) => sp`
-          insert into api_tokens (id, user_id, prefix, token_hash, scopes, capabilities)
-          values (${id}, ${user.id}, ${tokenPrefix(token)}, ${tokenHash(token)}, ${scope.scopes}, ${scope.capabilities})`,
+          insert into api_tokens (id, user_id, prefix, token_hash, scopes, capabilities, issued_to)
+          values (${id}, ${user.id}, ${tokenPrefix(token)}, ${tokenHash(token)}, ${scope.scopes}, ${scope.capabilities}, ${issuedTo})`,
         );
         return { id, token, prefix: tokenPrefix(token), user_id: user.id, ...scope };
       } catch (error) {

@@ -28,3 +28,15 @@ export async function revokeToken(sql: Sql, prefix: string): Promise<{ prefix: s
   if (!row) throw new ServiceError("not_found", `no token has the prefix ${wanted}`, { prefix: wanted });
   return row;
 }
+
+/**
+ * Revokes one of the user's own tokens by its id (the settings page's revoke button). True when
+ * the user held it unrevoked; another user's token, or an unknown id, changes nothing.
+ */
+export async function revokeOwnToken(sql: Sql, userId: string, tokenId: string): Promise<boolean> {
+  const rows = await sql`
+    update api_tokens set revoked_at = now()
+    where id = ${tokenId} and user_id = ${userId} and revoked_at is null
+    returning id`;
+  return rows.length > 0;
+}

@@ -15,6 +15,7 @@ import { registerOpenApi } from "../http/register-openapi.ts";
 import { installRequestGuards } from "../http/request-guards.ts";
 import { publicBaseUrl } from "../http/request-principal.ts";
 import { reviewRoutes } from "../http/review-routes.ts";
+import { settingsRoutes } from "../http/settings-routes.ts";
 import { signInRoutes } from "../http/sign-in-routes.ts";
 import { uploadRoutes } from "../http/upload-routes.ts";
 import { verificationRoutes } from "../http/verification-routes.ts";
@@ -71,6 +72,7 @@ export function buildApp(services: Services) {
   app.register(reviewRoutes, { services });
   app.register(adminRoutes, { services });
   app.register(signInRoutes, { services });
+  app.register(settingsRoutes, { services });
   return app;
 }
 

@@ -24,6 +24,7 @@ body { font: 15px/1.5 system-ui, sans-serif; max-width: 48rem; margin: 2rem auto
 table { border-collapse: collapse; } td, th { text-align: left; padding: 0.2rem 0.8rem 0.2rem 0; vertical-align: top; }
 section { border-top: 1px solid #d0d7de; margin-top: 1.5rem; }
 form.inline { display: inline; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 button { font: inherit; padding: 0.3rem 0.9rem; border-radius: 0.3rem; border: 1px solid #8c959f; background: #f6f8fa; cursor: pointer; }
 button.primary { background: #1f6feb; border-color: #1f6feb; color: #fff; }
 .note { color: #57606a; }

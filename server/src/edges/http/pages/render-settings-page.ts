@@ -1,0 +1,181 @@
+import type { OAuthGrantSummary } from "../../../oauth/oauth-grants.ts";
+import type { SessionSummary } from "../../../sessions/sessions.ts";
+import type { TokenSummary } from "../../../users/list-tokens.ts";
+import type { Whoami } from "../../../users/whoami.ts";
+import { type Html, html } from "../html/html.ts";
+import { renderPage } from "../html/render-page.ts";
+
+/** Where the settings page's forms post; an id and `/revoke` follow the first three. */
+export const SETTINGS_PATHS = {
+  token: "/settings/tokens",
+  oauthClient: "/settings/oauth-clients",
+  session: "/settings/sessions",
+} as const;
+
+/** What the settings page shows: the signed-in user, their access and everything that signs in as them. */
+export interface SettingsView {
+  whoami: Whoami;
+  tokens: readonly TokenSummary[];
+  oauthClients: readonly OAuthGrantSummary[];
+  sessions: readonly SessionSummary[];
+  /** This browser's session, marked in the list. */
+  currentSessionId: string;
+  /** The hidden CSRF field every form carries. */
+  csrf: Html;
+  /** A one-line notice after an action ("Revoked ..."), or null. */
+  notice: string | null;
+}
+
+/**
+ * `GET /settings`: who you are, your roles and capabilities with who granted them, your
+ * organizations, and every credential that acts as you (command-line tokens, OAuth clients,
+ * operator-issued tokens, browser sessions), each with its last use and a revoke button.
+ * Names that clients chose are escaped by `html` like everything else.
+ */
+export function renderSettingsPage(view: SettingsView): Html {
+  const { whoami } = view;
+  const cliTokens = view.tokens.filter((t) => t.issued_to !== null);
+  const operatorTokens = view.tokens.filter((t) => t.issued_to === null);
+  return renderPage(
+    "Settings · svc",
+    "account",
+    html`<h1>Settings</h1>
+${view.notice && html`<p class="note" role="status" data-testid="notice">${view.notice}</p>`}
+<p>Signed in as <strong data-testid="handle">${whoami.user.handle}</strong> (<code>${whoami.user.id}</code>).</p>
+<form method="post" action="/sign-out" class="inline">${view.csrf}<button type="submit" data-testid="sign-out">Sign out</button></form>
+<form method="post" action="/sign-out/everywhere" class="inline">${view.csrf}<button type="submit" data-testid="sign-out-everywhere">Sign out everywhere</button></form>
+${renderAccess(whoami)}
+${renderMemberships(whoami)}
+<section aria-labelledby="credentials">
+<h2 id="credentials">Credentials</h2>
+<p class="note">Everything below acts as you. Revoking one takes effect on its next request.</p>
+${renderTokens("Command lines (svc login --mcp)", "cli-tokens", cliTokens, view.csrf, "No command line holds a token of yours.")}
+${renderOAuthClients(view.oauthClients, view.csrf)}
+${renderTokens("Operator-issued tokens", "operator-tokens", operatorTokens, view.csrf, "No operator-issued token of yours is live.")}
+${renderSessions(view.sessions, view.currentSessionId, view.csrf)}
+</section>`,
+  );
+}
+
+function renderAccess(whoami: Whoami): Html {
+  const grants = whoami.grants.map(
+    (grant) => html`<tr data-testid="access-grant">
+<td><code>${grant.access}</code></td>
+<td>${grant.granted_by_handle ?? "an operator"}, ${when(grant.granted_at)}</td>
+<td>${grant.revoked_at ? html`revoked by ${grant.revoked_by_handle ?? "an operator"}, ${when(grant.revoked_at)}` : "held"}</td>
+</tr>`,
+  );
+  return html`<section aria-labelledby="access">
+<h2 id="access">Access</h2>
+<p>Roles: <span data-testid="roles">${whoami.roles.join(", ")}</span>.
+Capabilities: <span data-testid="capabilities">${whoami.capabilities.length > 0 ? whoami.capabilities.join(", ") : "none"}</span>.</p>
+${
+  grants.length === 0
+    ? html`<p class="note">No capability or role was ever granted to you: you are a contributor.</p>`
+    : html`<table>
+<caption>Every grant and revocation</caption>
+<thead><tr><th scope="col">Access</th><th scope="col">Granted</th><th scope="col">Now</th></tr></thead>
+<tbody>${grants}</tbody>
+</table>`
+}
+</section>`;
+}
+
+function renderMemberships(whoami: Whoami): Html {
+  const rows = whoami.memberships.map(
+    (m) =>
+      html`<tr data-testid="membership"><td>${m.organization_name} (<code>${m.organization_slug}</code>)</td><td>${m.role}</td><td>${when(m.joined_at)}</td></tr>`,
+  );
+  const invitations = whoami.invitations.map(
+    (i) =>
+      html`<li data-testid="invitation">${i.organization_name} (<code>${i.organization_slug}</code>) invites you as ${i.role} (from ${i.invited_by_handle})</li>`,
+  );
+  return html`<section aria-labelledby="organizations">
+<h2 id="organizations">Organizations</h2>
+${
+  rows.length === 0
+    ? html`<p class="note">You belong to no organization.</p>`
+    : html`<table>
+<thead><tr><th scope="col">Organization</th><th scope="col">Role</th><th scope="col">Joined</th></tr></thead>
+<tbody>${rows}</tbody>
+</table>`
+}
+${invitations.length > 0 && html`<p>Open invitations (accept with <code>accept_organization_invitation</code>):</p><ul>${invitations}</ul>`}
+</section>`;
+}
+
+function renderTokens(
+  title: string,
+  testId: string,
+  tokens: readonly TokenSummary[],
+  csrf: Html,
+  none: string,
+): Html {
+  const rows = tokens.map(
+    (token) => html`<tr data-testid="token">
+<td><code data-testid="token-prefix">${token.prefix}</code>${token.issued_to && html`<br>${token.issued_to}`}</td>
+<td>${[...token.scopes, ...token.capabilities].join(" ")}</td>
+<td>${when(token.created_at)}</td>
+<td data-testid="token-last-used">${token.last_used_at ? when(token.last_used_at) : "never"}</td>
+<td>${revokeForm(`${SETTINGS_PATHS.token}/${encodeURIComponent(token.id)}/revoke`, csrf, `Revoke ${token.prefix}`)}</td>
+</tr>`,
+  );
+  return html`<h3>${title}</h3>
+${
+  rows.length === 0
+    ? html`<p class="note" data-testid="${testId}-none">${none}</p>`
+    : html`<table data-testid="${testId}">
+<thead><tr><th scope="col">Token</th><th scope="col">Access</th><th scope="col">Issued</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Revoke</span></th></tr></thead>
+<tbody>${rows}</tbody>
+</table>`
+}`;
+}
+
+function renderOAuthClients(grants: readonly OAuthGrantSummary[], csrf: Html): Html {
+  const rows = grants.map((grant) => {
+    const access = Object.entries(grant.resources).map(
+      ([resource, scope]) => html`<div><code>${scope}</code> on <code>${resource}</code></div>`,
+    );
+    return html`<tr data-testid="oauth-client">
+<td><span data-testid="oauth-client-name">${grant.client_name}</span><br><code>${grant.client_id}</code></td>
+<td>${access}</td>
+<td>${when(grant.granted_at)}</td>
+<td data-testid="oauth-client-last-used">${grant.last_used_at ? when(grant.last_used_at) : "never"}</td>
+<td>${revokeForm(`${SETTINGS_PATHS.oauthClient}/${encodeURIComponent(grant.grant_id)}/revoke`, csrf, `Revoke ${grant.client_name}`)}</td>
+</tr>`;
+  });
+  return html`<h3>OAuth clients (MCP clients, svc login)</h3>
+${
+  rows.length === 0
+    ? html`<p class="note" data-testid="oauth-clients-none">No MCP client or browser login holds access to your account.</p>`
+    : html`<table data-testid="oauth-clients">
+<thead><tr><th scope="col">Client</th><th scope="col">Access</th><th scope="col">Authorized</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Revoke</span></th></tr></thead>
+<tbody>${rows}</tbody>
+</table>`
+}`;
+}
+
+function renderSessions(sessions: readonly SessionSummary[], currentId: string, csrf: Html): Html {
+  const rows = sessions.map(
+    (session) => html`<tr data-testid="session">
+<td>${session.user_agent ?? "unknown browser"}${session.id === currentId && html` <strong data-testid="this-session">(this browser)</strong>`}</td>
+<td>${when(session.created_at)}</td>
+<td>${when(session.last_seen_at)}</td>
+<td>${session.id !== currentId && revokeForm(`${SETTINGS_PATHS.session}/${encodeURIComponent(session.id)}/revoke`, csrf, "Sign out this browser")}</td>
+</tr>`,
+  );
+  return html`<h3>Browsers signed in</h3>
+<table data-testid="sessions">
+<thead><tr><th scope="col">Browser</th><th scope="col">Signed in</th><th scope="col">Last seen</th><th scope="col"><span class="visually-hidden">Sign out</span></th></tr></thead>
+<tbody>${rows}</tbody>
+</table>`;
+}
+
+function revokeForm(action: string, csrf: Html, label: string): Html {
+  return html`<form method="post" action="${action}" class="inline">${csrf}<button type="submit" aria-label="${label}" data-testid="revoke">${label.startsWith("Sign out") ? "Sign out" : "Revoke"}</button></form>`;
+}
+
+/** A time as people read it in a table: UTC to the minute. */
+function when(at: Date): string {
+  return `${at.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
