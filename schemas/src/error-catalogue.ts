@@ -139,6 +139,16 @@ export const ErrorCode = {
     status: 400,
     meaning: "the sign-in link is unknown, used or expired; ask for a new one",
   },
+  /** Sign in with GitHub by a GitHub user the service does not know, while sign-up needs an invitation. */
+  signup_closed: {
+    status: 403,
+    meaning: "this service admits new people by invitation; ask an operator to invite your GitHub login",
+  },
+  /** Sign in with GitHub did not complete: GitHub refused, or the attempt expired or was used. */
+  github_sign_in_failed: {
+    status: 400,
+    meaning: "Sign in with GitHub did not complete; start it again from the sign-in page",
+  },
   /** The service cannot answer yet: the database is unreachable or not migrated. */
   /** An organization action by someone who is not a member (or not an owner where owners act). */
   not_a_member: { status: 403, meaning: "the caller is not a member of the Organization, or not an owner" },

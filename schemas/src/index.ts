@@ -165,6 +165,7 @@ export {
   MembershipRole,
   Role,
   Scope,
+  SignupMode,
 } from "./user-enums.ts";
 export {
   type CompileUserSchemaResult,

@@ -68,3 +68,14 @@ export type Access = Capability | GrantedRole;
 /** A user's role in an Organization: owners invite, remove and keep the Organization; members belong. */
 export const MembershipRole = { owner: "owner", member: "member" } as const;
 export type MembershipRole = (typeof MembershipRole)[keyof typeof MembershipRole];
+
+/**
+ * Whether a GitHub user unknown to the service may join by signing in (`SVC_SIGNUP`): `open`
+ * makes them a contributor; `invite` needs an operator's invitation (`svc-server user add
+ * <handle> --github <login>`) first.
+ */
+export const SignupMode = {
+  open: "open",
+  invite: "invite",
+} as const;
+export type SignupMode = (typeof SignupMode)[keyof typeof SignupMode];

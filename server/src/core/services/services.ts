@@ -3,6 +3,7 @@ import type { BlobStore } from "../blobs/blob-store.ts";
 import type { Pool } from "../db/connect-sql.ts";
 import type { SigningSecret } from "../signing/signing-key.ts";
 import type { Clock } from "../time/clock.ts";
+import type { GitHubSignInSettings } from "./github-sign-in-settings.ts";
 import type { HostedReviewers } from "./hosted-reviewer.ts";
 import type { SandboxBudgetSettings } from "./sandbox-budget.ts";
 import type { SandboxRunner } from "./sandbox-runner.ts";
@@ -33,4 +34,6 @@ export interface Services {
    * metadata documents from loopback addresses with self-signed certificates.
    */
   allowLoopbackOAuthClients?: boolean;
+  /** Sign in with GitHub (SVC_GITHUB_CLIENT_ID and _SECRET); undefined: not offered. */
+  githubSignIn?: GitHubSignInSettings | undefined;
 }

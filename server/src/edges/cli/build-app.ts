@@ -13,6 +13,7 @@ import { oauthMetadataRoutes } from "../http/oauth-metadata-routes.ts";
 import { protectedResourceMetadataUrl } from "../http/protected-resource-metadata.ts";
 import { registerOpenApi } from "../http/register-openapi.ts";
 import { installRequestGuards } from "../http/request-guards.ts";
+import { requestLogLine } from "../http/request-log.ts";
 import { publicBaseUrl } from "../http/request-principal.ts";
 import { reviewRoutes } from "../http/review-routes.ts";
 import { settingsRoutes } from "../http/settings-routes.ts";
@@ -29,6 +30,9 @@ export function buildApp(services: Services) {
   const { sql, log } = services;
   const app = Fastify({
     loggerInstance: log,
+    // Every request's log line leaves out query values and secret path segments (request-log.ts).
+    childLoggerFactory: (logger, bindings, options) =>
+      logger.child(bindings, { ...options, serializers: { req: requestLogLine, ...options.serializers } }),
     // Stop keep-alive connections that are idle when the server closes; busy ones finish first.
     forceCloseConnections: "idle",
     return503OnClosing: true,

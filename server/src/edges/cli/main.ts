@@ -8,6 +8,7 @@ import { listAccessGrants } from "../../users/access-grant.ts";
 import { addUser } from "../../users/add-user.ts";
 import { isCapability } from "../../users/capability.ts";
 import { getUserByHandle } from "../../users/get-user-by-handle.ts";
+import { inviteGitHubLogin } from "../../users/github-account.ts";
 import { grantAccess, isAccess, revokeAccess } from "../../users/grant-access.ts";
 import { grantCapability } from "../../users/grant-capability.ts";
 import { grantRole } from "../../users/grant-role.ts";
@@ -79,6 +80,10 @@ export async function runServerCli(
     )
     .option("--admin", "give the user the administrator role")
     .option(
+      "--github <login>",
+      "invite the GitHub account with this login: its first Sign in with GitHub links it to this user",
+    )
+    .option(
       "--trusted-author",
       "give the user the trusted author role (an author who may list their own work)",
     )
@@ -90,11 +95,12 @@ export async function runServerCli(
     .action(
       async (
         handle: string,
-        options: { admin?: boolean; trustedAuthor?: boolean; capability?: Capability[] },
+        options: { admin?: boolean; trustedAuthor?: boolean; capability?: Capability[]; github?: string },
       ) => {
         const created = await withMigratedDatabase(config(), operatorLog(), (sql) =>
           inTransaction(sql, async (tx) => {
             const added = await addUser(tx, { handle, isAdmin: options.admin === true });
+            if (options.github !== undefined) await inviteGitHubLogin(tx, added.id, options.github);
             for (const capability of options.capability ?? []) {
               await grantCapability(tx, { userId: added.id, capability, grantedBy: null });
             }
@@ -157,6 +163,20 @@ export async function runServerCli(
         };
       });
       print(shown);
+    });
+
+  user
+    .command("link-github")
+    .description(
+      "invite a GitHub account for an existing user: its first Sign in with GitHub links it (by GitHub's numeric id)",
+    )
+    .argument("<handle>", "the user")
+    .argument("<login>", "the GitHub login")
+    .action(async (handle: string, login: string) => {
+      await withMigratedDatabase(config(), operatorLog(), async (sql) =>
+        inviteGitHubLogin(sql, (await getUserByHandle(sql, handle)).id, login),
+      );
+      print({ handle, github_login: login, linked: false });
     });
 
   user

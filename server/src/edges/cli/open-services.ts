@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import { openLocalBlobStore } from "../../core/blobs/open-local-blob-store.ts";
 import type { Pool } from "../../core/db/connect-sql.ts";
+import { githubSignInFromEnv } from "../../core/services/github-sign-in-settings.ts";
 import type { HostedReviewers } from "../../core/services/hosted-reviewer.ts";
 import {
   budgetedSandboxRunner,
@@ -54,5 +55,6 @@ export async function openServices(options: OpenServicesOptions): Promise<Servic
     sandboxBudget,
     hostedReviewers,
     allowLoopbackOAuthClients: (options.env ?? process.env).SVC_OAUTH_ALLOW_LOOPBACK_CLIENTS === "1",
+    githubSignIn: githubSignInFromEnv(options.env ?? process.env),
   };
 }

@@ -124,12 +124,3 @@ function answerSignedOut(request: FastifyRequest, reply: FastifyReply): void {
   }
   reply.header("cache-control", "no-store").redirect(signInLocation(request), 303);
 }
-
-/**
- * Fastify's request log line with the query string and any sign-in link token removed: for the
- * routes whose address carries a secret (a sign-in link, GitHub's `code`), so no log holds one.
- */
-export function redactedRequestLog(request: FastifyRequest) {
-  const path = request.url.split("?")[0]!.replace(/svl_[0-9A-Za-z]+/g, "svl_[redacted]");
-  return { method: request.method, url: path, host: request.host, remoteAddress: request.ip };
-}

@@ -17,6 +17,7 @@ import { advanceReviewProcess } from "../../reviews/advance-review-process.ts";
 import { runAgentSeat } from "../../reviews/run-agent-seat.ts";
 import { sweepReviewProcesses } from "../../reviews/sweep-review-processes.ts";
 import { provisionImage } from "../../sandbox-images/provision-image.ts";
+import { purgeExpiredGitHubStates } from "../../sessions/github-sign-in.ts";
 import { sweepStalledRuns } from "../../verification/sweep-stalled-runs.ts";
 import { verifyRunTask } from "./verify-run-task.ts";
 
@@ -72,6 +73,7 @@ export async function startWorker(services: Services, options: WorkerOptions = {
         await sweepPendingConformance(services);
         await sweepReviewProcesses(services);
         await purgeExpiredOAuthState(services.sql);
+        await purgeExpiredGitHubStates(services);
       },
       [TaskName.runConformance]: conformanceTask(services),
       [TaskName.validationConformance]: async (payload) => {

@@ -151,6 +151,23 @@ describe("svc-server", () => {
       url: expect.stringMatching(/\/sign-in\/link\/svl_[0-9A-Za-z]{43}$/),
     });
     expect((await svcServer(dir, "user", "login-link", "nobody")).code).not.toBe(0);
+    // GitHub invitations: at creation, or for an existing user; a login GitHub would refuse is
+    // refused naming the option, and one login invites one user.
+    expect((await svcServer(dir, "user", "add", "hopper", "--github", "Grace-H")).code).toBe(0);
+    expect(JSON.parse((await svcServer(dir, "user", "link-github", "grace", "octocat")).stdout)).toEqual({
+      handle: "grace",
+      github_login: "octocat",
+      linked: false,
+    });
+    const badLogin = await svcServer(dir, "user", "link-github", "grace", "not_a_login");
+    expect(badLogin.code).toBe(1);
+    expect(JSON.parse(badLogin.stderr.trim().split("\n").at(-1)!)).toMatchObject({
+      error: { code: "invalid_input", field: "github" },
+    });
+    const twice = await svcServer(dir, "user", "add", "other", "--github", "grace-h");
+    expect(JSON.parse(twice.stderr.trim().split("\n").at(-1)!)).toMatchObject({
+      error: { code: "conflict" },
+    });
     expect(existsSync(join(dir, "postgres", "postmaster.pid"))).toBe(false);
   });
 });

@@ -35,7 +35,11 @@ describeWithBrowser("the settings page in a real browser", () => {
     // A command line's token, as `svc login --mcp` gets it once ada's agent approves the code.
     const login = await startCliLogin(db.sql, { client_name: "svc on ada's laptop" });
     const adaPrincipal = (await authenticate(db.sql, operatorToken))!;
-    await authorizeCli(db.sql, { principal: adaPrincipal, baseUrl: "http://svc.test" }, { code: login.user_code });
+    await authorizeCli(
+      db.sql,
+      { principal: adaPrincipal, baseUrl: "http://svc.test" },
+      { code: login.user_code },
+    );
     const polled = await pollCliLogin(db.sql, login.poll_token);
     if (polled.status !== "approved") throw new Error(`the CLI login was not approved: ${polled.status}`);
     cliToken = polled.token;
@@ -54,7 +58,10 @@ describeWithBrowser("the settings page in a real browser", () => {
   const signedInBrowser = async (handle: string): Promise<{ context: BrowserContext; page: Page }> => {
     const context = await browser.newContext({ userAgent: `settings-test ${handle} ${Math.random()}` });
     const page = await context.newPage();
-    const link = await issueSignInLink({ sql: db.sql, clock: () => new Date() }, { handle, baseUrl: app.url });
+    const link = await issueSignInLink(
+      { sql: db.sql, clock: () => new Date() },
+      { handle, baseUrl: app.url },
+    );
     await page.goto(link.url);
     await page.getByTestId("confirm-sign-in").click();
     await page.waitForURL((url) => url.pathname === "/settings");
@@ -79,12 +86,16 @@ describeWithBrowser("the settings page in a real browser", () => {
     try {
       expect(await page.getByTestId("handle").innerText()).toBe("ada");
       expect(await page.getByTestId("capabilities").innerText()).toBe("author");
-      expect(await page.getByTestId("access-grant").first().innerText()).toMatch(/^author\s+an operator, \d{4}-/);
+      expect(await page.getByTestId("access-grant").first().innerText()).toMatch(
+        /^author\s+an operator, \d{4}-/,
+      );
 
       const operatorRow = page.getByTestId("operator-tokens").getByTestId("token");
       expect(await operatorRow.count()).toBe(1);
       expect(await operatorRow.getByTestId("token-prefix").innerText()).toBe(operatorToken.slice(0, 12));
-      expect(await operatorRow.getByTestId("token-last-used").innerText()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+      expect(await operatorRow.getByTestId("token-last-used").innerText()).toMatch(
+        /^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/,
+      );
       const cliRow = page.getByTestId("cli-tokens").getByTestId("token");
       expect(await cliRow.innerText()).toContain("svc on ada's laptop");
       expect(await cliRow.getByTestId("token-last-used").innerText()).toBe("never");
@@ -119,11 +130,14 @@ describeWithBrowser("the settings page in a real browser", () => {
 
       // With the page's CSRF token, bob's token is not ada's to revoke: not found, bob keeps it.
       const csrf = await page.locator('input[name="_csrf"]').first().getAttribute("value");
-      const notHers = await context.request.post(`${app.url}/settings/tokens/${await tokenIdOf(bobToken)}/revoke`, {
-        form: { _csrf: csrf! },
-        headers: { accept: "application/json" },
-        maxRedirects: 0,
-      });
+      const notHers = await context.request.post(
+        `${app.url}/settings/tokens/${await tokenIdOf(bobToken)}/revoke`,
+        {
+          form: { _csrf: csrf! },
+          headers: { accept: "application/json" },
+          maxRedirects: 0,
+        },
+      );
       expect(notHers.status()).toBe(404);
       expect((await notHers.json()).error.code).toBe("not_found");
       expect(await whoamiStatus(bobToken)).toBe(200);
@@ -173,7 +187,9 @@ describeWithBrowser("the settings page in a real browser", () => {
   });
 
   const tokenIdOf = async (token: string): Promise<string> => {
-    const [row] = await db.sql<{ id: string }[]>`select id from api_tokens where prefix = ${token.slice(0, 12)}`;
+    const [row] = await db.sql<
+      { id: string }[]
+    >`select id from api_tokens where prefix = ${token.slice(0, 12)}`;
     return row!.id;
   };
 });

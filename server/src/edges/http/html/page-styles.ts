@@ -27,6 +27,8 @@ form.inline { display: inline; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 button { font: inherit; padding: 0.3rem 0.9rem; border-radius: 0.3rem; border: 1px solid #8c959f; background: #f6f8fa; cursor: pointer; }
 button.primary { background: #1f6feb; border-color: #1f6feb; color: #fff; }
+a.button { display: inline-block; padding: 0.3rem 0.9rem; border-radius: 0.3rem; text-decoration: none; }
+a.button.primary { background: #1f6feb; color: #fff; }
 .note { color: #57606a; }
 `,
 } as const;

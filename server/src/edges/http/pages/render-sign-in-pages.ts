@@ -2,15 +2,17 @@ import { type Html, html } from "../html/html.ts";
 import { renderPage } from "../html/render-page.ts";
 
 /**
- * The sign-in page: how to get a one-time sign-in link (Sign in with GitHub is not built yet;
- * docs/security.md). `returnTo` is where the browser goes once signed in.
+ * The sign-in page: Sign in with GitHub when the service is configured for it, and how to get a
+ * one-time sign-in link. `returnTo` is where the browser goes once signed in.
  */
-export function renderSignInPage(_input: { returnTo: string | null }): Html {
+export function renderSignInPage(input: { returnTo: string | null; github: boolean }): Html {
+  const githubHref = `/sign-in/github${input.returnTo ? `?return_to=${encodeURIComponent(input.returnTo)}` : ""}`;
   return renderPage(
     "Sign in · svc",
     "account",
     html`<h1>Sign in to svc</h1>
-<p class="note">An operator gives you a one-time sign-in link
+${input.github && html`<p><a class="button primary" href="${githubHref}" data-testid="sign-in-with-github">Sign in with GitHub</a></p>`}
+<p class="note">${input.github ? "Or use" : "Use"} a one-time sign-in link from an operator
 (<code>svc-server user login-link &lt;handle&gt;</code>); it works once, for 15 minutes.</p>`,
   );
 }
