@@ -168,6 +168,10 @@ const table: LeakRow[] = [
     covers: "svc://verifications/{verification_run_id}/stages/{stage_key}/log",
     read: resource((c) => `svc://verifications/${c.refutedRunId}/stages/check/log`),
   },
+  {
+    covers: "svc://verifications/{verification_run_id}/stages/{stage_key}/evidence",
+    read: resource((c) => `svc://verifications/${c.refutedRunId}/stages/check/evidence`),
+  },
   { covers: "GET /api/problems", read: (c) => c.http("/api/problems?q=sealed") },
   { covers: "GET /api/problems/{problem}", read: (c) => c.http(`/api/problems/${c.slug}`) },
   {
@@ -183,6 +187,14 @@ const table: LeakRow[] = [
   {
     covers: "GET /verifications/{id}/stages/{stage_key}/log",
     read: (c) => c.http(`/verifications/${c.refutedRunId}/stages/check/log`),
+  },
+  {
+    covers: "GET /verifications/{id}/stages/{stage_key}/evidence",
+    read: (c) => c.http(`/verifications/${c.refutedRunId}/stages/check/evidence`),
+  },
+  {
+    covers: "GET /verifications/{id}/stages/{stage_key}/evidence/{path}",
+    read: (c) => c.http(`/verifications/${c.refutedRunId}/stages/check/evidence/summary.json`),
   },
   {
     covers: "GET /api/verifier-implementations/{id}/program",

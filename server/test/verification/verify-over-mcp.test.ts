@@ -5,7 +5,13 @@ import type { Services } from "../../src/core/services/services.ts";
 import { startWorker } from "../../src/edges/worker/start-worker.ts";
 import { issueToken } from "../../src/users/issue-token.ts";
 import type { Principal } from "../../src/users/principal.ts";
-import { newAuthor, newUser } from "../authoring/support/authoring-harness.ts";
+import {
+  editJson,
+  type Files,
+  fixturePackage,
+  newAuthor,
+  newUser,
+} from "../authoring/support/authoring-harness.ts";
 import { clientLines, envelopeOf, type TestClient } from "../edges/mcp/support/mcp-clients.ts";
 import { type RunningApp, startApp } from "../edges/mcp/support/start-app.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
@@ -38,8 +44,9 @@ describeWithDatabase("verification over MCP", () => {
     const author = await newAuthor(db.sql);
     solver = await newUser(db.sql);
     solverToken = (await issueToken(db.sql, solver.user.handle, ["read", "contribute"])).token;
-    for (const name of ["valid-builtin-sat", ...(hasBwrap ? ["valid-script"] : [])]) {
-      const problem = await publishProblem(services, author, name);
+    const packages = ["valid-builtin-sat", ...(hasBwrap ? ["valid-script", leavesEvidence()] : [])];
+    for (const pkg of packages) {
+      const problem = await publishProblem(services, author, pkg);
       await db.sql`update problems set visibility = 'unlisted' where id = ${problem.problem_id}`;
     }
     await conformanceSettled(services);
@@ -136,6 +143,60 @@ describeWithDatabase("verification over MCP", () => {
     });
   });
 
+  describe.skipIf(!hasBwrap)("evidence files", () => {
+    it("lists a stage's evidence files over MCP and HTTP and serves each file's bytes as an attachment", async () => {
+      const run = await submit("leaves-evidence", "answer", "answer.txt", "1234\n");
+      expect(run).toMatchObject({ result: "verified" });
+      const stage = run.stage_results[0];
+      expect(stage.mechanism.sandbox.evidence_hash).toMatch(/^sha256:/);
+      const resourceUri = `svc://verifications/${run.id}/stages/check_answer/evidence`;
+      const [content] = await client.readResource(resourceUri);
+      const listing = JSON.parse(content!.text!);
+      const base = `${app.url}/verifications/${run.id}/stages/check_answer/evidence`;
+      expect(listing).toMatchObject({
+        verification_run_id: run.id,
+        stage_key: "check_answer",
+        evidence_hash: stage.mechanism.sandbox.evidence_hash,
+      });
+      expect(listing.files.map((f: { path: string }) => f.path)).toEqual([
+        "<b>page.html",
+        "latest",
+        "notes/trace.txt",
+      ]);
+      const [page, link, trace] = listing.files;
+      expect(trace).toMatchObject({ size_bytes: 12, url: `${base}/notes/trace.txt` });
+      expect(link).toMatchObject({ link_target: "notes/trace.txt", url: null });
+      expect(page.url).toBe(`${base}/%3Cb%3Epage.html`);
+
+      const auth = { authorization: `Bearer ${solverToken}` };
+      expect(await (await fetch(base, { headers: auth })).json()).toEqual(listing);
+      const traceBytes = await fetch(trace.url, { headers: auth });
+      expect(await traceBytes.text()).toBe("tried 1234\n\n");
+      // A checker's HTML is never rendered by the service's origin: a download, not a page.
+      const html = await fetch(page.url, { headers: auth });
+      expect(html.status).toBe(200);
+      expect(html.headers.get("content-type")).toBe("application/octet-stream");
+      expect(html.headers.get("content-disposition")).toBe("attachment; filename*=UTF-8''%3Cb%3Epage.html");
+      expect(html.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(html.headers.get("x-svc-content-hash")).toBe(page.content_hash);
+      // A symbolic link has no bytes; a path the checker did not leave is not found.
+      for (const path of ["latest", "nothing-here"]) {
+        const missing = await fetch(`${base}/${path}`, { headers: { ...auth, accept: "application/json" } });
+        expect(missing.status).toBe(404);
+        expect((await missing.json()).error.code).toBe("not_found");
+      }
+      // The run page links the listing.
+      const runPage = await (await fetch(`${app.url}/verifications/${run.id}`, { headers: auth })).text();
+      expect(runPage).toContain(`href="/verifications/${run.id}/stages/check_answer/evidence"`);
+
+      // Nobody else reads them.
+      const stranger = await newUser(db.sql);
+      const strangerToken = (await issueToken(db.sql, stranger.user.handle, ["read"])).token;
+      const refused = await fetch(base, { headers: { authorization: `Bearer ${strangerToken}` } });
+      expect(refused.status).toBe(404);
+    });
+  });
+
   it("lists the solver's runs, and nobody else reads them", async () => {
     const { verifications } = await call("list_verifications", { problem: "small-sat" });
     expect(verifications.length).toBeGreaterThanOrEqual(2);
@@ -155,6 +216,26 @@ describeWithDatabase("verification over MCP", () => {
     expect(page.status).toBe(404);
   });
 });
+
+/** valid-script whose checker also leaves evidence: a file in a folder, an HTML file, a symbolic link. */
+function leavesEvidence(): Files {
+  const base = fixturePackage("valid-script");
+  const checker = Buffer.from(base["checker.py"]!).toString("utf8");
+  const leaving = checker.replace(
+    "def main() -> None:\n",
+    `def main() -> None:
+    evidence = pathlib.Path("/output/evidence")
+    (evidence / "notes").mkdir(parents=True, exist_ok=True)
+    answer = pathlib.Path(next(a for a in json.loads(pathlib.Path("/input/manifest.json").read_text())["artifacts"])["path"])
+    (evidence / "notes" / "trace.txt").write_text("tried " + answer.read_text() + "\\n")
+    (evidence / "<b>page.html").write_text("<script>alert(1)</script>")
+    (evidence / "latest").symlink_to("notes/trace.txt")
+`,
+  );
+  return editJson({ ...base, "checker.py": leaving }, "problem.json", (problem) => {
+    problem.slug = "leaves-evidence";
+  });
+}
 
 /** Waits until no implementation is pending conformance (the worker runs them after publication). */
 async function conformanceSettled(services: Services): Promise<void> {

@@ -2,8 +2,9 @@ import type { FastifyPluginAsync } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { Services } from "../../core/services/services.ts";
+import { evidenceListing } from "../../verification/evidence-listing.ts";
 import { getVerification } from "../../verification/get-verification.ts";
-import { readStageLog } from "../../verification/read-stage-log.ts";
+import { readStageEvidence, readStageEvidenceFile, readStageLog } from "../../verification/read-stage-log.ts";
 import { findImplementationProgram } from "../../verifier-contracts/find-implementation-program.ts";
 import { viewerOf } from "../../visibility/viewer.ts";
 import { readOptions } from "../inputs/discovery-inputs.ts";
@@ -27,7 +28,11 @@ import { sendBlob } from "./send-blob.ts";
  * - `GET /api/verifier-implementations/{id}/program`: a script checker's exact bytes with
  *   `x-svc-content-hash`, for whoever may read its Contract;
  * - `GET /verifications/{id}/stages/{stage_key}/log`: the stage's captured output as text, with
- *   `x-svc-content-hash` and `x-svc-log-truncated`.
+ *   `x-svc-content-hash` and `x-svc-log-truncated`;
+ * - `GET /verifications/{id}/stages/{stage_key}/evidence`: the stage's evidence files as JSON
+ *   (path, content hash, size, link target, url) with their tree digest;
+ * - `GET /verifications/{id}/stages/{stage_key}/evidence/{path}`: one file's bytes, always as an
+ *   attachment of type application/octet-stream (a checker's file is never rendered).
  */
 export const verificationRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
   app.get<{ Params: { id: string } }>("/verifications/:id", async (request, reply) => {
@@ -117,6 +122,43 @@ export const verificationRoutes: FastifyPluginAsync<{ services: Services }> = as
         .type("text/plain; charset=utf-8")
         .header("x-svc-content-hash", log.content_hash)
         .header("x-svc-log-truncated", String(log.truncated))
+        .header("cache-control", "private, max-age=0")
+        .send(bytes);
+    },
+  );
+
+  app.get<{ Params: { id: string; stage: string } }>(
+    "/verifications/:id/stages/:stage/evidence",
+    async (request, reply) => {
+      const context = await pageCaller(services, request, reply);
+      if (!context) return reply;
+      const { id, stage } = request.params;
+      const evidence = await readStageEvidence(services, viewerOf(context.principal), id, stage);
+      return reply
+        .header("cache-control", "private, max-age=0")
+        .send(evidenceListing(context.baseUrl, id, stage, evidence));
+    },
+  );
+
+  app.get<{ Params: { id: string; stage: string; "*": string } }>(
+    "/verifications/:id/stages/:stage/evidence/*",
+    async (request, reply) => {
+      const context = await pageCaller(services, request, reply);
+      if (!context) return reply;
+      const { id, stage } = request.params;
+      const { file, bytes } = await readStageEvidenceFile(
+        services,
+        viewerOf(context.principal),
+        id,
+        stage,
+        request.params["*"],
+      );
+      const name = file.path.split("/").at(-1) ?? "evidence";
+      return reply
+        .type("application/octet-stream")
+        .header("content-disposition", `attachment; filename*=UTF-8''${encodeURIComponent(name)}`)
+        .header("x-content-type-options", "nosniff")
+        .header("x-svc-content-hash", file.content_hash)
         .header("cache-control", "private, max-age=0")
         .send(bytes);
     },

@@ -9,7 +9,7 @@ import { renderPage } from "../html/render-page.ts";
  * is one whose sealed evaluation withholds the outcome from this reader ("withheld").
  */
 export function renderVerificationPage(run: VerificationRun): Html {
-  const stages = run.stage_results.map((stage, i) => html`${i > 0 && "\n"}${renderStage(stage)}`);
+  const stages = run.stage_results.map((stage, i) => html`${i > 0 && "\n"}${renderStage(run.id, stage)}`);
   const revoked =
     run.revocation &&
     html`<p class="revoked" data-testid="revocation">Revoked ${run.revocation.revoked_at}: ${run.revocation.reason_md}</p>`;
@@ -33,17 +33,21 @@ ${stages.length === 0 ? html`<p>No stage has started yet.</p>` : stages}
   return renderPage(`Verification ${run.id}: ${run.result ?? run.status}`, "verification", body);
 }
 
-function renderStage(stage: StageResultRecord): Html {
+function renderStage(runId: string, stage: StageResultRecord): Html {
   const sandbox = stage.mechanism.sandbox;
   const mechanism =
     sandbox &&
     html`<p>Implementation <code>${sandbox.verifier_implementation_id}</code> on ${sandbox.backend}; exit code ${String(sandbox.exit_code ?? "-")}; ${sandbox.duration_ms === null ? "in process" : `${sandbox.duration_ms} ms`}; evidence ${sandbox.evidence_hash ?? "none"}</p>`;
+  const evidence =
+    sandbox?.evidence_hash &&
+    html`<p><a data-testid="evidence-files" href="/verifications/${encodeURIComponent(runId)}/stages/${encodeURIComponent(stage.stage_key)}/evidence">Evidence files</a></p>`;
   const log =
     stage.log &&
     html`<p><a href="${stage.log.url}">Log</a> (${stage.log.size_bytes} bytes${stage.log.truncated && ", truncated"})</p>`;
   return html`<section class="stage" data-stage="${stage.stage_key}">
 <h3><code>${stage.stage_key}</code> (${stage.kind}): <span class="result ${stage.result ?? ""}">${stage.result ?? stage.status}</span></h3>
 ${mechanism}
+${evidence}
 ${log}
 <pre>${stage.evidence_md}</pre>
 </section>`;

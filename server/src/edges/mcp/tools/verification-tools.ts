@@ -1,8 +1,9 @@
 import { IdPrefix, idPattern } from "@svc/schemas";
 import { z } from "zod";
+import { evidenceListing } from "../../../verification/evidence-listing.ts";
 import { getVerification } from "../../../verification/get-verification.ts";
 import { listVerifications } from "../../../verification/list-verifications.ts";
-import { readStageLog } from "../../../verification/read-stage-log.ts";
+import { readStageEvidence, readStageLog } from "../../../verification/read-stage-log.ts";
 import { rerunVerification } from "../../../verification/rerun-verification.ts";
 import { revokeVerification } from "../../../verification/revoke-verification.ts";
 import { viewerOf } from "../../../visibility/viewer.ts";
@@ -140,5 +141,23 @@ const stageLogResource: ResourceTemplate = {
   },
 };
 
+const stageEvidenceResource: ResourceTemplate = {
+  name: "verification-stage-evidence",
+  uriTemplate: "svc://verifications/{verification_run_id}/stages/{stage_key}/evidence",
+  title: "Verification stage evidence",
+  description:
+    "The files a sandbox stage's checker left under /output/evidence: path, content_hash, size_bytes, link_target for a symbolic link, and url (the bytes over HTTP), with evidence_hash, their tree digest.",
+  async read(context, uri, variables) {
+    const runId = variables.verification_run_id ?? "";
+    const stageKey = variables.stage_key ?? "";
+    const evidence = await readStageEvidence(context.services, viewerOf(context.principal), runId, stageKey);
+    return [resourceJson(uri, evidenceListing(context.baseUrl, runId, stageKey, evidence))];
+  },
+};
+
 /** The verification resource templates, registered in tools.ts. */
-export const verificationResources: readonly ResourceTemplate[] = [verificationResource, stageLogResource];
+export const verificationResources: readonly ResourceTemplate[] = [
+  verificationResource,
+  stageLogResource,
+  stageEvidenceResource,
+];
