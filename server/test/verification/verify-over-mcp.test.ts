@@ -183,7 +183,7 @@ describeWithDatabase("verification over MCP", () => {
       for (const path of ["latest", "nothing-here"]) {
         const missing = await fetch(`${base}/${path}`, { headers: { ...auth, accept: "application/json" } });
         expect(missing.status).toBe(404);
-        expect((await missing.json()).error.code).toBe("not_found");
+        expect(((await missing.json()) as { error: { code: string } }).error.code).toBe("not_found");
       }
       // The run page links the listing.
       const runPage = await (await fetch(`${app.url}/verifications/${run.id}`, { headers: auth })).text();
