@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { lstatSync, readlinkSync } from "node:fs";
-import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PYTHON_RUNTIME } from "../catalogue/implementation-catalogue.ts";
@@ -8,6 +8,7 @@ import { BoundedSink, joinLog, LOG_CEILING } from "./bounded-sink.ts";
 import type { CheckerJob, CheckerOutcome, EvidenceFile, SandboxBackend } from "./checker-job.ts";
 import { layOutInput } from "./lay-out-input.ts";
 import { machineOutcome } from "./run-checker.ts";
+import { makeRunDirectory } from "./run-directory.ts";
 import { settleOutcome } from "./settle-outcome.ts";
 import { SUPERVISOR_SOURCE } from "./supervisor-script.ts";
 
@@ -20,7 +21,7 @@ export const SANDBOX_UID = 65534;
 export interface BwrapBackendOptions {
   /** The bwrap binary; default `bwrap` on PATH. */
   bwrap?: string;
-  /** Where per-run directories go; default the OS temp dir. */
+  /** Where per-run directories go (each private, 0700); default the OS temp dir. */
   tempDir?: string;
   /** Capture ceiling of the stage log. */
   logCeiling?: number;
@@ -55,10 +56,14 @@ export function createBwrapBackend(options: BwrapBackendOptions = {}): SandboxBa
         );
       }
       const python = binding?.local_image ?? "/usr/bin/python3";
-      const root = await mkdtemp(join(options.tempDir ?? tmpdir(), "svc-bwrap-"));
+      // bwrap runs as the sandbox uid when we are root: it owns the run's private directory.
+      const asRoot = process.getuid?.() === 0;
+      const root = await makeRunDirectory(
+        options.tempDir ?? tmpdir(),
+        "svc-bwrap-",
+        asRoot ? { uid: SANDBOX_UID, gid: SANDBOX_UID } : undefined,
+      );
       try {
-        // bwrap runs as the sandbox uid when we are root: it must reach the input it binds.
-        await chmod(root, 0o755);
         return await runInBwrap(job, { bwrap, python, root, logCeiling });
       } finally {
         await rm(root, { recursive: true, force: true });

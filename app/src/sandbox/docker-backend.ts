@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -9,6 +9,7 @@ import type { CheckerJob, CheckerOutcome, RuntimeBinding, SandboxBackend } from 
 import { holdBinary } from "./hold-binary.ts";
 import { layOutInput } from "./lay-out-input.ts";
 import { readTar } from "./read-tar.ts";
+import { makeRunDirectory } from "./run-directory.ts";
 import { settleOutcome } from "./settle-outcome.ts";
 import { tarDirectory } from "./write-tar.ts";
 
@@ -44,9 +45,9 @@ export function createDockerBackend(options: DockerBackendOptions = {}): Sandbox
     name: "docker",
     run: async (job, binding) => {
       if (binding === null) throw new Error("the docker backend needs a runtime binding (the local image)");
-      const root = await mkdtemp(join(options.tempDir ?? tmpdir(), "svc-docker-"));
+      // Private to root: the engine binds the run's folders, whose own modes let the container in.
+      const root = await makeRunDirectory(options.tempDir ?? tmpdir(), "svc-docker-");
       try {
-        await chmod(root, 0o755);
         return await runInDocker(docker, job, binding, root, logCeiling);
       } finally {
         await rm(root, { recursive: true, force: true });

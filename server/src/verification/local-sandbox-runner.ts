@@ -17,13 +17,18 @@ import type { SandboxEngines, SandboxRunner } from "../core/services/sandbox-run
  * always run in process. `SVC_SANDBOX=bwrap|docker|none` keeps only that one (none: builtins only).
  */
 export function localSandboxRunner(
-  options: { backends?: Backends; env?: Readonly<Record<string, string | undefined>> } = {},
+  options: {
+    backends?: Backends;
+    env?: Readonly<Record<string, string | undefined>>;
+    /** Where run directories go (prepareSandboxRunDirectory); default the OS temp dir. */
+    runDir?: string;
+  } = {},
 ): SandboxRunner {
   let probed: Promise<Backends> | undefined;
   const backends = () => {
     probed ??= options.backends
       ? Promise.resolve(options.backends)
-      : probeBackends(options.env ?? process.env);
+      : probeBackends(options.env ?? process.env, options.runDir);
     return probed;
   };
   return {
@@ -37,13 +42,18 @@ export function localSandboxRunner(
   };
 }
 
-async function probeBackends(env: Readonly<Record<string, string | undefined>>): Promise<Backends> {
+async function probeBackends(
+  env: Readonly<Record<string, string | undefined>>,
+  tempDir: string | undefined,
+): Promise<Backends> {
   const only = env.SVC_SANDBOX;
   const found: Backends = {};
   if (only === undefined || only === "docker") {
     const docker = new Docker();
-    if (await pingDocker(docker)) found.docker = createDockerBackend({ docker });
+    if (await pingDocker(docker))
+      found.docker = createDockerBackend({ docker, ...(tempDir ? { tempDir } : {}) });
   }
-  if ((only === undefined || only === "bwrap") && bwrapRuns()) found.bwrap = createBwrapBackend();
+  if ((only === undefined || only === "bwrap") && bwrapRuns())
+    found.bwrap = createBwrapBackend(tempDir ? { tempDir } : {});
   return found;
 }

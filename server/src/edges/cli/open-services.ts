@@ -16,6 +16,7 @@ import type { Clock } from "../../core/time/clock.ts";
 import { hostedReviewersFromEnv } from "../../reviews/agents/hosted-reviewers-from-env.ts";
 import { unavailableHostedReviewers } from "../../reviews/agents/unavailable-hosted-reviewers.ts";
 import { localSandboxRunner } from "../../verification/local-sandbox-runner.ts";
+import { prepareSandboxRunDirectory } from "../../verification/sandbox-run-directory.ts";
 
 export interface OpenServicesOptions {
   sql: Pool;
@@ -51,7 +52,13 @@ export async function openServices(options: OpenServicesOptions): Promise<Servic
     blobs: openLocalBlobStore(options.blobDir ?? join(options.dataDir, "blobs")),
     signingSecret: await loadSigningSecret(sql, options.signingSecret),
     baseUrl: options.baseUrl,
-    sandbox: budgetedSandboxRunner(options.sandbox ?? localSandboxRunner(), sandboxBudget),
+    sandbox: budgetedSandboxRunner(
+      options.sandbox ??
+        localSandboxRunner({
+          runDir: await prepareSandboxRunDirectory(options.dataDir, options.env ?? process.env),
+        }),
+      sandboxBudget,
+    ),
     sandboxBudget,
     hostedReviewers,
     allowLoopbackOAuthClients: (options.env ?? process.env).SVC_OAUTH_ALLOW_LOOPBACK_CLIENTS === "1",

@@ -43,6 +43,8 @@ const PAGES: PageRow[] = [
   { path: "/settings", expect: SIGNED_IN_ONLY },
   { path: "/verifications/vrn_0000000000000000", expect: BEARER_OR_SESSION },
   { path: "/verifications/vrn_0000000000000000/stages/check/log", expect: BEARER_OR_SESSION },
+  { path: "/verifications/vrn_0000000000000000/stages/check/evidence", expect: BEARER_OR_SESSION },
+  { path: "/verifications/vrn_0000000000000000/stages/check/evidence/a/b.txt", expect: BEARER_OR_SESSION },
   { path: "/reviews/rvp_0000000000000000/nodes/review", expect: BEARER_OR_SESSION },
   { path: "/review-assignments/rva_0000000000000000", expect: BEARER_OR_SESSION },
   { path: "/sign-in", expect: PUBLIC },
