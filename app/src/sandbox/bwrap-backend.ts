@@ -5,10 +5,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PYTHON_RUNTIME } from "../catalogue/implementation-catalogue.ts";
 import { BoundedSink, joinLog, LOG_CEILING } from "./bounded-sink.ts";
-import type { CheckerJob, CheckerOutcome, EvidenceFile, SandboxBackend } from "./checker-job.ts";
+import type { CheckerJob, CheckerOutcome, SandboxBackend } from "./checker-job.ts";
 import { layOutInput } from "./lay-out-input.ts";
+import { readOutputDir } from "./read-output-dir.ts";
 import { machineOutcome } from "./run-checker.ts";
 import { makeRunDirectory } from "./run-directory.ts";
+import { prepareRunDisk, type RunDisk } from "./run-disk.ts";
 import { settleOutcome } from "./settle-outcome.ts";
 import { SUPERVISOR_SOURCE } from "./supervisor-script.ts";
 
@@ -35,8 +37,8 @@ export interface BwrapBackendOptions {
  *   (no terminal injection), `--die-with-parent`; when the caller is root, bwrap itself runs as
  *   uid/gid 65534 so the sandbox's processes are an unprivileged host user and RLIMIT_NPROC holds.
  * - filesystem: /usr read-only (with the /bin, /lib, /lib64, /sbin links), /etc/ld.so.cache
- *   read-only, fresh /proc and /dev, `/input` read-only, `/output` and `/tmp` size-limited tmpfs
- *   (`--size`, disk_mb each), nothing else of the host.
+ *   read-only, fresh /proc and /dev, `/input` read-only, `/output` and `/tmp` bound from the run's
+ *   disk (run-disk.ts: disk_mb on disk for both, never host memory), nothing else of the host.
  * - limits, set by the supervisor on the checker: RLIMIT_AS = memory_mb (per process),
  *   RLIMIT_CPU = timeout_seconds x vcpu, RLIMIT_NPROC = 64, RLIMIT_FSIZE = disk_mb, no core
  *   files; the wall clock (timeout_seconds) is kept by the host, which kills bwrap, and the pid
@@ -83,13 +85,26 @@ interface SupervisorReport {
   exit_code: number | null;
   signal: string | null;
   duration_ms: number;
-  disk_full: boolean;
-  entries: Array<
-    { path: string; type: "file"; data: string } | { path: string; type: "symlink"; target: string }
-  >;
 }
 
+/** The supervisor's report is three numbers; anything longer is not one. */
+const REPORT_CEILING = 64 * 1024;
+
 async function runInBwrap(job: CheckerJob, settings: RunSettings): Promise<CheckerOutcome> {
+  const asRoot = process.getuid?.() === 0;
+  const disk = await prepareRunDisk(
+    settings.root,
+    job.implementation.limits.disk_mb * 1_048_576,
+    asRoot ? { uid: SANDBOX_UID, gid: SANDBOX_UID } : undefined,
+  );
+  try {
+    return await runOnDisk(job, settings, disk);
+  } finally {
+    await disk.release();
+  }
+}
+
+async function runOnDisk(job: CheckerJob, settings: RunSettings, disk: RunDisk): Promise<CheckerOutcome> {
   const { limits } = job.implementation;
   const inputDir = join(settings.root, "input");
   await layOutInput(job, inputDir);
@@ -103,7 +118,13 @@ async function runInBwrap(job: CheckerJob, settings: RunSettings): Promise<Check
     processes: SANDBOX_PROCESSES,
   };
   const args = [
-    ...bwrapIsolation(diskBytes),
+    ...bwrapIsolation(),
+    "--bind",
+    disk.scratch,
+    "/tmp",
+    "--bind",
+    disk.output,
+    "/output",
     "--ro-bind",
     inputDir,
     "/input",
@@ -130,8 +151,7 @@ async function runInBwrap(job: CheckerJob, settings: RunSettings): Promise<Check
   });
   const stdout = new BoundedSink(settings.logCeiling);
   const stderr = new BoundedSink(settings.logCeiling);
-  // The report holds /output base64-encoded: at most disk_mb twice (tmpfs /output), plus slack.
-  const report = new BoundedSink(Math.ceil(diskBytes * 1.4) + 1_048_576);
+  const report = new BoundedSink(REPORT_CEILING);
   child.stdout?.on("data", (chunk: Buffer) => stdout.push(chunk));
   child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
   (child.stdio[3] as NodeJS.ReadableStream | null)?.on("data", (chunk: Buffer) => report.push(chunk));
@@ -150,6 +170,11 @@ async function runInBwrap(job: CheckerJob, settings: RunSettings): Promise<Check
     timedOut = true;
     kill();
   }, limits.timeout_seconds * 1000);
+  let diskFilled = false;
+  const unwatch = disk.watch(() => {
+    diskFilled = true;
+    kill();
+  });
   const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>(
     (resolve) => {
       child.once("error", (error) => resolve({ code: null, signal: null, error }));
@@ -157,17 +182,18 @@ async function runInBwrap(job: CheckerJob, settings: RunSettings): Promise<Check
     },
   );
   clearTimeout(timer);
+  unwatch();
   const wall = Math.round(performance.now() - started);
   if (exit.error) throw new Error(`bwrap did not start: ${exit.error.message}`);
   const log = joinLog(stdout, stderr, settings.logCeiling);
 
-  if (timedOut) {
+  if (timedOut || diskFilled) {
     return settleOutcome(job, {
       backend: "bwrap",
       exit_code: null,
       signal: "SIGKILL",
       duration_ms: wall,
-      limit: "timeout",
+      limit: timedOut ? "timeout" : "disk",
       output: [],
       log,
     });
@@ -195,18 +221,15 @@ async function runInBwrap(job: CheckerJob, settings: RunSettings): Promise<Check
       },
     });
   }
-  const output: EvidenceFile[] = parsed.entries.map((entry) =>
-    entry.type === "symlink"
-      ? { path: entry.path, bytes: new Uint8Array(0), link_target: entry.target }
-      : { path: entry.path, bytes: Buffer.from(entry.data, "base64") },
-  );
+  const tree = await readOutputDir(disk.output);
+  const filled = await disk.full();
   return settleOutcome(job, {
     backend: "bwrap",
     exit_code: parsed.exit_code,
     signal: parsed.signal,
     duration_ms: parsed.duration_ms,
-    limit: parsed.disk_full ? "disk" : null,
-    output,
+    limit: filled ? "disk" : tree.overCeiling ? "output" : null,
+    output: tree.entries,
     log,
   });
 }
@@ -215,7 +238,7 @@ function parseReport(report: BoundedSink): SupervisorReport | null {
   if (report.truncated || report.seen === 0) return null;
   try {
     const value = JSON.parse(report.bytes().toString("utf8")) as SupervisorReport;
-    return Array.isArray(value.entries) ? value : null;
+    return typeof value === "object" && value !== null && "duration_ms" in value ? value : null;
   } catch {
     return null;
   }
@@ -234,7 +257,7 @@ function topDir(path: string): string[] {
 }
 
 /** The namespace and filesystem flags every bwrap run gets (docs/sandbox.md lists them). */
-export function bwrapIsolation(diskBytes: number): string[] {
+export function bwrapIsolation(): string[] {
   return [
     "--unshare-user",
     "--unshare-pid",
@@ -261,17 +284,5 @@ export function bwrapIsolation(diskBytes: number): string[] {
     "/proc",
     "--dev",
     "/dev",
-    "--size",
-    String(diskBytes),
-    "--tmpfs",
-    "/tmp",
-    "--size",
-    String(diskBytes),
-    "--perms",
-    "0777",
-    "--tmpfs",
-    "/output",
-    "--dir",
-    "/output/evidence",
   ];
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,10 +7,10 @@ import { BoundedSink, joinLog, LOG_CEILING } from "./bounded-sink.ts";
 import type { CheckerJob, CheckerOutcome, RuntimeBinding, SandboxBackend } from "./checker-job.ts";
 import { holdBinary } from "./hold-binary.ts";
 import { layOutInput } from "./lay-out-input.ts";
-import { readTar } from "./read-tar.ts";
+import { readOutputDir } from "./read-output-dir.ts";
 import { makeRunDirectory } from "./run-directory.ts";
+import { prepareRunDisk, type RunDisk } from "./run-disk.ts";
 import { settleOutcome } from "./settle-outcome.ts";
-import { tarDirectory } from "./write-tar.ts";
 
 /** Processes (threads included) a checker container may hold at once. */
 export const DOCKER_PIDS_LIMIT = 64;
@@ -32,11 +31,11 @@ export interface DockerBackendOptions {
  * The `docker` backend (dockerode). Per run: a container from the bound image (`local_image`: an
  * image id or a digest-pinned reference) whose PID 1 is a 129-byte pause loop (hold-binary.ts),
  * with no network, memory = memory_mb (swap none), NanoCpus = vcpu, PidsLimit 64, read-only root,
- * tmpfs /output and /tmp of disk_mb, all capabilities dropped, no-new-privileges, user 65534,
- * json-file logs capped at 1 MiB; /input is a read-only bind of a prepared host directory. The
- * checker runs as an exec in it with stdout and stderr read through bounded sinks; on the wall
- * clock the container is killed. /output comes back through getArchive while the container still
- * lives (a tmpfs dies with its container), then the container is removed.
+ * /output and /tmp bound from the run's disk (run-disk.ts: disk_mb on disk), all capabilities
+ * dropped, no-new-privileges, user 65534, json-file logs capped at 1 MiB; /input is a read-only
+ * bind of a prepared host directory. The checker runs as an exec in it with stdout and stderr
+ * read through bounded sinks; on the wall clock the container is killed. When the exec ends the
+ * container is killed and the host reads /output from the disk, then removes the container.
  */
 export function createDockerBackend(options: DockerBackendOptions = {}): SandboxBackend {
   const docker = options.docker ?? new Docker();
@@ -76,37 +75,19 @@ async function runInDocker(
   const hold = join(root, "hold");
   await writeFile(hold, holdBinary(), { mode: 0o555 });
   const diskBytes = limits.disk_mb * 1_048_576;
-  // /output is a per-run tmpfs *volume*: the engine's archive calls see volumes but not
-  // HostConfig.Tmpfs mounts, and a volume mount lives exactly as long as the container.
-  const volumeName = `svc-output-${randomUUID()}`;
-  await docker.createVolume({
-    Name: volumeName,
-    Driver: "local",
-    DriverOpts: {
-      type: "tmpfs",
-      device: "tmpfs",
-      o: `size=${diskBytes},uid=65534,gid=65534,mode=0755,nosuid,nodev`,
-    },
-    Labels: { "svc.sandbox": "output" },
-  });
-  let container: Docker.Container;
+  // /output and /tmp are host folders on the run's disk (run-disk.ts), owned by the container's
+  // user when we can give them away, else open to anyone inside the private run directory.
+  const asRoot = process.getuid?.() === 0;
+  const disk = await prepareRunDisk(root, diskBytes, asRoot ? { uid: 65534, gid: 65534 } : undefined);
   try {
-    container = await createChecker(docker, { image, inputDir, hold, volumeName, job, diskBytes });
-  } catch (error) {
-    await docker
-      .getVolume(volumeName)
-      .remove()
-      .catch(() => undefined);
-    throw error;
-  }
-  try {
-    return await execChecker(docker, container, job, argv, diskBytes, logCeiling);
+    const container = await createChecker(docker, { image, inputDir, hold, disk, job, diskBytes });
+    try {
+      return await execChecker(docker, container, job, argv, disk, logCeiling);
+    } finally {
+      await container.remove({ force: true }).catch(() => undefined);
+    }
   } finally {
-    await container.remove({ force: true }).catch(() => undefined);
-    await docker
-      .getVolume(volumeName)
-      .remove()
-      .catch(() => undefined);
+    await disk.release();
   }
 }
 
@@ -116,7 +97,7 @@ async function createChecker(
     image: string;
     inputDir: string;
     hold: string;
-    volumeName: string;
+    disk: RunDisk;
     job: CheckerJob;
     diskBytes: number;
   },
@@ -138,11 +119,18 @@ async function createChecker(
       NanoCpus: Math.round(limits.vcpu * 1e9),
       PidsLimit: DOCKER_PIDS_LIMIT,
       ReadonlyRootfs: true,
-      Tmpfs: { "/tmp": `rw,nosuid,nodev,noexec,size=${run.diskBytes},mode=1777` },
       CapDrop: ["ALL"],
       SecurityOpt: ["no-new-privileges"],
-      Ulimits: [{ Name: "core", Soft: 0, Hard: 0 }],
-      Binds: [`${run.inputDir}:/input:ro`, `${run.hold}:/.svc-hold:ro`, `${run.volumeName}:/output:rw`],
+      Ulimits: [
+        { Name: "core", Soft: 0, Hard: 0 },
+        { Name: "fsize", Soft: run.diskBytes, Hard: run.diskBytes },
+      ],
+      Binds: [
+        `${run.inputDir}:/input:ro`,
+        `${run.hold}:/.svc-hold:ro`,
+        `${run.disk.output}:/output:rw`,
+        `${run.disk.scratch}:/tmp:rw`,
+      ],
       LogConfig: { Type: "json-file", Config: { "max-size": "1m", "max-file": "1" } },
       AutoRemove: false,
     },
@@ -154,15 +142,14 @@ async function execChecker(
   container: Docker.Container,
   job: CheckerJob,
   argv: string[],
-  diskBytes: number,
+  disk: RunDisk,
   logCeiling: number,
 ): Promise<CheckerOutcome> {
   const { limits } = job.implementation;
   let timedOut = false;
+  let diskFilled = false;
   {
     await container.start();
-    // The checker finds /output/evidence/ ready, as under bwrap.
-    await container.putArchive(await tarDirectory("evidence", 0o777, 65534), { path: "/output" });
     const exec = await container.exec({
       Cmd: argv,
       User: DOCKER_USER,
@@ -180,6 +167,11 @@ async function execChecker(
       container.kill().catch(() => undefined);
       stream.destroy();
     }, limits.timeout_seconds * 1000);
+    const unwatch = disk.watch(() => {
+      diskFilled = true;
+      container.kill().catch(() => undefined);
+      stream.destroy();
+    });
     docker.modem.demuxStream(stream, sinkWriter(stdout), sinkWriter(stderr));
     await new Promise<void>((resolve) => {
       stream.once("end", resolve);
@@ -187,39 +179,45 @@ async function execChecker(
       stream.once("error", () => resolve());
     });
     clearTimeout(timer);
+    unwatch();
     const duration = Math.round(performance.now() - started);
     const log = joinLog(stdout, stderr, logCeiling);
-    if (timedOut) {
+    if (timedOut || diskFilled) {
       return settleOutcome(job, {
         backend: "docker",
         exit_code: null,
         signal: "SIGKILL",
         duration_ms: duration,
-        limit: "timeout",
+        limit: timedOut ? "timeout" : "disk",
         output: [],
         log,
       });
     }
     const [execInfo, state] = await Promise.all([exec.inspect(), container.inspect()]);
     const exitCode = execInfo.ExitCode ?? null;
-    const output = await readTar(
-      await readBounded(await container.getArchive({ path: "/output" }), diskBytes * 2 + 1_048_576),
-      1,
-    );
-    const used = output.reduce((sum, entry) => sum + entry.bytes.length, 0);
+    // Nothing the checker left running may write while the host reads /output.
+    await container.kill().catch(() => undefined);
+    const tree = await readOutputDir(disk.output);
+    const filled = await disk.full();
     // A shell convention: 128 + n is death by signal n.
     const signal = exitCode !== null && exitCode > 128 ? signalName(exitCode - 128) : null;
     // Nothing but the kernel's OOM killer sends SIGKILL inside the container before the wall
     // clock (the engine only marks OOMKilled when PID 1 dies, and PID 1 here is the hold loop).
     const limit =
-      state.State.OOMKilled || signal === "SIGKILL" ? "memory" : used >= diskBytes - 65_536 ? "disk" : null;
+      state.State.OOMKilled || signal === "SIGKILL"
+        ? "memory"
+        : filled || signal === "SIGXFSZ"
+          ? "disk"
+          : tree.overCeiling
+            ? "output"
+            : null;
     return settleOutcome(job, {
       backend: "docker",
       exit_code: signal === null ? exitCode : null,
       signal,
       duration_ms: duration,
       limit,
-      output,
+      output: tree.entries,
       log,
     });
   }
@@ -232,13 +230,6 @@ function sinkWriter(sink: BoundedSink): Writable {
       callback();
     },
   });
-}
-
-async function readBounded(stream: NodeJS.ReadableStream, ceiling: number): Promise<Buffer> {
-  const sink = new BoundedSink(ceiling);
-  for await (const chunk of stream) sink.push(Buffer.from(chunk as Buffer));
-  if (sink.truncated) throw new Error(`/output's archive is larger than ${ceiling} bytes`);
-  return sink.bytes();
 }
 
 const SIGNALS: Readonly<Record<number, string>> = {

@@ -1,11 +1,11 @@
 /**
  * A 129-byte static linux/amd64 ELF that loops on pause(2): the Docker backend's PID 1.
  *
- * Why: /output is a size-limited tmpfs, and a tmpfs disappears the moment a container's last
- * process exits, before `getArchive` could copy it out. So the container's PID 1 is this program
- * (bind-mounted read-only; it needs no libc or shell, so it works in any image), the checker runs
- * as a `docker exec` inside it, and the service copies /output out while the container still
- * lives, then kills and removes it. As PID 1 it ignores every signal but the engine's SIGKILL.
+ * Why: the checker runs as a `docker exec` in a container that must already run, with the same
+ * cgroup, user and limits, in any image (it needs no libc or shell; it is bind-mounted
+ * read-only). Once the exec ends the service kills the container, so nothing the checker left
+ * running writes on while /output is read. As PID 1 it ignores every signal but the engine's
+ * SIGKILL.
  */
 export function holdBinary(): Uint8Array {
   const code = [0xb8, 0x22, 0, 0, 0, 0x0f, 0x05, 0xeb, 0xf7]; // mov eax, 34 (pause); syscall; jmp back

@@ -3,6 +3,7 @@ import type { BackendName, CheckerJob, CheckerOutcome, EvidenceFile, LimitName }
 import { decodeJson } from "./decode-json.ts";
 import { evidenceDigest } from "./evidence-digest.ts";
 import { parseResultJson } from "./parse-result-json.ts";
+import { OUTPUT_CEILING_BYTES, OUTPUT_MAX_ENTRIES } from "./read-output-dir.ts";
 import { safeNameFromString, safeText } from "./safe-text.ts";
 
 /** Everything a sandboxed run left behind, before the contract's rules turn it into an outcome. */
@@ -131,9 +132,9 @@ function limitReason(limit: LimitName, job: CheckerJob, run: RawRun): string {
     case "processes":
       return "the checker hit the sandbox's process limit (a fork was refused)";
     case "disk":
-      return `the checker filled /output past its ${limits.disk_mb} MB disk limit`;
+      return `the checker filled /output and /tmp past its ${limits.disk_mb} MB disk limit`;
     case "output":
-      return "the checker's output could not be collected within the service's ceilings";
+      return `the checker left more under /output than the service keeps of a run (${OUTPUT_CEILING_BYTES / 1_048_576} MiB in at most ${OUTPUT_MAX_ENTRIES.toLocaleString("en")} entries)`;
     default: {
       const never: never = limit;
       throw new Error(`Unhandled limit: ${never}`);

@@ -2,18 +2,17 @@
  * The service's supervisor inside the bwrap sandbox, run by the host's python3 as
  * `python3 -I -S /.svc/supervise.py <config> <argv...>` with fd 3 a pipe to the host.
  *
- * Why a supervisor: /output is a size-limited tmpfs that lives only as long as the sandbox, and
- * rlimits must be set on the checker alone. The supervisor forks the checker with the rlimits
- * (address space, CPU seconds, processes, file size, no core files) and fd 3 closed, waits for it,
- * kills whatever the checker left running (kill(-1) reaches every process of the sandbox's uid
- * but itself and the namespace's init), then walks /output without following symlinks and writes
- * one JSON report to fd 3: exit status, whether the tmpfs filled, and every entry (files as
- * base64, symlinks as their target string). A checker that tampers with the report can only
- * forge its own outcome, which it could do through result.json anyway; the host reads the report
- * with a size ceiling.
+ * Why a supervisor: rlimits must be set on the checker alone, and nothing the checker started
+ * may outlive it. The supervisor forks the checker with the rlimits (address space, CPU seconds,
+ * processes, file size, no core files) and fd 3 closed, waits for it, kills whatever the checker
+ * left running (kill(-1) reaches every process of the sandbox's uid but itself and the
+ * namespace's init), and writes one small JSON report to fd 3: exit status, signal, duration.
+ * /output is a host folder on the run's disk (run-disk.ts): the host reads it once the sandbox is
+ * gone (read-output-dir.ts). A checker that tampers with the report can only forge its own exit
+ * status; the host reads the report with a size ceiling.
  */
 export const SUPERVISOR_SOURCE = String.raw`
-import base64, json, os, resource, signal, stat, sys, time
+import json, os, resource, signal, sys, time
 
 def main():
     config = json.loads(sys.argv[1])
@@ -48,21 +47,6 @@ def main():
             pass
     except ChildProcessError:
         pass
-    vfs = os.statvfs("/output")
-    disk_full = vfs.f_bavail * vfs.f_frsize < 65536 or vfs.f_favail == 0
-    entries = []
-    for root, dirs, files in os.walk("/output", followlinks=False):
-        for name in sorted(dirs + files):
-            full = os.path.join(root, name)
-            rel = os.path.relpath(full, "/output")
-            info = os.lstat(full)
-            if stat.S_ISLNK(info.st_mode):
-                entries.append({"path": rel, "type": "symlink", "target": os.readlink(full)})
-            elif stat.S_ISREG(info.st_mode):
-                fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW)
-                with os.fdopen(fd, "rb") as handle:
-                    data = handle.read()
-                entries.append({"path": rel, "type": "file", "data": base64.b64encode(data).decode()})
     exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
     signal_name = None
     if os.WIFSIGNALED(status):
@@ -70,8 +54,7 @@ def main():
             signal_name = signal.Signals(os.WTERMSIG(status)).name
         except ValueError:
             signal_name = "SIG%d" % os.WTERMSIG(status)
-    json.dump({"exit_code": exit_code, "signal": signal_name, "duration_ms": duration_ms,
-               "disk_full": disk_full, "entries": entries}, report)
+    json.dump({"exit_code": exit_code, "signal": signal_name, "duration_ms": duration_ms}, report)
     report.close()
 
 main()

@@ -203,17 +203,50 @@ os.symlink(b"/target-\\xfe", b"/output/evidence/link")
       const paths = outcome.evidence.map((e) => e.path).sort();
       expect(paths).toHaveLength(2);
       expect(paths).toContain("link");
-      // bwrap's report keeps the raw byte (Python's surrogateescape); Docker's tar names are decoded as UTF-8.
-      if (backend.name === "bwrap") expect(paths).toEqual(["bad-\\xFF-name", "link"]);
+      // Both backends read the names as bytes from the run's disk: the raw byte is kept, escaped.
+      expect(paths).toEqual(["bad-\\xFF-name", "link"]);
       for (const entry of outcome.evidence) {
         for (const text of [entry.path, entry.link_target ?? ""]) {
           expect(text.isWellFormed() && !text.includes("\u0000"), JSON.stringify(text)).toBe(true);
         }
       }
       expect(outcome.evidence_hash).toBe(evidenceDigest(outcome.evidence));
-      if (backend.name === "bwrap") {
-        expect(outcome.evidence.find((e) => e.path === "link")?.link_target).toBe("/target-\\xFE");
+      expect(outcome.evidence.find((e) => e.path === "link")?.link_target).toBe("/target-\\xFE");
+    });
+
+    const fillTmp = `for i in range(1000):
+    with open(f"/tmp/fill{i}", "wb") as f:
+        f.write(b"x" * 1024 * 1024)
+`;
+
+    it("13. evil/scratch-fill: /tmp is on the run's disk too: filling it is the disk limit, not host memory", async () => {
+      const outcome = await run(verdict("refuted", fillTmp), { limits: { disk_mb: 8 } });
+      expect(outcome).toMatchObject({ result: "inconclusive", limit: "disk" });
+    });
+
+    it("14. evil/disk-fill-unmounted: without a mountable disk, the watchdog stops a fill at the limit", async () => {
+      process.env.SVC_SANDBOX_LOOP_DISK = "0";
+      try {
+        const outcome = await run(verdict("refuted", fillTmp.replace(/1000/, "200")), {
+          limits: { disk_mb: 8, timeout_seconds: 20 },
+        });
+        expect(outcome).toMatchObject({ result: "inconclusive", limit: "disk" });
+        expect(outcome.summary).toContain("8 MB disk limit");
+      } finally {
+        delete process.env.SVC_SANDBOX_LOOP_DISK;
       }
+    });
+
+    it("15. evil/evidence-flood: more evidence than the service keeps of a run is inconclusive, output limit, with the verdict kept out", async () => {
+      const flood = `for i in range(80):
+    with open(f"/output/evidence/part{i:03}", "wb") as f:
+        f.write(b"x" * 1024 * 1024)
+`;
+      const outcome = await run(verdict("verified", flood), {
+        limits: { disk_mb: 200, timeout_seconds: 20 },
+      });
+      expect(outcome).toMatchObject({ result: "inconclusive", limit: "output" });
+      expect(outcome.summary).toContain("64 MiB");
     });
   });
 }

@@ -1,7 +1,11 @@
-import { chmod, mkdir, readdir, rm, stat } from "node:fs/promises";
+import { execFile } from "node:child_process";
+import { chmod, mkdir, readdir, readFile, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { SANDBOX_UID } from "@svc/app";
 import { firstUnreachable } from "../core/db/embedded/place-for-postgres-account.ts";
+
+const run = promisify(execFile);
 
 /** Where run directories go when the data directory lies under one the sandbox uid cannot enter. */
 export const DEFAULT_ROOT_RUN_HOME = "/var/lib/svc/sandbox-runs";
@@ -55,10 +59,30 @@ export async function sweepDeadProcessFolders(home: string): Promise<string[]> {
   for (const name of await readdir(home)) {
     const pid = PROCESS_FOLDER.exec(name)?.[1];
     if (pid === undefined || Number(pid) === process.pid || processAlive(Number(pid))) continue;
+    // A run's disk is a loop-mounted image (app/src/sandbox/run-disk.ts): unmount before removing.
+    await unmountUnder(join(home, name));
     await rm(join(home, name), { recursive: true, force: true });
     removed.push(name);
   }
   return removed;
+}
+
+/** Unmounts every file system mounted under `dir`, deepest first (lazily when one is still busy). */
+async function unmountUnder(dir: string): Promise<void> {
+  const mounts = await readFile("/proc/self/mounts", "utf8").catch(() => "");
+  const points = mounts
+    .split("\n")
+    .map((line) => line.split(" ")[1])
+    .filter((point): point is string => point !== undefined)
+    // /proc/self/mounts writes a space, a tab, a newline and a backslash as octal escapes.
+    .map((point) =>
+      point.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8))),
+    )
+    .filter((point) => point.startsWith(`${dir}/`))
+    .sort((a, b) => b.length - a.length);
+  for (const point of points) {
+    await run("umount", [point]).catch(() => run("umount", ["-l", point]).catch(() => undefined));
+  }
 }
 
 function processAlive(pid: number): boolean {

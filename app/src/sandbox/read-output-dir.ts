@@ -1,0 +1,139 @@
+import { constants } from "node:fs";
+import { lstat, open, readdir, readlink } from "node:fs/promises";
+import type { EvidenceFile } from "./checker-job.ts";
+
+/** What the service keeps of one run's /output: result.json and its evidence, at most this much. */
+export const OUTPUT_CEILING_BYTES = 64 * 1024 * 1024;
+/** And at most this many entries, however small. */
+export const OUTPUT_MAX_ENTRIES = 10_000;
+/** Folders deeper than this are not walked (their entries count as over the ceiling). */
+const MAX_DEPTH = 32;
+
+/** /output as the host reads it once the sandbox is gone. */
+export interface OutputTree {
+  /** result.json first, then every other regular file and symbolic link, paths relative to /output. */
+  entries: EvidenceFile[];
+  /** True when /output held more than the ceilings allow: the run is `inconclusive` (limit output). */
+  overCeiling: boolean;
+}
+
+/**
+ * Reads a finished run's /output from the host folder that held it, the way a hostile checker
+ * cannot exploit: symbolic links are recorded as links and never followed, files are opened with
+ * O_NOFOLLOW and O_NONBLOCK and kept only when they are regular files (a FIFO or a device is
+ * skipped), names are read as bytes (a byte that is not UTF-8 becomes a lone surrogate
+ * U+DC80..U+DCFF, which safe-text.ts escapes byte-exactly), and the whole is bounded by
+ * OUTPUT_CEILING_BYTES and OUTPUT_MAX_ENTRIES. result.json is read first, so the verdict is never
+ * lost to evidence; files are read one at a time.
+ */
+export async function readOutputDir(outputDir: string): Promise<OutputTree> {
+  const entries: EvidenceFile[] = [];
+  let budget = OUTPUT_CEILING_BYTES;
+  let count = 0;
+  let overCeiling = false;
+
+  // Host paths are bytes: a name that is not UTF-8 is reached exactly as the checker wrote it.
+  const readEntry = async (hostPath: Buffer, relative: string): Promise<"dir" | "kept" | "skipped"> => {
+    const info = await lstat(hostPath).catch(() => null);
+    if (!info) return "skipped";
+    if (info.isDirectory()) return "dir";
+    if (info.isSymbolicLink()) {
+      const target = await readlink(hostPath, { encoding: "buffer" });
+      entries.push({ path: relative, bytes: new Uint8Array(0), link_target: surrogateEscaped(target) });
+      return "kept";
+    }
+    if (!info.isFile()) return "skipped";
+    if (info.size > budget) {
+      overCeiling = true;
+      return "skipped";
+    }
+    const handle = await open(
+      hostPath,
+      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+    ).catch(() => null);
+    if (!handle) return "skipped";
+    try {
+      const opened = await handle.stat();
+      if (!opened.isFile()) return "skipped";
+      const bytes = Buffer.alloc(Math.min(opened.size, budget));
+      const { bytesRead } = await handle.read(bytes, 0, bytes.length, 0);
+      budget -= bytesRead;
+      entries.push({ path: relative, bytes: new Uint8Array(bytes.subarray(0, bytesRead)) });
+      return "kept";
+    } finally {
+      await handle.close();
+    }
+  };
+
+  const root = Buffer.from(outputDir);
+  await readEntry(childPath(root, Buffer.from("result.json")), "result.json");
+  const pending: Array<{ host: Buffer; relative: string; depth: number }> = [
+    { host: root, relative: "", depth: 0 },
+  ];
+  while (pending.length > 0 && !overCeiling) {
+    const dir = pending.shift()!;
+    const names = await readdir(dir.host, { encoding: "buffer" }).catch(() => [] as Buffer[]);
+    names.sort(Buffer.compare);
+    for (const name of names) {
+      if (++count > OUTPUT_MAX_ENTRIES) {
+        overCeiling = true;
+        break;
+      }
+      const relative =
+        dir.relative === "" ? surrogateEscaped(name) : `${dir.relative}/${surrogateEscaped(name)}`;
+      if (relative === "result.json") continue;
+      const host = childPath(dir.host, name);
+      const kind = await readEntry(host, relative);
+      if (kind === "dir") {
+        if (dir.depth + 1 > MAX_DEPTH) overCeiling = true;
+        else pending.push({ host, relative, depth: dir.depth + 1 });
+      }
+      if (overCeiling) break;
+    }
+  }
+  return { entries, overCeiling };
+}
+
+/** `dir/name` as bytes (path.join takes only strings). */
+function childPath(dir: Buffer, name: Buffer): Buffer {
+  return Buffer.concat([dir, Buffer.from("/"), name]);
+}
+
+/**
+ * Bytes as a string the way Python's surrogateescape does it: well-formed UTF-8 decoded, and
+ * every byte that is not part of it as U+DC80..U+DCFF (safeNameFromString turns those back into
+ * `\xHH`, byte-exactly).
+ */
+export function surrogateEscaped(bytes: Uint8Array): string {
+  let text = "";
+  let i = 0;
+  while (i < bytes.length) {
+    const length = utf8SequenceLength(bytes, i);
+    if (length === 0) {
+      text += String.fromCharCode(0xdc00 + bytes[i]!);
+      i += 1;
+    } else {
+      text += Buffer.from(bytes.subarray(i, i + length)).toString("utf8");
+      i += length;
+    }
+  }
+  return text;
+}
+
+/** The length of the well-formed UTF-8 sequence at `i` (RFC 3629), or 0 when there is none. */
+function utf8SequenceLength(bytes: Uint8Array, i: number): number {
+  const b0 = bytes[i]!;
+  if (b0 < 0x80) return 1;
+  const cont = (k: number, lo = 0x80, hi = 0xbf) => {
+    const b = bytes[i + k];
+    return b !== undefined && b >= lo && b <= hi;
+  };
+  if (b0 >= 0xc2 && b0 <= 0xdf) return cont(1) ? 2 : 0;
+  if (b0 === 0xe0) return cont(1, 0xa0) && cont(2) ? 3 : 0;
+  if ((b0 >= 0xe1 && b0 <= 0xec) || b0 === 0xee || b0 === 0xef) return cont(1) && cont(2) ? 3 : 0;
+  if (b0 === 0xed) return cont(1, 0x80, 0x9f) && cont(2) ? 3 : 0;
+  if (b0 === 0xf0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
+  if (b0 >= 0xf1 && b0 <= 0xf3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
+  if (b0 === 0xf4) return cont(1, 0x80, 0x8f) && cont(2) && cont(3) ? 4 : 0;
+  return 0;
+}
