@@ -5,8 +5,13 @@ import { promisify } from "node:util";
 
 const run = promisify(execFile);
 
-/** A free space under this much, or no free inode, means the checker filled its disk. */
-const FULL_BELOW_BYTES = 64 * 1024;
+/**
+ * Free space under 2% of the disk (at least 1 MiB), or no free inode, means the checker filled it:
+ * ext4 keeps some blocks for its own metadata, so a write fails with ENOSPC before free space is 0
+ * (about 450 KiB stay free on a 64 MiB disk).
+ */
+const FULL_BELOW_FRACTION = 0.02;
+const FULL_BELOW_MIN_BYTES = 1024 * 1024;
 /** How often the fallback's watchdog measures the run's disk. */
 const WATCH_INTERVAL_MS = 100;
 /** Entries the watchdog counts before it calls the disk full (an inode bomb on a plain folder). */
@@ -70,9 +75,11 @@ export async function prepareRunDisk(
     mounted,
     async full() {
       if (watchdogFired) return true;
-      if (!mounted) return false;
+      // Unmounted, RLIMIT_FSIZE may have stopped a single file at the limit before the watchdog saw more.
+      if (!mounted) return measure(base, diskBytes * (1 - FULL_BELOW_FRACTION));
       const info = await statfs(base);
-      return info.bavail * info.bsize < FULL_BELOW_BYTES || info.ffree === 0;
+      const threshold = Math.max(FULL_BELOW_MIN_BYTES, info.blocks * info.bsize * FULL_BELOW_FRACTION);
+      return info.bavail * info.bsize < threshold || info.ffree === 0;
     },
     watch(stop) {
       if (mounted) return () => {};
