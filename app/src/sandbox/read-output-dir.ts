@@ -1,6 +1,7 @@
 import { constants } from "node:fs";
 import { lstat, open, readdir, readlink } from "node:fs/promises";
 import type { EvidenceFile } from "./checker-job.ts";
+import { surrogateEscaped } from "./safe-text.ts";
 
 /** What the service keeps of one run's /output: result.json and its evidence, at most this much. */
 export const OUTPUT_CEILING_BYTES = 64 * 1024 * 1024;
@@ -97,43 +98,4 @@ export async function readOutputDir(outputDir: string): Promise<OutputTree> {
 /** `dir/name` as bytes (path.join takes only strings). */
 function childPath(dir: Buffer, name: Buffer): Buffer {
   return Buffer.concat([dir, Buffer.from("/"), name]);
-}
-
-/**
- * Bytes as a string the way Python's surrogateescape does it: well-formed UTF-8 decoded, and
- * every byte that is not part of it as U+DC80..U+DCFF (safeNameFromString turns those back into
- * `\xHH`, byte-exactly).
- */
-export function surrogateEscaped(bytes: Uint8Array): string {
-  let text = "";
-  let i = 0;
-  while (i < bytes.length) {
-    const length = utf8SequenceLength(bytes, i);
-    if (length === 0) {
-      text += String.fromCharCode(0xdc00 + bytes[i]!);
-      i += 1;
-    } else {
-      text += Buffer.from(bytes.subarray(i, i + length)).toString("utf8");
-      i += length;
-    }
-  }
-  return text;
-}
-
-/** The length of the well-formed UTF-8 sequence at `i` (RFC 3629), or 0 when there is none. */
-function utf8SequenceLength(bytes: Uint8Array, i: number): number {
-  const b0 = bytes[i]!;
-  if (b0 < 0x80) return 1;
-  const cont = (k: number, lo = 0x80, hi = 0xbf) => {
-    const b = bytes[i + k];
-    return b !== undefined && b >= lo && b <= hi;
-  };
-  if (b0 >= 0xc2 && b0 <= 0xdf) return cont(1) ? 2 : 0;
-  if (b0 === 0xe0) return cont(1, 0xa0) && cont(2) ? 3 : 0;
-  if ((b0 >= 0xe1 && b0 <= 0xec) || b0 === 0xee || b0 === 0xef) return cont(1) && cont(2) ? 3 : 0;
-  if (b0 === 0xed) return cont(1, 0x80, 0x9f) && cont(2) ? 3 : 0;
-  if (b0 === 0xf0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
-  if (b0 >= 0xf1 && b0 <= 0xf3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
-  if (b0 === 0xf4) return cont(1, 0x80, 0x8f) && cont(2) && cont(3) ? 4 : 0;
-  return 0;
 }

@@ -133,6 +133,27 @@ function escapeBytes(bytes: Uint8Array, name: boolean): string {
   return out;
 }
 
+/**
+ * Bytes as a string the way Python's surrogateescape does it: well-formed UTF-8 decoded, and
+ * every byte that is not part of it as U+DC80..U+DCFF, which safeNameFromString turns back into
+ * `\xHH`, byte-exactly (names read from the run's disk, read-output-dir.ts).
+ */
+export function surrogateEscaped(bytes: Uint8Array): string {
+  let text = "";
+  let i = 0;
+  while (i < bytes.length) {
+    const length = sequenceLength(bytes, i);
+    if (length === 0) {
+      text += String.fromCharCode(0xdc00 + bytes[i]!);
+      i += 1;
+    } else {
+      text += Buffer.from(bytes.subarray(i, i + length)).toString("utf8");
+      i += length;
+    }
+  }
+  return text;
+}
+
 /** Length of the well-formed UTF-8 sequence at `i` (RFC 3629 table), 0 when there is none. */
 function sequenceLength(bytes: Uint8Array, i: number): number {
   const b0 = bytes[i]!;

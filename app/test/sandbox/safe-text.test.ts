@@ -1,6 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { nameToBytes, safeName, safeNameFromString, safeText } from "../../src/sandbox/safe-text.ts";
+import {
+  nameToBytes,
+  safeName,
+  safeNameFromString,
+  safeText,
+  surrogateEscaped,
+} from "../../src/sandbox/safe-text.ts";
 
 /** Checker output is data: whatever a checker writes, what is stored is well-formed text without NUL. */
 describe("safe text", () => {
@@ -23,6 +29,16 @@ describe("safe text", () => {
         expect(storable(safeName(a))).toBe(true);
         expect(nameToBytes(safeName(a)).equals(Buffer.from(a))).toBe(true);
         if (!Buffer.from(a).equals(Buffer.from(b))) expect(safeName(a)).not.toBe(safeName(b));
+      }),
+    );
+  });
+
+  it("reads a name from the run's disk as bytes and stores it as the same name safeName gives (property)", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 40 }), (bytes) => {
+        const stored = safeNameFromString(surrogateEscaped(bytes));
+        expect(stored).toBe(safeName(bytes));
+        expect(nameToBytes(stored).equals(Buffer.from(bytes))).toBe(true);
       }),
     );
   });
