@@ -34,6 +34,7 @@ export { type PublishOutcome, publishValidated } from "./checks/publish-validate
 export type { CliDeps } from "./cli/cli-deps.ts";
 export { type CliIo, processIo, UsageError } from "./cli/cli-io.ts";
 export { scaffoldPackage } from "./cli/scaffold-package.ts";
+export { CONFORMANCE_WAIT_MS } from "./client/authoring-steps.ts";
 export { openServiceClient, type ServiceClient } from "./client/service-client.ts";
 export type { RetryOptions } from "./client/with-retries.ts";
 export { type ContentHash, canonicalJson, hashJson, sha256 } from "./hash/sha256.ts";

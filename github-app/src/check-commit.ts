@@ -3,6 +3,7 @@ import {
   CHECK_SUMMARY_MAX_BYTES,
   type CheckAnnotation,
   CheckConclusion,
+  CONFORMANCE_WAIT_MS,
   checkAnnotations,
   checkConclusion,
   checkPackage,
@@ -24,6 +25,7 @@ import {
   listCheckRuns,
   MAX_ANNOTATIONS,
   type Octokit,
+  reportCheckRunProgress,
   startCheckRun,
 } from "./check-runs.ts";
 import type { CommitTarget } from "./commit-target.ts";
@@ -125,7 +127,15 @@ export async function checkCommit(
       name,
       externalId: linted.lint.plan_hash ?? "",
     });
-    const check = deps.client ? await askService(linted, deps.client, deps.retry) : linted;
+    const check = deps.client
+      ? await askService(linted, deps.client, deps.retry, (waited) => {
+          // At once, then every 30 s: the check says why it is still running.
+          if (waited % CONFORMANCE_PROGRESS_MS !== 0) return;
+          void reportCheckRunProgress(deps.octokit, { ...where, id }, conformanceProgress(waited)).catch(
+            () => {},
+          );
+        })
+      : linted;
     await completeCheckRun(deps.octokit, { ...where, id }, await checkRunResult(target, check));
     packages.push({ dir, name, check, reused: false });
   }
@@ -188,5 +198,16 @@ function toGitHub(a: CheckAnnotation): CheckRunOutput["annotations"][number] {
     title: a.title,
     // GitHub caps an annotation's message at 64 KB; lint messages are far shorter.
     message: a.message.slice(0, 4000),
+  };
+}
+
+/** How often a check waiting for conformance fixtures says so. */
+const CONFORMANCE_PROGRESS_MS = 30_000;
+
+/** The output of a check that waits for the service's conformance fixtures. */
+export function conformanceProgress(waitedMs: number): { title: string; summary: string } {
+  return {
+    title: "Waiting for conformance fixtures",
+    summary: `The service runs this package's conformance fixtures in its sandbox queue; waited ${Math.round(waitedMs / 1000)} s of at most ${CONFORMANCE_WAIT_MS / 1000} s. The check completes with the plan and the reconciliation once they finish.`,
   };
 }

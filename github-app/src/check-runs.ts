@@ -83,6 +83,23 @@ export async function startCheckRun(
 }
 
 /**
+ * Says on a running check what it waits for (it stays in progress): a title and a summary.
+ */
+export async function reportCheckRunProgress(
+  octokit: Octokit,
+  where: RepoRef & { id: number },
+  output: { title: string; summary: string },
+): Promise<void> {
+  await octokit.rest.checks.update({
+    owner: where.owner,
+    repo: where.repo,
+    check_run_id: where.id,
+    status: "in_progress",
+    output,
+  });
+}
+
+/**
  * Completes a check run with its conclusion and output. Annotations go 50 per request: the first
  * batch with the conclusion, the rest in updates that repeat title and summary (GitHub appends
  * annotations across updates). Beyond MAX_ANNOTATIONS they are dropped; callers say so in the

@@ -41200,12 +41200,16 @@ async function checkPackage(dir, open3, options = {}) {
   }
   const lint = await lintPackage(tree, { now: options.now });
   const check2 = { dir, tree, lint, service: null };
-  return options.client ? askService(check2, options.client, options.retry) : check2;
+  const onWait = options.onConformanceWait;
+  return options.client ? askService(check2, options.client, options.retry, onWait && ((waited) => onWait(dir, waited))) : check2;
 }
-async function askService(check2, client, retry) {
+async function askService(check2, client, retry, onConformanceWait) {
   if (!check2.tree || !check2.lint.ok || !check2.lint.plan) return check2;
   try {
-    const result = await validatePackage(client, check2.tree, check2.lint.plan, { retry });
+    const result = await validatePackage(client, check2.tree, check2.lint.plan, {
+      ...retry ? { retry } : {},
+      ...onConformanceWait ? { onConformanceWait } : {}
+    });
     return { ...check2, service: { ok: true, result } };
   } catch (error3) {
     if (!(error3 instanceof ServiceCallError)) throw error3;
@@ -66218,7 +66222,14 @@ async function check(io, inputs, root, client) {
   const repository = { paths: () => listed, read: (path) => readFile(join3(root, path)) };
   const repo = await checkRepository(repository, (dir) => openDirectoryTree(join3(root, dir)), {
     client: client ?? void 0,
-    retry: io.retry
+    retry: io.retry,
+    // At once, then every 30 s: the log says why the step is still running.
+    onConformanceWait: (dir, waited) => {
+      if (waited % 3e4 !== 0) return;
+      io.info(
+        `${dir}: the service runs this package's conformance fixtures in its sandbox queue; waited ${Math.round(waited / 1e3)} s of at most ${CONFORMANCE_WAIT_MS / 1e3} s`
+      );
+    }
   });
   const at = (path) => posix.normalize(posix.join(inputs.path.replaceAll("\\", "/"), path));
   const annotate = (a) => io.annotate(a.level === "failure" ? "error" : a.level, a.message, {

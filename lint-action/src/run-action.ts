@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join, posix, resolve } from "node:path";
 import {
   type CheckAnnotation,
+  CONFORMANCE_WAIT_MS,
   checkAnnotations,
   checkConclusion,
   checkCounts,
@@ -81,6 +82,13 @@ async function check(
   const repo = await checkRepository(repository, (dir) => openDirectoryTree(join(root, dir)), {
     client: client ?? undefined,
     retry: io.retry,
+    // At once, then every 30 s: the log says why the step is still running.
+    onConformanceWait: (dir, waited) => {
+      if (waited % 30_000 !== 0) return;
+      io.info(
+        `${dir}: the service runs this package's conformance fixtures in its sandbox queue; waited ${Math.round(waited / 1000)} s of at most ${CONFORMANCE_WAIT_MS / 1000} s`,
+      );
+    },
   });
   // Paths as the workflow sees them: relative to the workspace, `path` included.
   const at = (path: string) => posix.normalize(posix.join(inputs.path.replaceAll("\\", "/"), path));

@@ -189,6 +189,10 @@ describeWithDatabase("the Action's bundled entry against the service", () => {
     // 1. The reconciliation only.
     const checked = await runAction(repo, { "server-url": url, token });
     expect(checked.code, checked.stdout).toBe(0);
+    // The checker's fixtures are queued on the service at validation: the log says why it waits.
+    expect(checked.stdout).toContain(
+      ".: the service runs this package's conformance fixtures in its sandbox queue; waited 0 s of at most 600 s",
+    );
     expect(checked.summary).toContain("| `live` | **create** | 1 |");
     expect(checked.outputs).toMatchObject({ create: "1", published: "0" });
     // 2. Published.

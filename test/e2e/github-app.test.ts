@@ -171,6 +171,19 @@ describeWithDatabase("the GitHub App against local Git and GitHub servers and th
     expect(run!.output.title).toBe("1 problem: 1 create");
     expect(run!.output.summary).toContain("| `sqrt` | **create** | 1 |");
     expect(run!.output.summary).toContain(run!.external_id!);
+    // While the service's conformance fixtures were queued (this service runs no worker), the
+    // running check said so, at once and every 30 s, before it completed.
+    const progress = github.calls.filter(
+      (c) =>
+        c.method === "PATCH" &&
+        c.path === `/repos/acme/problems/check-runs/${run!.id}` &&
+        (c.body as { output?: { title?: string } }).output?.title === "Waiting for conformance fixtures",
+    );
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress[0]!.body).toMatchObject({
+      status: "in_progress",
+      output: { summary: expect.stringContaining("waited 0 s of at most 600 s") },
+    });
     // Validated, never published.
     const published = await db.sql`select count(*)::int as n from problems`;
     expect(published[0]!.n).toBe(0);

@@ -27,6 +27,11 @@ export interface CheckPackageOptions {
   client?: ServiceClient;
   now?: Date;
   retry?: RetryOptions;
+  /**
+   * Told while the service runs the package's conformance fixtures (queued in its sandbox
+   * budget): at once, then every CONFORMANCE_POLL_MS, until they finish or CONFORMANCE_WAIT_MS.
+   */
+  onConformanceWait?: (dir: string, waitedMs: number) => void;
 }
 
 /**
@@ -56,7 +61,10 @@ export async function checkPackage(
   }
   const lint = await lintPackage(tree, { now: options.now });
   const check: PackageCheck = { dir, tree, lint, service: null };
-  return options.client ? askService(check, options.client, options.retry) : check;
+  const onWait = options.onConformanceWait;
+  return options.client
+    ? askService(check, options.client, options.retry, onWait && ((waited) => onWait(dir, waited)))
+    : check;
 }
 
 /**
@@ -67,10 +75,14 @@ export async function askService(
   check: PackageCheck,
   client: ServiceClient,
   retry?: RetryOptions,
+  onConformanceWait?: (waitedMs: number) => void,
 ): Promise<PackageCheck> {
   if (!check.tree || !check.lint.ok || !check.lint.plan) return check;
   try {
-    const result = await validatePackage(client, check.tree, check.lint.plan, { retry });
+    const result = await validatePackage(client, check.tree, check.lint.plan, {
+      ...(retry ? { retry } : {}),
+      ...(onConformanceWait ? { onConformanceWait } : {}),
+    });
     return { ...check, service: { ok: true, result } };
   } catch (error) {
     if (!(error instanceof ServiceCallError)) throw error;
