@@ -6,6 +6,9 @@ import { createInterface } from "node:readline";
 import { bwrapRuns, sha256 } from "@svc/app";
 import { afterAll, afterEach, expect, it } from "vitest";
 import { releaseDeadWorkersJobs, WORKER_DEAD_MS } from "../../src/core/jobs/worker-liveness.ts";
+import { advanceReviewProcess } from "../../src/reviews/advance-review-process.ts";
+import { claimReview } from "../../src/reviews/claim-review.ts";
+import { readAssignmentRows } from "../../src/reviews/read-process-rows.ts";
 import { issueToken } from "../../src/users/issue-token.ts";
 import {
   editJson,
@@ -17,6 +20,8 @@ import {
   zipFiles,
 } from "../authoring/support/authoring-harness.ts";
 import { clientLines, envelopeOf, type TestClient } from "../edges/mcp/support/mcp-clients.ts";
+import { humanNode, kOfN, protocol } from "../reviews/engine/support/protocols.ts";
+import { reviewers, reviewWorld, startOn } from "../reviews/engine/support/review-harness.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
 
 const hasBwrap = bwrapRuns();
@@ -291,6 +296,42 @@ describeWithDatabase("kill -9 at each phase", () => {
     },
     200_000,
   );
+
+  it("evil/kill-9-with-a-review-timer-pending: a claim's hold still lapses on time after the restart", async () => {
+    const world = await reviewWorld(db.sql);
+    const oneReader = protocol(
+      [humanNode("readers", { count: 1 }), kOfN("decision", "readers", 1, 1)],
+      "decision",
+    );
+    // The protocol holds a claim 120 minutes: the world's clock is set so that it ends 10 s from now.
+    world.clock.set(new Date(Date.now() - 120 * 60_000 + 10_000));
+    let running = await serve();
+    const review = await startOn(world, oneReader);
+    await advanceReviewProcess(world.services, review.id);
+    const [reader] = await reviewers(db.sql, 1);
+    const held = await claimReview(world.services, reader!.user.id, {
+      review_process_id: review.id,
+      node_id: "readers",
+    });
+    await killHard(running.server);
+
+    // The hold's timer outlives the service: still pending, not run, the claim still held.
+    const timer = await db.sql<{ run_at: Date }[]>`
+      select run_at from graphile_worker.jobs where key = ${`review_hold:${held.id}`} and attempts = 0`;
+    expect(timer).toHaveLength(1);
+    expect((await readAssignmentRows(db.sql, review.id))[0]).toMatchObject({ status: "claimed" });
+
+    // Past the hold's end, a restarted service runs the timer and the claim lapses.
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(0, timer[0]!.run_at.getTime() - Date.now()) + 200),
+    );
+    running = await serve();
+    await waitFor(
+      async () => (await readAssignmentRows(db.sql, review.id))[0]?.status === "lapsed",
+      "the hold to lapse",
+    );
+    await killHard(running.server);
+  }, 120_000);
 });
 
 async function waitFor(check: () => Promise<boolean>, what: string, ms = 30_000): Promise<void> {
