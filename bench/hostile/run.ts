@@ -4,14 +4,17 @@
  * `/healthz` with no load (the baseline), then while each scenario runs, and prints p50/p99, their
  * ratios to the baseline, and the server's resident memory (before, and its peak: VmHWM).
  *
- * Scenarios live in their own modules and are listed in SCENARIOS: `validation.ts` runs
- * BENCH_VALIDATIONS (default 10) worst-case validations at once. Target: /healthz p99 under
+ * Scenarios live in their own modules and are listed in SCENARIOS: `checkers.ts` runs hostile
+ * checkers through the service's worker (memory, disk, evidence), `validation.ts` runs
+ * BENCH_VALIDATIONS (default 10) worst-case validations at once, and one scenario runs both
+ * together. The host's MemAvailable is sampled too: checkers are processes of their own. Target: /healthz p99 under
  * 100 ms while they run. Run with `npm run bench:hostile`.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { ms, percentile } from "../support/measure.ts";
+import { type CheckerFigures, prepareCheckers } from "./checkers.ts";
 import { prepareValidations } from "./validation.ts";
 
 const VALIDATIONS = Number(process.env.BENCH_VALIDATIONS ?? 10);
@@ -22,7 +25,38 @@ export interface Scenario {
   prepare(server: string, token: string): Promise<{ describe: string; run: () => Promise<string> }>;
 }
 
+const checkerLine = (figures: CheckerFigures) => {
+  const sorted = [...figures.durations].sort((a, b) => a - b);
+  const counts = new Map<string, number>();
+  for (const outcome of figures.outcomes) counts.set(outcome, (counts.get(outcome) ?? 0) + 1);
+  return `runs: ${[...counts].map(([o, n]) => `${n} x ${o}`).join(", ")}; run wall time p50 ${ms(percentile(sorted, 50))}, max ${ms(sorted.at(-1) ?? 0)}`;
+};
+
 const SCENARIOS: Scenario[] = [
+  {
+    name: "hostile checkers through the service",
+    prepare: async (server, token) => {
+      const prepared = await prepareCheckers(server, token);
+      return {
+        describe: `${prepared.runs} runs: each evil checker (holds 900 MiB, fills its 1,100 MB disk, writes 1,000 MB of evidence) ${prepared.runs / 3} times`,
+        run: async () => checkerLine(await prepared.run()),
+      };
+    },
+  },
+  {
+    name: `${VALIDATIONS} worst-case validations and the hostile checkers together`,
+    prepare: async (server, token) => {
+      const validations = await prepareValidations(server, token, VALIDATIONS);
+      const checkers = await prepareCheckers(server, token);
+      return {
+        describe: `the two scenarios at once`,
+        run: async () => {
+          const [v, c] = await Promise.all([validations.run(), checkers.run()]);
+          return `${v.valid} valid, ${v.busy} busy; ${checkerLine(c)}`;
+        },
+      };
+    },
+  },
   {
     name: `${VALIDATIONS} worst-case validations at once`,
     prepare: async (server, token) => {
@@ -67,6 +101,14 @@ function memory(pid: number): { rss: number; peak: number } {
   return { rss: field("VmRSS"), peak: field("VmHWM") };
 }
 
+/** The host's available memory now, in MiB (MemAvailable): checkers run as other processes. */
+function hostAvailable(): number {
+  const line = readFileSync("/proc/meminfo", "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("MemAvailable:"));
+  return Number(/(\d+)/.exec(line ?? "")?.[1] ?? 0) / 1024;
+}
+
 /** The server's event-loop delay since the last call (ms), from the bench server's own route. */
 async function eventLoop(server: string): Promise<{ p99: number; max: number }> {
   return (await (await fetch(`${server}/bench/event-loop`)).json()) as { p99: number; max: number };
@@ -109,9 +151,15 @@ try {
     resetPeak(server.child.pid!);
     await eventLoop(server.url);
     const before = memory(server.child.pid!);
+    const hostBefore = hostAvailable();
+    let hostLowest = hostBefore;
+    const sampler = setInterval(() => {
+      hostLowest = Math.min(hostLowest, hostAvailable());
+    }, 100);
     const load = prepared.run();
     const samples = await healthzWhile(server.url, load);
     const outcome = await load;
+    clearInterval(sampler);
     const after = memory(server.child.pid!);
     const loop = await eventLoop(server.url);
     console.log(`\n${scenario.name}: ${prepared.describe}`);
@@ -121,6 +169,9 @@ try {
     console.log(
       `  server RSS before ${before.rss.toFixed(0)} MiB, peak ${after.peak.toFixed(0)} MiB (+${(after.peak - before.rss).toFixed(0)} MiB); ` +
         `target /healthz p99 < 100 ms: ${percentile(samples, 99) < 100 ? "met" : "MISSED"}`,
+    );
+    console.log(
+      `  host memory available before ${hostBefore.toFixed(0)} MiB, lowest ${hostLowest.toFixed(0)} MiB (-${(hostBefore - hostLowest).toFixed(0)} MiB, checkers and PostgreSQL included)`,
     );
   }
 } finally {
