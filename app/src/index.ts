@@ -62,6 +62,7 @@ export {
   type CheckerOutcome,
   type EvidenceFile,
   type InputFile,
+  type KeepEvidence,
   LimitName,
   type RuntimeBinding,
   type SandboxBackend,

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PYTHON_RUNTIME } from "../catalogue/implementation-catalogue.ts";
 import { BoundedSink, joinLog, LOG_CEILING } from "./bounded-sink.ts";
-import type { CheckerJob, CheckerOutcome, SandboxBackend } from "./checker-job.ts";
+import type { CheckerJob, CheckerOutcome, KeepEvidence, SandboxBackend } from "./checker-job.ts";
 import { layOutInput } from "./lay-out-input.ts";
 import { readOutputDir } from "./read-output-dir.ts";
 import { machineOutcome } from "./run-checker.ts";
@@ -49,7 +49,7 @@ export function createBwrapBackend(options: BwrapBackendOptions = {}): SandboxBa
   const logCeiling = options.logCeiling ?? LOG_CEILING;
   return {
     name: "bwrap",
-    run: async (job, binding) => {
+    run: async (job, binding, runOptions = {}) => {
       if (job.implementation.image_ref !== PYTHON_RUNTIME) {
         return machineOutcome(
           "inconclusive",
@@ -66,7 +66,13 @@ export function createBwrapBackend(options: BwrapBackendOptions = {}): SandboxBa
         asRoot ? { uid: SANDBOX_UID, gid: SANDBOX_UID } : undefined,
       );
       try {
-        return await runInBwrap(job, { bwrap, python, root, logCeiling });
+        return await runInBwrap(job, {
+          bwrap,
+          python,
+          root,
+          logCeiling,
+          keepEvidence: runOptions.keepEvidence,
+        });
       } finally {
         await rm(root, { recursive: true, force: true });
       }
@@ -79,6 +85,7 @@ interface RunSettings {
   python: string;
   root: string;
   logCeiling: number;
+  keepEvidence: KeepEvidence | undefined;
 }
 
 interface SupervisorReport {
@@ -221,7 +228,7 @@ async function runOnDisk(job: CheckerJob, settings: RunSettings, disk: RunDisk):
       },
     });
   }
-  const tree = await readOutputDir(disk.output);
+  const tree = await readOutputDir(disk.output, { keepEvidence: settings.keepEvidence });
   const filled = await disk.full();
   return settleOutcome(job, {
     backend: "bwrap",

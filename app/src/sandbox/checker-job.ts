@@ -61,9 +61,26 @@ export interface CheckerJob {
  */
 export interface EvidenceFile {
   path: string;
+  /** The file's bytes; empty for a link, and for a file already kept (content_hash is then set). */
   bytes: Uint8Array;
   /** Present exactly when the entry is a symbolic link. */
   link_target?: string;
+  /** Set when the file was streamed to the caller's store as it was read (KeepEvidence): its bytes are not held. */
+  content_hash?: string;
+  size_bytes?: number;
+}
+
+/**
+ * Stores one evidence file as the host reads it from the run's disk, and says what it stored: the
+ * service passes its blob store's put, so a run's evidence is never held in memory whole.
+ */
+export type KeepEvidence = (
+  source: AsyncIterable<Uint8Array>,
+) => Promise<{ content_hash: string; size_bytes: number }>;
+
+/** What a backend may be given besides the job. */
+export interface BackendRunOptions {
+  keepEvidence?: KeepEvidence;
 }
 
 /** Which limit ended a run, when one did. */
@@ -108,5 +125,5 @@ export interface RuntimeBinding {
 /** Runs jobs; `builtin` needs nothing, the others need their engine. */
 export interface SandboxBackend {
   readonly name: BackendName;
-  run(job: CheckerJob, binding: RuntimeBinding | null): Promise<CheckerOutcome>;
+  run(job: CheckerJob, binding: RuntimeBinding | null, options?: BackendRunOptions): Promise<CheckerOutcome>;
 }

@@ -4,7 +4,13 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import Docker from "dockerode";
 import { BoundedSink, joinLog, LOG_CEILING } from "./bounded-sink.ts";
-import type { CheckerJob, CheckerOutcome, RuntimeBinding, SandboxBackend } from "./checker-job.ts";
+import type {
+  CheckerJob,
+  CheckerOutcome,
+  KeepEvidence,
+  RuntimeBinding,
+  SandboxBackend,
+} from "./checker-job.ts";
 import { holdBinary } from "./hold-binary.ts";
 import { layOutInput } from "./lay-out-input.ts";
 import { readOutputDir } from "./read-output-dir.ts";
@@ -42,12 +48,12 @@ export function createDockerBackend(options: DockerBackendOptions = {}): Sandbox
   const logCeiling = options.logCeiling ?? LOG_CEILING;
   return {
     name: "docker",
-    run: async (job, binding) => {
+    run: async (job, binding, runOptions = {}) => {
       if (binding === null) throw new Error("the docker backend needs a runtime binding (the local image)");
       // Private to root: the engine binds the run's folders, whose own modes let the container in.
       const root = await makeRunDirectory(options.tempDir ?? tmpdir(), "svc-docker-");
       try {
-        return await runInDocker(docker, job, binding, root, logCeiling);
+        return await runInDocker(docker, job, binding, root, logCeiling, runOptions.keepEvidence);
       } finally {
         await rm(root, { recursive: true, force: true });
       }
@@ -61,6 +67,7 @@ async function runInDocker(
   binding: RuntimeBinding,
   root: string,
   logCeiling: number,
+  keepEvidence: KeepEvidence | undefined,
 ): Promise<CheckerOutcome> {
   const { limits } = job.implementation;
   const image = binding.local_image;
@@ -82,7 +89,7 @@ async function runInDocker(
   try {
     const container = await createChecker(docker, { image, inputDir, hold, disk, job, diskBytes });
     try {
-      return await execChecker(docker, container, job, argv, disk, logCeiling);
+      return await execChecker(docker, container, job, argv, disk, logCeiling, keepEvidence);
     } finally {
       await container.remove({ force: true }).catch(() => undefined);
     }
@@ -144,6 +151,7 @@ async function execChecker(
   argv: string[],
   disk: RunDisk,
   logCeiling: number,
+  keepEvidence: KeepEvidence | undefined,
 ): Promise<CheckerOutcome> {
   const { limits } = job.implementation;
   let timedOut = false;
@@ -197,7 +205,7 @@ async function execChecker(
     const exitCode = execInfo.ExitCode ?? null;
     // Nothing the checker left running may write while the host reads /output.
     await container.kill().catch(() => undefined);
-    const tree = await readOutputDir(disk.output);
+    const tree = await readOutputDir(disk.output, { keepEvidence });
     const filled = await disk.full();
     // A shell convention: 128 + n is death by signal n.
     const signal = exitCode !== null && exitCode > 128 ? signalName(exitCode - 128) : null;

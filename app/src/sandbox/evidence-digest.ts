@@ -21,7 +21,12 @@ export function evidenceDigest(files: readonly EvidenceFile[]): ContentHash | nu
     .map((file) =>
       file.link_target !== undefined
         ? { path: file.path, type: "symlink", target: file.link_target }
-        : { path: file.path, type: "file", content_hash: sha256(file.bytes), size_bytes: file.bytes.length },
+        : {
+            path: file.path,
+            type: "file",
+            content_hash: file.content_hash ?? sha256(file.bytes),
+            size_bytes: file.size_bytes ?? file.bytes.length,
+          },
     );
   return hashJson({ format: "svc-evidence-tree/1", entries });
 }

@@ -1,6 +1,6 @@
 import { constants } from "node:fs";
 import { lstat, open, readdir, readlink } from "node:fs/promises";
-import type { EvidenceFile } from "./checker-job.ts";
+import type { EvidenceFile, KeepEvidence } from "./checker-job.ts";
 import { surrogateEscaped } from "./safe-text.ts";
 
 /** What the service keeps of one run's /output: result.json and its evidence, at most this much. */
@@ -27,7 +27,10 @@ export interface OutputTree {
  * OUTPUT_CEILING_BYTES and OUTPUT_MAX_ENTRIES. result.json is read first, so the verdict is never
  * lost to evidence; files are read one at a time.
  */
-export async function readOutputDir(outputDir: string): Promise<OutputTree> {
+export async function readOutputDir(
+  outputDir: string,
+  options: { keepEvidence?: KeepEvidence | undefined } = {},
+): Promise<OutputTree> {
   const entries: EvidenceFile[] = [];
   let budget = OUTPUT_CEILING_BYTES;
   let count = 0;
@@ -56,6 +59,17 @@ export async function readOutputDir(outputDir: string): Promise<OutputTree> {
     try {
       const opened = await handle.stat();
       if (!opened.isFile()) return "skipped";
+      // Evidence streams to the caller's store file by file; result.json and evidence/summary.json
+      // (small, and read to settle the outcome) are held.
+      if (options.keepEvidence && relative.startsWith("evidence/") && relative !== "evidence/summary.json") {
+        const size = Math.min(opened.size, budget);
+        const kept = await options.keepEvidence(
+          size === 0 ? emptySource() : handle.createReadStream({ start: 0, end: size - 1, autoClose: false }),
+        );
+        budget -= kept.size_bytes;
+        entries.push({ path: relative, bytes: new Uint8Array(0), ...kept });
+        return "kept";
+      }
       const bytes = Buffer.alloc(Math.min(opened.size, budget));
       const { bytesRead } = await handle.read(bytes, 0, bytes.length, 0);
       budget -= bytesRead;
@@ -99,3 +113,5 @@ export async function readOutputDir(outputDir: string): Promise<OutputTree> {
 function childPath(dir: Buffer, name: Buffer): Buffer {
   return Buffer.concat([dir, Buffer.from("/"), name]);
 }
+
+async function* emptySource(): AsyncIterable<Uint8Array> {}

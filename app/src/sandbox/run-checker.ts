@@ -2,8 +2,10 @@ import type { RuntimeBackend } from "@svc/schemas";
 import { createBuiltinBackend, isBuiltin } from "./builtin-backend.ts";
 import type {
   BackendName,
+  BackendRunOptions,
   CheckerJob,
   CheckerOutcome,
+  KeepEvidence,
   RuntimeBinding,
   SandboxBackend,
 } from "./checker-job.ts";
@@ -15,6 +17,8 @@ export interface RunCheckerOptions {
   /** How script runtimes and images run here; null when nothing is bound (no bwrap, no docker). */
   binding: RuntimeBinding | null;
   backends: Backends;
+  /** Streams evidence files to the caller's store as they are read (script and image backends). */
+  keepEvidence?: KeepEvidence;
 }
 
 /**
@@ -24,7 +28,7 @@ export interface RunCheckerOptions {
  * machinery), both with the reason.
  */
 export async function runChecker(job: CheckerJob, options: RunCheckerOptions): Promise<CheckerOutcome> {
-  const { binding, backends } = options;
+  const { binding, backends, keepEvidence } = options;
   if (isBuiltin(job.implementation.image_ref)) {
     const builtin = backends.builtin ?? createBuiltinBackend();
     return guarded(builtin, job, null);
@@ -44,16 +48,17 @@ export async function runChecker(job: CheckerJob, options: RunCheckerOptions): P
       binding.backend,
     );
   }
-  return guarded(backend, job, binding);
+  return guarded(backend, job, binding, { keepEvidence });
 }
 
 async function guarded(
   backend: SandboxBackend,
   job: CheckerJob,
   binding: RuntimeBinding | null,
+  options: BackendRunOptions = {},
 ): Promise<CheckerOutcome> {
   try {
-    return await backend.run(job, binding);
+    return await backend.run(job, binding, options);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return machineOutcome("error", `the ${backend.name} backend failed: ${message}`, backend.name);

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -212,6 +213,42 @@ os.symlink(b"/target-\\xfe", b"/output/evidence/link")
       }
       expect(outcome.evidence_hash).toBe(evidenceDigest(outcome.evidence));
       expect(outcome.evidence.find((e) => e.path === "link")?.link_target).toBe("/target-\\xFE");
+    });
+
+    it("16. streams evidence to the caller's store file by file when asked, with the same digest as held bytes", async () => {
+      const source = verdict(
+        "verified",
+        `import os
+os.makedirs("/output/evidence/deep", exist_ok=True)
+open("/output/evidence/deep/big.bin", "wb").write(b"y" * (3 * 1024 * 1024))
+open("/output/evidence/summary.json", "w").write("{}")
+open("/output/evidence/empty", "wb").close()
+os.symlink("deep/big.bin", "/output/evidence/link")
+`,
+      );
+      const stored = new Map<string, number>();
+      const keepEvidence = async (chunks: AsyncIterable<Uint8Array>) => {
+        const hash = createHash("sha256");
+        let size = 0;
+        for await (const chunk of chunks) {
+          hash.update(chunk);
+          size += chunk.byteLength;
+        }
+        const content_hash = `sha256:${hash.digest("hex")}`;
+        stored.set(content_hash, size);
+        return { content_hash, size_bytes: size };
+      };
+      const kept = await backend.run(scriptJob(source), binding, { keepEvidence });
+      const held = await run(source);
+      expect(kept.result).toBe("verified");
+      expect(kept.evidence_hash).toBe(held.evidence_hash);
+      const big = kept.evidence.find((e) => e.path === "deep/big.bin")!;
+      expect(big).toMatchObject({ size_bytes: 3 * 1024 * 1024, bytes: new Uint8Array(0) });
+      expect(stored.get(big.content_hash!)).toBe(3 * 1024 * 1024);
+      expect(kept.evidence.find((e) => e.path === "empty")).toMatchObject({ size_bytes: 0 });
+      // summary.json is read to settle the outcome, so it is held; a link has no bytes to keep.
+      expect(kept.evidence.find((e) => e.path === "summary.json")?.content_hash).toBeUndefined();
+      expect(kept.evidence.find((e) => e.path === "link")).toMatchObject({ link_target: "deep/big.bin" });
     });
 
     const fillTmp = `for i in range(1000):

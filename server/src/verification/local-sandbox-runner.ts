@@ -1,4 +1,4 @@
-import type { CheckerJob, CheckerOutcome, RuntimeBinding } from "@svc/app";
+import type { CheckerJob, CheckerOutcome, KeepEvidence, RuntimeBinding } from "@svc/app";
 import {
   type Backends,
   bwrapRuns,
@@ -8,7 +8,7 @@ import {
   runChecker,
 } from "@svc/app";
 import Docker from "dockerode";
-import type { SandboxEngines, SandboxRunner } from "../core/services/sandbox-runner.ts";
+import type { RunOwner, SandboxEngines, SandboxRunner } from "../core/services/sandbox-runner.ts";
 
 /**
  * The sandbox runner of one service process: app/src/sandbox's backends on this machine. Unless
@@ -36,8 +36,17 @@ export function localSandboxRunner(
       const found = await backends();
       return { docker: found.docker !== undefined, bwrap: found.bwrap !== undefined };
     },
-    async run(job: CheckerJob, binding: RuntimeBinding | null): Promise<CheckerOutcome> {
-      return await runChecker(job, { binding, backends: await backends() });
+    async run(
+      job: CheckerJob,
+      binding: RuntimeBinding | null,
+      _owner?: RunOwner,
+      keepEvidence?: KeepEvidence,
+    ): Promise<CheckerOutcome> {
+      return await runChecker(job, {
+        binding,
+        backends: await backends(),
+        ...(keepEvidence ? { keepEvidence } : {}),
+      });
     },
   };
 }

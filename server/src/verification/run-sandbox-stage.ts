@@ -87,7 +87,13 @@ export async function runSandboxStage(
 
   const job = await checkerJob(services, context, stage, current);
   await start();
-  const outcome = await services.sandbox.run(job, resolution.binding, { user_id: context.user_id });
+  // Evidence goes to the blob store file by file as the host reads it from the run's disk.
+  const outcome = await services.sandbox.run(
+    job,
+    resolution.binding,
+    { user_id: context.user_id },
+    (source) => services.blobs.put(source),
+  );
   return await recordOutcome(services, current, outcome);
 }
 
@@ -153,7 +159,10 @@ async function recordOutcome(
   const stored = await services.blobs.put(outcome.log.bytes);
   const evidence_files = [];
   for (const file of outcome.evidence) {
-    const put = await services.blobs.put(file.bytes);
+    const put =
+      file.content_hash !== undefined && file.size_bytes !== undefined
+        ? { content_hash: file.content_hash, size_bytes: file.size_bytes }
+        : await services.blobs.put(file.bytes);
     evidence_files.push(
       file.link_target === undefined
         ? { path: file.path, ...put }

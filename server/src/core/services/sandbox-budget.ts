@@ -3,6 +3,7 @@ import {
   type CheckerJob,
   type CheckerLimits,
   type CheckerOutcome,
+  type KeepEvidence,
   type RuntimeBinding,
   UsageError,
 } from "@svc/app";
@@ -155,8 +156,13 @@ export function budgetedSandboxRunner(
     async engines(): Promise<SandboxEngines> {
       return await inner.engines();
     },
-    async run(job: CheckerJob, binding: RuntimeBinding | null, owner?: RunOwner): Promise<CheckerOutcome> {
-      if (binding === null) return await inner.run(job, binding, owner);
+    async run(
+      job: CheckerJob,
+      binding: RuntimeBinding | null,
+      owner?: RunOwner,
+      keepEvidence?: KeepEvidence,
+    ): Promise<CheckerOutcome> {
+      if (binding === null) return await inner.run(job, binding, owner, keepEvidence);
       const waiter: Waiter = {
         memory_mb: job.implementation.limits.memory_mb,
         owner: owner?.user_id ?? "",
@@ -170,7 +176,7 @@ export function budgetedSandboxRunner(
       peaks.waiting = Math.max(peaks.waiting, waiters.length);
       await started;
       try {
-        return await inner.run(job, binding, owner);
+        return await inner.run(job, binding, owner, keepEvidence);
       } finally {
         release(waiter);
       }

@@ -1,4 +1,4 @@
-import type { CheckerJob, CheckerOutcome, RuntimeBinding } from "@svc/app";
+import type { CheckerJob, CheckerOutcome, KeepEvidence, RuntimeBinding } from "@svc/app";
 
 /** The sandbox engines this machine has (spec 3: docker when an engine answers, else bwrap). */
 export interface SandboxEngines {
@@ -17,5 +17,11 @@ export interface RunOwner {
  */
 export interface SandboxRunner {
   engines(): Promise<SandboxEngines>;
-  run(job: CheckerJob, binding: RuntimeBinding | null, owner?: RunOwner): Promise<CheckerOutcome>;
+  /** `keepEvidence` stores each evidence file as it is read from the run's disk (the blob store's put). */
+  run(
+    job: CheckerJob,
+    binding: RuntimeBinding | null,
+    owner?: RunOwner,
+    keepEvidence?: KeepEvidence,
+  ): Promise<CheckerOutcome>;
 }
