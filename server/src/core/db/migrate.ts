@@ -13,8 +13,8 @@ const MIGRATION_LOCK = 0x5356_4331;
 /**
  * Applies the migrations not yet recorded in `svc_migrations`, in order, each in its own
  * transaction (a failing migration leaves no trace and stops the run). Refuses to run when a
- * recorded migration's file has changed since it was applied. Then installs or upgrades
- * graphile-worker's own schema (`graphile_worker`), which our transactions enqueue jobs into.
+ * recorded migration's file has changed since it was applied. Installs or upgrades
+ * graphile-worker's own schema (`graphile_worker`), which our transactions enqueue jobs into, first.
  * Returns the names of our migrations it applied.
  */
 export async function migrate(
@@ -22,6 +22,9 @@ export async function migrate(
   migrations: readonly Migration[] = readMigrations(),
 ): Promise<string[]> {
   const applied: string[] = [];
+  // graphile-worker's schema first: a process waiting for the schema (SVC_MIGRATE=wait) sees
+  // our last migration recorded only once everything, the job queue included, is in place.
+  await runMigrations({ ...workerConnection(sql, 1), logger: quietWorkerLogger });
   await sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK})`;
     await tx`
@@ -54,7 +57,6 @@ export async function migrate(
       applied.push(migration.name);
     });
   }
-  await runMigrations({ ...workerConnection(sql, 1), logger: quietWorkerLogger });
   return applied;
 }
 

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { openLocalBlobStore } from "../../core/blobs/open-local-blob-store.ts";
+import { openS3BlobStore, type S3BlobStoreSettings } from "../../core/blobs/open-s3-blob-store.ts";
 import type { Pool } from "../../core/db/connect-sql.ts";
 import { githubSignInFromEnv } from "../../core/services/github-sign-in-settings.ts";
 import type { HostedReviewers } from "../../core/services/hosted-reviewer.ts";
@@ -25,6 +26,8 @@ export interface OpenServicesOptions {
   /** Blobs live in `<dataDir>/blobs` unless `blobDir` says otherwise. */
   dataDir: string;
   blobDir?: string | undefined;
+  /** Blobs on S3-compatible object storage instead (SVC_S3_BUCKET); then `blobDir` is unused. */
+  s3?: S3BlobStoreSettings | undefined;
   baseUrl?: string | undefined;
   signingSecret?: string | undefined;
   /** How checkers run; default: this machine's engines. */
@@ -37,7 +40,7 @@ export interface OpenServicesOptions {
   env?: Readonly<Record<string, string | undefined>> | undefined;
 }
 
-/** Builds the Services over a migrated database: the blob store and the signing secret. */
+/** Builds the Services over a migrated database: the blob store (a directory or a bucket) and the signing secret. */
 export async function openServices(options: OpenServicesOptions): Promise<Services> {
   const { sql, log, clock } = options;
   const hostedReviewers = options.hostedReviewers ?? hostedReviewersFromEnv(options.env ?? process.env);
@@ -49,7 +52,9 @@ export async function openServices(options: OpenServicesOptions): Promise<Servic
     sql,
     log,
     clock,
-    blobs: openLocalBlobStore(options.blobDir ?? join(options.dataDir, "blobs")),
+    blobs: options.s3
+      ? await openS3BlobStore(options.s3)
+      : openLocalBlobStore(options.blobDir ?? join(options.dataDir, "blobs")),
     signingSecret: await loadSigningSecret(sql, options.signingSecret),
     baseUrl: options.baseUrl,
     sandbox: budgetedSandboxRunner(

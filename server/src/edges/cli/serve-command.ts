@@ -1,18 +1,18 @@
 import type { Logger } from "pino";
 import { closeValidationPool } from "../../authoring/validation-pool.ts";
-import { migrate } from "../../core/db/migrate.ts";
 import { openDatabase } from "../../core/db/open-database.ts";
 import { systemClock } from "../../core/time/clock.ts";
 import { startWorker } from "../worker/start-worker.ts";
 import { buildApp } from "./build-app.ts";
 import { openServices } from "./open-services.ts";
+import { readySchema } from "./ready-schema.ts";
 import type { ServerConfig } from "./server-config.ts";
 
 const DRAIN_MS = 10_000;
 
 /**
- * `svc-server serve`: opens and migrates the database, starts SVC_WORKERS verification workers
- * (default 1), listens, and on SIGTERM or SIGINT stops
+ * `svc-server serve`: opens the database and brings its schema up to date (SVC_MIGRATE), starts
+ * SVC_WORKERS verification workers (default 1; 0 for a web-only replica), listens, and on SIGTERM or SIGINT stops
  * accepting, lets in-flight requests finish (for up to 10 s), closes the database (stopping the embedded
  * PostgreSQL when no other process uses it) and returns 0. A second signal exits at once with 1.
  */
@@ -30,19 +30,22 @@ export async function serveCommand(config: ServerConfig, log: Logger): Promise<n
   });
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });
   try {
-    const applied = await migrate(db.sql);
-    if (applied.length > 0) log.info({ applied }, "applied migrations");
+    await readySchema(db.sql, config, log);
     const services = await openServices({
       sql: db.sql,
       log,
       clock: systemClock,
       dataDir: config.dataDir,
       blobDir: config.blobDir,
+      s3: config.s3,
       baseUrl: config.baseUrl,
       signingSecret: config.signingSecret,
     });
     const app = buildApp(services);
-    const worker = config.workers > 0 ? await startWorker(services, { concurrency: config.workers }) : null;
+    const worker =
+      config.workers > 0
+        ? await startWorker(services, { concurrency: config.workers, deadAfterMs: config.workerDeadAfterMs })
+        : null;
     if (worker) log.info({ concurrency: config.workers }, "verification worker started");
     try {
       const address = await app.listen({ host: config.host, port: config.port });

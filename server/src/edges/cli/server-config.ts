@@ -1,5 +1,7 @@
 import { resolve } from "node:path";
 import { UsageError } from "@svc/app";
+import type { S3BlobStoreSettings } from "../../core/blobs/open-s3-blob-store.ts";
+import { WORKER_DEAD_MS } from "../../core/jobs/worker-liveness.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -21,6 +23,20 @@ export interface ServerConfig {
   baseUrl: string | undefined;
   /** `SVC_BLOB_DIR`, where blobs live; default `<dataDir>/blobs`. */
   blobDir: string | undefined;
+  /** `SVC_S3_BUCKET` and its companions: blobs on S3-compatible object storage instead of a directory. */
+  s3: S3BlobStoreSettings | undefined;
+  /**
+   * `SVC_MIGRATE`: `auto` (the default) applies pending migrations when `serve` or `worker`
+   * starts; `wait` leaves that to one `svc-server migrate` per deploy and waits for the schema.
+   */
+  migrate: "auto" | "wait";
+  /** `SVC_SCHEMA_WAIT_S`, default 600: how long `wait` waits for the schema before giving up. */
+  schemaWaitMs: number;
+  /**
+   * `SVC_WORKER_DEAD_AFTER_S`, default 90: a worker silent this long is dead and its jobs go to
+   * the others. Every worker process of a deployment should use the same value.
+   */
+  workerDeadAfterMs: number;
   /** `SVC_SIGNING_SECRET` (at least 32 bytes); unset: one made once and kept in the database. */
   signingSecret: string | undefined;
   /** `LOG_LEVEL`, when set. */
@@ -45,8 +61,23 @@ export function serverConfig(env: Env = process.env): ServerConfig {
       `SVC_WORKERS=${env.SVC_WORKERS} is not a worker count: use a whole number from 0 to 64`,
     );
   }
+  const migrate = env.SVC_MIGRATE || "auto";
+  if (migrate !== "auto" && migrate !== "wait") {
+    throw new UsageError(
+      `SVC_MIGRATE=${env.SVC_MIGRATE} is not a migration mode: use auto (migrate at start) or wait (wait for svc-server migrate)`,
+    );
+  }
+  if (env.SVC_S3_BUCKET && env.SVC_BLOB_DIR) {
+    throw new UsageError(
+      "SVC_S3_BUCKET and SVC_BLOB_DIR are both set: blobs live in one store, so unset one of them",
+    );
+  }
   return {
     workers,
+    migrate,
+    schemaWaitMs: seconds(env, "SVC_SCHEMA_WAIT_S", 600, 0) * 1000,
+    workerDeadAfterMs: seconds(env, "SVC_WORKER_DEAD_AFTER_S", WORKER_DEAD_MS / 1000, 3) * 1000,
+    s3: s3Settings(env),
     host,
     port,
     databaseUrl: env.DATABASE_URL || undefined,
@@ -55,5 +86,54 @@ export function serverConfig(env: Env = process.env): ServerConfig {
     blobDir: env.SVC_BLOB_DIR ? resolve(env.INIT_CWD || process.cwd(), env.SVC_BLOB_DIR) : undefined,
     signingSecret: env.SVC_SIGNING_SECRET || undefined,
     logLevel: env.LOG_LEVEL || undefined,
+  };
+}
+
+/** A whole number of seconds from `name`, at least `min`; `fallback` when unset. */
+function seconds(env: Env, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  if (!raw) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > 86_400) {
+    throw new UsageError(
+      `${name}=${raw} is not a number of seconds: use a whole number from ${min} to 86400`,
+    );
+  }
+  return value;
+}
+
+/** The object store settings when SVC_S3_BUCKET is set (docs/deployment.md, "Object storage"). */
+function s3Settings(env: Env): S3BlobStoreSettings | undefined {
+  const bucket = env.SVC_S3_BUCKET;
+  if (!bucket) {
+    const stray = ["SVC_S3_PREFIX", "SVC_S3_ENDPOINT", "SVC_S3_REGION", "SVC_S3_FORCE_PATH_STYLE"].find(
+      (name) => env[name],
+    );
+    if (stray)
+      throw new UsageError(`${stray} is set without SVC_S3_BUCKET: set the bucket too, or unset ${stray}`);
+    return undefined;
+  }
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+    throw new UsageError(
+      `SVC_S3_BUCKET=${bucket} is not a bucket name: 3 to 63 lowercase letters, digits, dots and hyphens`,
+    );
+  }
+  const endpoint = env.SVC_S3_ENDPOINT || undefined;
+  if (endpoint !== undefined && !/^https?:\/\/[^/]+/.test(endpoint)) {
+    throw new UsageError(`SVC_S3_ENDPOINT=${endpoint} is not a URL: use https://host[:port]`);
+  }
+  const pathStyle = env.SVC_S3_FORCE_PATH_STYLE;
+  if (pathStyle !== undefined && pathStyle !== "" && pathStyle !== "0" && pathStyle !== "1") {
+    throw new UsageError(`SVC_S3_FORCE_PATH_STYLE=${pathStyle} must be 1 or 0`);
+  }
+  // A prefix names a folder: `svc` and `svc/` mean the same; no leading slash.
+  const prefix = (env.SVC_S3_PREFIX ?? "").replace(/^\/+/, "").replace(/\/*$/, "/");
+  return {
+    bucket,
+    prefix: prefix === "/" ? "" : prefix,
+    endpoint: endpoint?.replace(/\/+$/, ""),
+    region: env.SVC_S3_REGION || env.AWS_REGION || env.AWS_DEFAULT_REGION || "us-east-1",
+    // Servers other than AWS (MinIO, s3rver, Ceph) mostly want path-style addressing.
+    forcePathStyle: pathStyle ? pathStyle === "1" : endpoint !== undefined,
   };
 }

@@ -1,9 +1,9 @@
 import type { Logger } from "pino";
-import { migrate } from "../../core/db/migrate.ts";
 import { openDatabase } from "../../core/db/open-database.ts";
 import { systemClock } from "../../core/time/clock.ts";
 import { startWorker } from "../worker/start-worker.ts";
 import { openServices } from "./open-services.ts";
+import { readySchema } from "./ready-schema.ts";
 import type { ServerConfig } from "./server-config.ts";
 
 /**
@@ -17,18 +17,19 @@ export async function workerCommand(config: ServerConfig, log: Logger): Promise<
   });
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });
   try {
-    await migrate(db.sql);
+    await readySchema(db.sql, config, log);
     const services = await openServices({
       sql: db.sql,
       log,
       clock: systemClock,
       dataDir: config.dataDir,
       blobDir: config.blobDir,
+      s3: config.s3,
       baseUrl: config.baseUrl,
       signingSecret: config.signingSecret,
     });
     const concurrency = Math.max(1, config.workers);
-    const worker = await startWorker(services, { concurrency });
+    const worker = await startWorker(services, { concurrency, deadAfterMs: config.workerDeadAfterMs });
     log.info({ concurrency }, "svc worker is running");
     const signal = await stop;
     log.info({ signal }, "stopping the worker: letting running jobs finish");

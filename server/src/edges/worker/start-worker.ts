@@ -8,8 +8,9 @@ import { TaskName } from "../../core/jobs/task-name.ts";
 import {
   beatWorkers,
   forgetWorkers,
+  heartbeatMs,
   releaseDeadWorkersJobs,
-  WORKER_HEARTBEAT_MS,
+  WORKER_DEAD_MS,
 } from "../../core/jobs/worker-liveness.ts";
 import type { Services } from "../../core/services/services.ts";
 import { purgeExpiredOAuthState } from "../../oauth/purge-expired-oauth-state.ts";
@@ -28,6 +29,8 @@ export interface WorkerOptions {
   pollInterval?: number;
   /** Extra tasks (conformance, image provisioning) registered by their domains. */
   tasks?: TaskList;
+  /** A worker silent this long is dead and its jobs are released (SVC_WORKER_DEAD_AFTER_S). */
+  deadAfterMs?: number;
 }
 
 /**
@@ -37,7 +40,9 @@ export interface WorkerOptions {
  * these run at once, in `svc-server serve` or apart (`svc-server worker`); jobs are claimed with
  * row locks, so each runs once. Its workers beat in `worker_heartbeats`, and the minute sweep
  * first releases the jobs of workers that stopped beating (a process killed mid-job), so every
- * kind of job is recovered, then re-enqueues what those jobs' records say is unfinished.
+ * kind of job is recovered, then re-enqueues what those jobs' records say is unfinished. Each
+ * heartbeat also releases them, so in a fleet a killed worker's jobs move to a live one within
+ * `deadAfterMs` and a beat, not at the next minute.
  */
 export async function startWorker(services: Services, options: WorkerOptions = {}): Promise<Runner> {
   const log = services.log.child({ component: "worker" });
@@ -46,11 +51,16 @@ export async function startWorker(services: Services, options: WorkerOptions = {
   events.on("worker:create", ({ worker }) => {
     workerIds.add(worker.workerId);
   });
+  const deadAfterMs = options.deadAfterMs ?? WORKER_DEAD_MS;
+  const releaseDead = async () => {
+    const dead = await releaseDeadWorkersJobs(services.sql, services.clock(), deadAfterMs);
+    if (dead.length > 0) log.warn({ worker_ids: dead }, "released the jobs of dead workers");
+  };
   const beat = () =>
-    beatWorkers(services.sql, [...workerIds], services.clock()).catch((error: unknown) =>
-      log.warn({ err: error }, "worker heartbeat failed"),
-    );
-  const heartbeat = setInterval(beat, WORKER_HEARTBEAT_MS);
+    beatWorkers(services.sql, [...workerIds], services.clock())
+      .then(releaseDead)
+      .catch((error: unknown) => log.warn({ err: error }, "worker heartbeat failed"));
+  const heartbeat = setInterval(beat, heartbeatMs(deadAfterMs));
   heartbeat.unref();
   const runner = await run({
     events,
@@ -67,8 +77,7 @@ export async function startWorker(services: Services, options: WorkerOptions = {
     taskList: {
       [TaskName.verifyRun]: verifyRunTask(services),
       [TaskName.sweepStalledRuns]: async () => {
-        const dead = await releaseDeadWorkersJobs(services.sql, services.clock());
-        if (dead.length > 0) log.warn({ worker_ids: dead }, "released the jobs of dead workers");
+        await releaseDead();
         await sweepStalledRuns(services);
         await sweepPendingConformance(services);
         await sweepReviewProcesses(services);

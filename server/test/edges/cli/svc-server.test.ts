@@ -169,5 +169,6 @@ describe("svc-server", () => {
       error: { code: "conflict" },
     });
     expect(existsSync(join(dir, "postgres", "postmaster.pid"))).toBe(false);
-  });
+    // Ten commands, each starting and stopping the embedded PostgreSQL: seconds apiece on a busy machine.
+  }, 120_000);
 });
