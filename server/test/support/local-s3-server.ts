@@ -1,8 +1,9 @@
+import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
-import S3rver from "s3rver";
 import type { S3BlobStoreSettings } from "../../src/core/blobs/open-s3-blob-store.ts";
 
 /** s3rver's fixed credentials: it checks request signatures against them. */
@@ -23,17 +24,21 @@ export interface LocalS3Server {
   close(): Promise<void>;
 }
 
-/** Starts s3rver (an S3 protocol server on the file system) on a free loopback port. */
+/** Starts s3rver (an S3 protocol server on the file system) in a child process on a free loopback port. */
 export async function startLocalS3Server(bucket = "svc-test"): Promise<LocalS3Server> {
   const directory = await mkdtemp(join(tmpdir(), "svc-s3-"));
-  const server = new S3rver({
-    address: "127.0.0.1",
-    port: 0,
-    silent: true,
-    directory,
-    configureBuckets: [{ name: bucket }],
+  const child = spawn(
+    process.execPath,
+    [new URL("./local-s3-server-main.ts", import.meta.url).pathname, directory, bucket],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  const port = await new Promise<number>((resolve, reject) => {
+    createInterface({ input: child.stdout }).once("line", (line) =>
+      resolve((JSON.parse(line) as { port: number }).port),
+    );
+    child.once("exit", (code) => reject(new Error(`the local S3 server exited with ${code}`)));
   });
-  const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;
   const settings = (prefix = ""): S3BlobStoreSettings => ({
     bucket,
@@ -76,7 +81,8 @@ export async function startLocalS3Server(bucket = "svc-test"): Promise<LocalS3Se
     },
     async close() {
       client.destroy();
-      await server.close();
+      child.kill("SIGTERM");
+      await exited;
       await rm(directory, { recursive: true, force: true });
     },
   };
