@@ -219,4 +219,140 @@ describeWithDatabase("a fleet: two web replicas and two workers over one databas
       expect(keys.has(`sha256/${hex.slice(0, 2)}/${hex.slice(2, 4)}/${hex}`)).toBe(true);
     }
   }, 240_000);
+
+  const slowAnswer = "424242";
+  /** valid-script whose checker sleeps 5 s on one answer, so a run can be caught mid-stage. */
+  const sleepyScript = (): Files => {
+    const base = fixturePackage("valid-script");
+    const checker = Buffer.from(base["checker.py"]!).toString("utf8");
+    const sleepy = checker.replace(
+      "    if value * value == TARGET:",
+      `    if value == ${slowAnswer}:\n        import time\n        time.sleep(5)\n    if value * value == TARGET:`,
+    );
+    const files = editJson({ ...base, "checker.py": sleepy }, "verifier-contract.json", (contract) => {
+      (contract.stages as { limits: Record<string, number> }[])[0]!.limits = { timeout_seconds: 120 };
+    });
+    return editJson(files, "problem.json", (problem) => {
+      problem.slug = "sleepy-root";
+    });
+  };
+  /** The id a worker process locks its jobs with (graphile-worker's pool id). */
+  const workerIdsOf = (member: FleetProcess): string[] =>
+    (member.lines.find((line) => line.msg === "verification workers started")?.worker_ids as string[]) ?? [];
+
+  it.skipIf(!hasBwrap)(
+    "a worker killed with SIGKILL mid-run: its runs finish on the other worker, each once",
+    async () => {
+      const published = await draft(lb.url, sleepyScript());
+      expect(published.code, published.stderr).toBe(0);
+      await db.sql`update problems set visibility = 'unlisted' where slug = 'sleepy-root'`;
+      await waitFor(
+        "conformance of the published checker",
+        async () =>
+          (await count(
+            "select count(*) as n from verifier_implementations where conformance->>'status' = 'pending'",
+          )) === 0,
+      );
+      const client = await connect(lb.url, "solver-1");
+      const { attempt } = await call(client, "start_attempt", { problem: "sleepy-root" });
+      const runs: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        const { artifact } = await call(client, "upload_artifact", {
+          attempt_id: attempt.id,
+          filename: "answer.txt",
+          content_text: `${slowAnswer}\n`,
+        });
+        const created = await call(client, "create_submission", {
+          attempt_id: attempt.id,
+          artifacts: [{ role: "answer", artifact_id: artifact.id }],
+        });
+        runs.push(created.verification_run_id);
+      }
+      // Worker 1 is caught holding a run whose checker is running.
+      const [victim, survivor] = workers as [FleetProcess, FleetProcess];
+      const victimIds = workerIdsOf(victim);
+      expect(victimIds.length).toBe(1);
+      let held = "";
+      await waitFor("worker 1 to hold a running stage", async () => {
+        const rows = await db.sql<{ run: string }[]>`
+          select r.id as run from verification_runs r
+          join graphile_worker.jobs j on j.key = r.id
+          join verification_stage_results x on x.verification_run_id = r.id and x.status = 'running'
+          where r.id = any(${runs}) and j.locked_by = any(${victimIds})`;
+        held = rows[0]?.run ?? "";
+        return held !== "";
+      });
+      await victim.stop("SIGKILL");
+
+      await waitFor(
+        "the six slow runs to finish",
+        async () =>
+          (await count(
+            `select count(*) as n from verification_runs where status = 'finished' and id in (${runs.map((id) => `'${id}'`).join(",")})`,
+          )) === 6,
+      );
+      const finished = await db.sql<{ id: string; result: string; results: number }[]>`
+        select r.id, r.result,
+          (select count(*)::int from verification_stage_results x where x.verification_run_id = r.id) as results
+        from verification_runs r where r.id = any(${runs})`;
+      for (const run of finished) expect(run).toMatchObject({ result: "refuted", results: 1 });
+      expect(survivor.lines.some((line) => line.msg === "released the jobs of dead workers")).toBe(true);
+      expect(await count("select count(*) as n from graphile_worker.jobs where locked_by is not null")).toBe(
+        0,
+      );
+      expect(held).not.toBe("");
+    },
+    240_000,
+  );
+
+  it("a web replica is stopped: the CLI's retries carry on against the other, and nothing is published twice", async () => {
+    expect(await webA.stop("SIGTERM")).toBe(0);
+    // The balancer has not noticed yet: the next request goes to the stopped replica.
+    lb.sendNextTo(webA.url);
+    const before = lb.badGateways;
+    const files = editJson(fixturePackage("valid-builtin-sat"), "problem.json", (problem) => {
+      problem.slug = "small-sat-two";
+    });
+    const published = await draft(lb.url, files);
+    expect(published.code, published.stderr).toBe(0);
+    expect(lb.badGateways).toBeGreaterThan(before);
+    expect(published.stderr).toMatch(/failed \(attempt 1, .*\); retrying in/);
+    expect(published.waits.length).toBeGreaterThan(0);
+    expect(await count("select count(*) as n from problems where slug = 'small-sat-two'")).toBe(1);
+    expect(
+      await count(
+        "select count(*) as n from problem_revisions v join problems p on p.id = v.problem_id where p.slug = 'small-sat-two'",
+      ),
+    ).toBe(1);
+
+    // The fleet still takes work through the balancer: replica B and the surviving worker.
+    await db.sql`update problems set visibility = 'unlisted' where slug = 'small-sat-two'`;
+    const client = await connect(lb.url, "solver-2");
+    const { attempt } = await call(client, "start_attempt", { problem: "small-sat-two" });
+    const { artifact } = await call(client, "upload_artifact", {
+      attempt_id: attempt.id,
+      filename: "assignment.txt",
+      content_text: readFileSync(
+        new URL("../../../app/test/fixtures/lint/valid-builtin-sat/fixtures/good.txt", import.meta.url),
+        "utf8",
+      ),
+    });
+    const created = await call(client, "create_submission", {
+      attempt_id: attempt.id,
+      artifacts: [{ role: "assignment", artifact_id: artifact.id }],
+    });
+    await waitFor(
+      "the run through replica B",
+      async () =>
+        (await count(
+          `select count(*) as n from verification_runs where id = '${created.verification_run_id}' and result = 'verified'`,
+        )) === 1,
+    );
+    // Nothing lost or duplicated over the whole fleet's life: one run per submission, all finished.
+    expect(await count("select count(*) as n from submissions")).toBe(
+      await count(
+        "select count(*) as n from verification_runs where trigger = 'submission' and status = 'finished'",
+      ),
+    );
+  }, 180_000);
 });

@@ -93,6 +93,51 @@ describeWithDatabase("recovery of every job", () => {
     await runners.pop()!.stop();
   });
 
+  it("a live worker's job held past the dead-worker bound is not released: the id its jobs are locked with beats", async () => {
+    const services = testServices(db.sql);
+    const deadAfterMs = 2_000;
+    let runs = 0;
+    let finish = () => {};
+    const held = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    let started = () => {};
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const runner = await startWorker(services, {
+      concurrency: 1,
+      pollInterval: 100,
+      deadAfterMs,
+      tasks: {
+        hold_past_the_bound: async () => {
+          runs += 1;
+          started();
+          await held;
+        },
+      },
+    });
+    runners.push(runner);
+    await db.sql`select graphile_worker.add_job('hold_past_the_bound', '{}'::json, job_key => 'held')`;
+    await running;
+    try {
+      // 1. The job is held for twice the bound while the worker beats (every deadAfterMs / 6).
+      await new Promise((resolve) => setTimeout(resolve, 2 * deadAfterMs));
+      // 2. Neither a sweep nor the worker's own heartbeats released it: one run, still locked.
+      expect(await releaseDeadWorkersJobs(db.sql, new Date(), deadAfterMs)).toEqual([]);
+      const [job] = await db.sql<{ locked_by: string | null }[]>`
+      select locked_by from graphile_worker.jobs where key = 'held'`;
+      expect(job!.locked_by).not.toBeNull();
+      const [beat] = await db.sql<{ n: number }[]>`
+      select count(*)::int as n from worker_heartbeats where worker_id = ${job!.locked_by}`;
+      expect(beat!.n).toBe(1);
+      expect(runs).toBe(1);
+    } finally {
+      finish();
+    }
+    await runners.pop()!.stop();
+  });
+
   it("evil/pending-forever: a stage on a pending implementation says so in its record, then ends inconclusive after SVC_STAGE_WAIT_SECONDS", async () => {
     let now = new Date();
     const services = testServices(db.sql, {

@@ -46,10 +46,13 @@ export interface WorkerOptions {
  */
 export async function startWorker(services: Services, options: WorkerOptions = {}): Promise<Runner> {
   const log = services.log.child({ component: "worker" });
+  // graphile-worker locks each job with its pool's id (`locked_by`), not with the id of the
+  // worker inside the pool that runs it: the pool id is what must beat, or a live process's long
+  // job would look abandoned and be released to another worker while it still runs.
   const workerIds = new Set<string>();
   const events: WorkerEvents = new EventEmitter();
-  events.on("worker:create", ({ worker }) => {
-    workerIds.add(worker.workerId);
+  events.on("pool:create", ({ workerPool }) => {
+    workerIds.add(workerPool.id);
   });
   const deadAfterMs = options.deadAfterMs ?? WORKER_DEAD_MS;
   const releaseDead = async () => {
@@ -102,6 +105,8 @@ export async function startWorker(services: Services, options: WorkerOptions = {
     crontab: `* * * * * ${TaskName.sweepStalledRuns}`,
   });
   await beat();
+  // The id this process locks jobs with: what an operator matches against `locked_by`.
+  log.info({ worker_ids: [...workerIds] }, "verification workers started");
   const stopped = () => {
     clearInterval(heartbeat);
     // The pool may be closing with the process: a row left behind only ages out.
