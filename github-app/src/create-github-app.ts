@@ -1,19 +1,24 @@
+import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { hostname } from "node:os";
 import {
   type FetchGitCommitOptions,
   openServiceClient,
   type RetryOptions,
   type ServiceClient,
 } from "@svc/app";
+import postgres from "postgres";
 import { type Context, createNodeMiddleware, Probot } from "probot";
 import { appOctokit } from "./app-octokit.ts";
 import { checkCommit } from "./check-commit.ts";
 import type { Octokit } from "./check-runs.ts";
 import { type CommitTarget, commitTarget } from "./commit-target.ts";
-import { DeliveryLedger } from "./delivery-ledger.ts";
+import { type DeliveryLedger, memoryDeliveryLedger } from "./delivery-ledger.ts";
+import { migrateAppDatabase } from "./migrate-app-database.ts";
+import { postgresDeliveryLedger } from "./postgres-delivery-ledger.ts";
 import { PUBLISH_CHECK, publishCommit } from "./publish-commit.ts";
 import { type AppConfig, serviceTokenFor } from "./read-app-config.ts";
-import { serializeByKey } from "./serialize-by-key.ts";
+import { type SerializeByKey, serializeAcrossReplicas, serializeByKey } from "./serialize-by-key.ts";
 
 export interface GitHubAppOptions {
   /** isomorphic-git's HTTP client for fetching commits; node's by default. */
@@ -30,6 +35,8 @@ export interface GitHubApp {
   handle(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
   /** Resolves once every delivery taken so far is fully handled. */
   settled(): Promise<void>;
+  /** Waits for the deliveries taken, then releases the App's database pool. */
+  close(): Promise<void>;
 }
 
 /** The webhook events the App acts on (docs/github-app.md). */
@@ -59,8 +66,7 @@ export async function createGitHubApp(config: AppConfig, options: GitHubAppOptio
     logLevel: options.logLevel ?? "info",
     Octokit: appOctokit({ throttle: options.throttle ?? true }),
   });
-  const ledger = new DeliveryLedger();
-  const serialize = serializeByKey();
+  const { ledger, serialize } = await openReplicaState(config);
   const inFlight = new Set<Promise<void>>();
 
   const handleEvent = async (context: Context, force: boolean) => {
@@ -92,7 +98,7 @@ export async function createGitHubApp(config: AppConfig, options: GitHubAppOptio
         await client?.close();
       }
     };
-    const taken = ledger.take(context.id, () =>
+    const taken = await ledger.take(context.id, () =>
       serialize(`${target.owner}/${target.repo}@${target.sha}`, run),
     );
     if (!taken.first) context.log.info({ delivery: context.id }, "delivery already taken; nothing new");
@@ -113,12 +119,37 @@ export async function createGitHubApp(config: AppConfig, options: GitHubAppOptio
     },
     { probot, webhooksPath: config.webhookPath },
   );
+  const settled = async () => {
+    while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+  };
   return {
     handle: async (req, res) => Boolean(await handle(req, res)),
-    async settled() {
-      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    settled,
+    async close() {
+      await settled();
+      await ledger.close();
     },
   };
+}
+
+/**
+ * What the App's replicas share: with `DATABASE_URL`, the delivery ledger and the commit locks in
+ * PostgreSQL (its own schema, migrated here), so any number of replicas take deliveries behind
+ * one load balancer; without it, one replica's in-memory ledger and locks.
+ */
+async function openReplicaState(
+  config: AppConfig,
+): Promise<{ ledger: DeliveryLedger; serialize: SerializeByKey }> {
+  if (!config.databaseUrl) return { ledger: memoryDeliveryLedger(), serialize: serializeByKey() };
+  const sql = postgres(config.databaseUrl, { max: 20, onnotice: () => {} });
+  try {
+    await migrateAppDatabase(sql);
+  } catch (error) {
+    await sql.end({ timeout: 1 });
+    throw error;
+  }
+  const replicaId = `${hostname()}-${process.pid}-${randomBytes(4).toString("hex")}`;
+  return { ledger: postgresDeliveryLedger(sql, { replicaId }), serialize: serializeAcrossReplicas(sql) };
 }
 
 /** Publishing happens on a push to the default branch, and when its `svc/publish` run is re-requested. */

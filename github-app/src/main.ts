@@ -15,7 +15,14 @@ async function main(): Promise<void> {
     process.stderr.write(`svc-github-app: ${error.message}\n`);
     process.exit(2);
   }
-  const app = await createGitHubApp(config, { logLevel: (process.env.LOG_LEVEL as "info") ?? "info" });
+  let app: Awaited<ReturnType<typeof createGitHubApp>>;
+  try {
+    app = await createGitHubApp(config, { logLevel: (process.env.LOG_LEVEL as "info") ?? "info" });
+  } catch (error) {
+    // DATABASE_URL unreachable, or its migration refused: say so in one line, not a stack.
+    process.stderr.write(`svc-github-app: could not start: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
   const server = createServer((req, res) => {
     if (req.url === "/healthz") {
       res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}');
@@ -32,7 +39,7 @@ async function main(): Promise<void> {
   });
   const stop = () => {
     server.close();
-    app.settled().then(() => process.exit(0));
+    app.close().then(() => process.exit(0));
   };
   process.once("SIGTERM", stop);
   process.once("SIGINT", stop);

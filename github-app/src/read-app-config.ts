@@ -15,6 +15,11 @@ export interface AppConfig {
   serviceToken: string | null;
   /** Service credentials per installation id, over `serviceToken`. */
   serviceTokens: Readonly<Record<string, string>>;
+  /**
+   * `DATABASE_URL`: the PostgreSQL the App's replicas share (its delivery ledger and commit locks,
+   * in schema `svc_github_app`); null: one replica, in memory.
+   */
+  databaseUrl: string | null;
   /** Where the webhook endpoint listens. */
   host: string;
   port: number;
@@ -32,7 +37,7 @@ export class ConfigError extends Error {
  * Reads the configuration (docs/github-app.md): `APP_ID`, `PRIVATE_KEY` (or `PRIVATE_KEY_PATH`),
  * `WEBHOOK_SECRET`, `GITHUB_API_URL` (else `GHE_HOST` as `https://<host>/api/v3`, else
  * api.github.com), `SVC_BASE_URL`, `SVC_TOKEN`, `SVC_TOKENS` (a JSON object of installation id to
- * token), `HOST`, `PORT`, `WEBHOOK_PATH`.
+ * token), `DATABASE_URL`, `HOST`, `PORT`, `WEBHOOK_PATH`.
  */
 export function readAppConfig(env: Env = process.env): AppConfig {
   const missing = ["APP_ID", "WEBHOOK_SECRET"].filter((name) => !env[name]);
@@ -72,6 +77,7 @@ export function readAppConfig(env: Env = process.env): AppConfig {
     serviceUrl: env.SVC_BASE_URL ? env.SVC_BASE_URL.replace(/\/+$/, "") : null,
     serviceToken: env.SVC_TOKEN || null,
     serviceTokens,
+    databaseUrl: env.DATABASE_URL || null,
     host: env.HOST || "0.0.0.0",
     port,
     webhookPath: env.WEBHOOK_PATH || "/api/github/webhooks",

@@ -42,7 +42,7 @@ export async function startGitHubApp(env: Record<string, string>): Promise<Runni
     app,
     webhookUrl: `http://127.0.0.1:${port}/api/github/webhooks`,
     close: async () => {
-      await app.settled();
+      await app.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
