@@ -9,6 +9,8 @@ import { openDatabase } from "../../server/src/core/db/open-database.ts";
 
 export interface BenchDatabase {
   sql: Pool;
+  /** Its connection string, for the service processes a bench starts (bench/scale). */
+  url: string;
   /** Where the service's files live for this run (blobs); removed by `close`. */
   dataDir: string;
   /** What the run used, for the printed header. */
@@ -36,6 +38,7 @@ export async function benchDatabase(): Promise<BenchDatabase> {
     await migrate(sql);
     return {
       sql,
+      url: url.toString(),
       dataDir,
       description: `PostgreSQL at DATABASE_URL (database ${name})`,
       close: async () => {
@@ -50,6 +53,7 @@ export async function benchDatabase(): Promise<BenchDatabase> {
   await migrate(db.sql);
   return {
     sql: db.sql,
+    url: db.url,
     dataDir,
     description: "embedded PostgreSQL",
     close: async () => {

@@ -355,4 +355,24 @@ describeWithDatabase("a fleet: two web replicas and two workers over one databas
       ),
     );
   }, 180_000);
+
+  it("a replica told to stop answers /healthz with 503 for SVC_SHUTDOWN_DELAY_S while it still serves, then exits 0", async () => {
+    const leaving = startFleetProcess("web", { ...env, SVC_SHUTDOWN_DELAY_S: "3" });
+    await leaving.ready;
+    expect((await fetch(`${leaving.url}/healthz`)).status).toBe(200);
+    leaving.child.kill("SIGTERM");
+    await leaving.logged("shutting down: /healthz answers 503 first");
+    const health = await fetch(`${leaving.url}/healthz`);
+    expect(health.status).toBe(503);
+    expect(await health.json()).toEqual({
+      ok: false,
+      error: { code: "unavailable", message: "this server is shutting down" },
+    });
+    // Still serving what the load balancer sends meanwhile.
+    const read = await fetch(`${leaving.url}/api/problems`, {
+      headers: { authorization: `Bearer ${tokens.ada}` },
+    });
+    expect(read.status).toBe(200);
+    expect(await leaving.exited).toBe(0);
+  }, 60_000);
 });

@@ -26,7 +26,12 @@ import { MCP_PATH, mcpRoutes } from "../mcp/mcp-routes.ts";
  * The HTTP application, not yet listening: `serve` calls `listen`, tests call `inject`. Each
  * group of routes is a fastify plugin registered here with the dependencies it needs.
  */
-export function buildApp(services: Services) {
+export interface BuildAppOptions {
+  /** True once the process is shutting down: /healthz answers 503 so a load balancer stops sending. */
+  draining?: () => boolean;
+}
+
+export function buildApp(services: Services, options: BuildAppOptions = {}) {
   const { sql, log } = services;
   const app = Fastify({
     loggerInstance: log,
@@ -63,7 +68,7 @@ export function buildApp(services: Services) {
       ),
   );
   registerOpenApi(app);
-  app.register(healthRoutes, { sql });
+  app.register(healthRoutes, { sql, draining: options.draining });
   app.register(apiRoutes, { services });
   app.register(accountRoutes, { services });
   app.register(downloadRoutes, { services });

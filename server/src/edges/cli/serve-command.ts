@@ -12,7 +12,8 @@ const DRAIN_MS = 10_000;
 
 /**
  * `svc-server serve`: opens the database and brings its schema up to date (SVC_MIGRATE), starts
- * SVC_WORKERS verification workers (default 1; 0 for a web-only replica), listens, and on SIGTERM or SIGINT stops
+ * SVC_WORKERS verification workers (default 1; 0 for a web-only replica), listens, and on SIGTERM or SIGINT
+ * answers /healthz with 503 for SVC_SHUTDOWN_DELAY_S (default 0) while still serving, then stops
  * accepting, lets in-flight requests finish (for up to 10 s), closes the database (stopping the embedded
  * PostgreSQL when no other process uses it) and returns 0. A second signal exits at once with 1.
  */
@@ -41,7 +42,8 @@ export async function serveCommand(config: ServerConfig, log: Logger): Promise<n
       baseUrl: config.baseUrl,
       signingSecret: config.signingSecret,
     });
-    const app = buildApp(services);
+    let draining = false;
+    const app = buildApp(services, { draining: () => draining });
     const worker =
       config.workers > 0
         ? await startWorker(services, { concurrency: config.workers, deadAfterMs: config.workerDeadAfterMs })
@@ -51,6 +53,12 @@ export async function serveCommand(config: ServerConfig, log: Logger): Promise<n
       const address = await app.listen({ host: config.host, port: config.port });
       log.info({ url: address, base_url: config.baseUrl ?? address }, "svc is listening");
       const signal = await stop;
+      // Behind a load balancer: keep serving while /healthz says 503, until it has noticed.
+      draining = true;
+      if (config.shutdownDelayMs > 0) {
+        log.info({ signal, delay_ms: config.shutdownDelayMs }, "shutting down: /healthz answers 503 first");
+        await new Promise((resolve) => setTimeout(resolve, config.shutdownDelayMs));
+      }
       log.info({ signal }, "shutting down: draining requests");
     } finally {
       // Requests get DRAIN_MS to finish; then their connections are cut.

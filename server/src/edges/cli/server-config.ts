@@ -37,6 +37,11 @@ export interface ServerConfig {
    * the others. Every worker process of a deployment should use the same value.
    */
   workerDeadAfterMs: number;
+  /**
+   * `SVC_SHUTDOWN_DELAY_S`, default 0: on SIGTERM, how long `serve` keeps serving with /healthz
+   * answering 503 before it stops accepting, so a load balancer takes it out of rotation first.
+   */
+  shutdownDelayMs: number;
   /** `SVC_SIGNING_SECRET` (at least 32 bytes); unset: one made once and kept in the database. */
   signingSecret: string | undefined;
   /** `LOG_LEVEL`, when set. */
@@ -77,6 +82,7 @@ export function serverConfig(env: Env = process.env): ServerConfig {
     migrate,
     schemaWaitMs: seconds(env, "SVC_SCHEMA_WAIT_S", 600, 0) * 1000,
     workerDeadAfterMs: seconds(env, "SVC_WORKER_DEAD_AFTER_S", WORKER_DEAD_MS / 1000, 3) * 1000,
+    shutdownDelayMs: seconds(env, "SVC_SHUTDOWN_DELAY_S", 0, 0) * 1000,
     s3: s3Settings(env),
     host,
     port,

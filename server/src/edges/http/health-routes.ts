@@ -9,11 +9,19 @@ const DATABASE_TIMEOUT_MS = 2_000;
 /**
  * `GET /healthz`: 200 `{ok: true}` only while the database answers and carries every migration
  * this code knows; 503 `{ok: false, error}` otherwise, so a load balancer sends no traffic to a
- * server whose database is down or behind.
+ * server whose database is down or behind, or that is shutting down (`draining`).
  */
-export const healthRoutes: FastifyPluginAsync<{ sql: Sql }> = async (app, { sql }) => {
+export const healthRoutes: FastifyPluginAsync<{ sql: Sql; draining?: () => boolean }> = async (
+  app,
+  { sql, draining },
+) => {
   const migrations = readMigrations();
   app.get("/healthz", async (request, reply) => {
+    if (draining?.()) {
+      return reply
+        .status(503)
+        .send({ ok: false, error: { code: "unavailable", message: "this server is shutting down" } });
+    }
     let timer: NodeJS.Timeout | undefined;
     try {
       const pending = await Promise.race([

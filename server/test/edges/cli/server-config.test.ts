@@ -9,6 +9,7 @@ describe("serverConfig: the settings of a fleet", () => {
     expect(config.migrate).toBe("auto");
     expect(config.schemaWaitMs).toBe(600_000);
     expect(config.workerDeadAfterMs).toBe(90_000);
+    expect(config.shutdownDelayMs).toBe(0);
   });
 
   it("reads an S3-compatible bucket with its prefix, endpoint, region and addressing", () => {
@@ -46,6 +47,7 @@ describe("serverConfig: the settings of a fleet", () => {
     [{ SVC_MIGRATE: "later" }, "SVC_MIGRATE=later is not a migration mode"],
     [{ SVC_SCHEMA_WAIT_S: "-1" }, "SVC_SCHEMA_WAIT_S=-1 is not a number of seconds"],
     [{ SVC_WORKER_DEAD_AFTER_S: "1" }, "use a whole number from 3 to 86400"],
+    [{ SVC_SHUTDOWN_DELAY_S: "soon" }, "SVC_SHUTDOWN_DELAY_S=soon is not a number of seconds"],
   ])("refuses %j, naming the setting and the fix", (env, message) => {
     expect(() => serverConfig(env)).toThrow(UsageError);
     expect(() => serverConfig(env)).toThrow(message);

@@ -1,0 +1,181 @@
+/**
+ * bench/scale: how the fleet scales with its number of processes, as docs/deployment.md lays it
+ * out: real `svc-server worker` and `svc-server serve` processes (server/test/support/fleet.ts)
+ * over one PostgreSQL and one blob directory (the bucket's stand-in: on one host the store is not
+ * what is measured).
+ *
+ * Prints, in one run on one machine:
+ * - builtin verification runs per second end to end (create_submission -> finished, as
+ *   bench/verify) with 1, 2 and 4 worker processes of one job each; the baseline is 1 process;
+ * - get_problem calls per second over MCP against 1 web replica directly and against 2 replicas
+ *   behind a round-robin load balancer (server/test/support/load-balancer.ts); the baseline is
+ *   1 replica through the same balancer, so the proxy's own cost is in both.
+ * Every figure line reads `name  figure  baseline  ratio`. BENCH_SUBMISSIONS submissions per
+ * measurement (default 300), BENCH_SECONDS per get_problem measurement (default 5),
+ * BENCH_CONCURRENCY callers (default 8). Run with `npm run bench:scale` (DATABASE_URL, else the
+ * embedded PostgreSQL). On a 2-core machine the processes share two cores with PostgreSQL and
+ * the bench itself: the ratios say how much of that a fleet turns into throughput.
+ */
+import { join } from "node:path";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { pino } from "pino";
+import { uploadArtifact } from "../../server/src/artifacts/upload-artifact.ts";
+import { openServices } from "../../server/src/edges/cli/open-services.ts";
+import type { ToolContext } from "../../server/src/edges/mcp/tools/tool.ts";
+import { startAttempt } from "../../server/src/solving/start-attempt.ts";
+import { createSubmission } from "../../server/src/submissions/create-submission.ts";
+import { addUser } from "../../server/src/users/add-user.ts";
+import { issueToken } from "../../server/src/users/issue-token.ts";
+import { localSandboxRunner } from "../../server/src/verification/local-sandbox-runner.ts";
+import { newAuthor, newUser } from "../../server/test/authoring/support/authoring-harness.ts";
+import { type FleetProcess, startFleetProcess } from "../../server/test/support/fleet.ts";
+import { startLoadBalancer } from "../../server/test/support/load-balancer.ts";
+import {
+  passConformance,
+  publishProblem,
+} from "../../server/test/verification/support/verification-harness.ts";
+import { seedProblems } from "../mcp/seed-problems.ts";
+import { benchDatabase } from "../support/bench-database.ts";
+import { throughput } from "../support/measure.ts";
+
+const SUBMISSIONS = Number(process.env.BENCH_SUBMISSIONS ?? 300);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const PROBLEMS = 1_000;
+const log = pino({ level: "silent" });
+
+const db = await benchDatabase();
+const processes: FleetProcess[] = [];
+try {
+  const blobDir = join(db.dataDir, "blobs");
+  const services = await openServices({
+    sql: db.sql,
+    log,
+    clock: () => new Date(),
+    dataDir: db.dataDir,
+    blobDir,
+    signingSecret: "bench-signing-secret-of-32-bytes",
+    sandbox: localSandboxRunner({ backends: {} }),
+  });
+  // What every process of the fleet shares: the database and the blobs.
+  const env = {
+    DATABASE_URL: db.url,
+    SVC_BLOB_DIR: blobDir,
+    SVC_SIGNING_SECRET: "bench-signing-secret-of-32-bytes",
+    SVC_MIGRATE: "wait",
+  };
+  const start = async (role: "web" | "worker", extra: Record<string, string> = {}) => {
+    const member = startFleetProcess(role, { ...env, ...extra });
+    processes.push(member);
+    await member.ready;
+    return member;
+  };
+  const stopAll = async () => {
+    for (const member of processes.splice(0)) await member.stop("SIGTERM");
+  };
+
+  // 1. Verification runs per second with 1, 2 and 4 worker processes.
+  const author = await newAuthor(db.sql);
+  const solver = await newUser(db.sql);
+  const problem = await publishProblem(services, author, "valid-builtin-sat");
+  await passConformance(db.sql, problem.verifier_contract_id);
+  await db.sql`update problems set visibility = 'unlisted' where id = ${problem.problem_id}`;
+  const context: ToolContext = { services, principal: solver, baseUrl: "http://bench" };
+
+  const runsPerSecond = async (workers: number): Promise<number> => {
+    const attempts: { attempt_id: string; artifact_id: string }[] = [];
+    for (let i = 0; i < SUBMISSIONS; i++) {
+      const { attempt } = await startAttempt(services, context, { problem: problem.problem_id });
+      const { artifact } = await uploadArtifact(services, context, {
+        attempt_id: attempt.id,
+        filename: "a.txt",
+        content_text: `v 1 2 -3 0 %${workers}-${i}\n`,
+      });
+      attempts.push({ attempt_id: attempt.id, artifact_id: artifact.id });
+    }
+    await Promise.all(Array.from({ length: workers }, () => start("worker", { SVC_WORKERS: "1" })));
+    const began = performance.now();
+    const runIds: string[] = [];
+    await Promise.all(
+      Array.from({ length: 4 }, async (_, lane) => {
+        for (let i = lane; i < attempts.length; i += 4) {
+          const created = await createSubmission(services, context, {
+            attempt_id: attempts[i]!.attempt_id,
+            artifacts: [{ role: "assignment", artifact_id: attempts[i]!.artifact_id }],
+          });
+          runIds.push(created.verification_run_id!);
+        }
+      }),
+    );
+    for (;;) {
+      const [row] = await db.sql<{ open: number }[]>`
+        select count(*)::int as open from verification_runs where id = any(${runIds}) and status <> 'finished'`;
+      if (row!.open === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const seconds = (performance.now() - began) / 1000;
+    await stopAll();
+    return SUBMISSIONS / seconds;
+  };
+  const verify1 = await runsPerSecond(1);
+  const verify2 = await runsPerSecond(2);
+  const verify4 = await runsPerSecond(4);
+
+  // 2. get_problem calls per second with 1 and 2 web replicas.
+  await seedProblems(db.sql, PROBLEMS);
+  await addUser(db.sql, { handle: "bench-reader" });
+  const { token } = await issueToken(db.sql, "bench-reader", ["read"]);
+  const webA = await start("web", { SVC_WORKERS: "0" });
+  const webB = await start("web", { SVC_WORKERS: "0" });
+  const lb = await startLoadBalancer();
+  const callsPerSecond = async (upstreams: string[]): Promise<number> => {
+    lb.setUpstreams(upstreams);
+    const clients = await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        const client = new Client({ name: "bench-scale", version: "1.0.0" });
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL(`${lb.url}/mcp`), {
+            requestInit: { headers: { authorization: `Bearer ${token}` } },
+          }),
+        );
+        return client;
+      }),
+    );
+    try {
+      return await throughput(
+        async (i) => {
+          const result = await clients[i % CONCURRENCY]!.callTool({
+            name: "get_problem",
+            arguments: { problem: `bench-${(i * 7919) % PROBLEMS}` },
+          });
+          if (result.isError) throw new Error(`get_problem failed: ${JSON.stringify(result.content)}`);
+        },
+        { seconds: SECONDS, concurrency: CONCURRENCY },
+      );
+    } finally {
+      for (const client of clients) await client.close();
+    }
+  };
+  const web1 = await callsPerSecond([webA.url]);
+  const web2 = await callsPerSecond([webA.url, webB.url]);
+  const served = lb.served;
+  await lb.close();
+  await stopAll();
+
+  const line = (name: string, figure: number, unit: string, baseline: number) =>
+    console.log(
+      `${name.padEnd(44)} ${figure.toFixed(1).padStart(8)} ${unit}   baseline ${baseline.toFixed(1).padStart(8)}   ratio ${(figure / baseline).toFixed(2)}x`,
+    );
+  console.log(
+    `bench/scale on ${db.description}, node ${process.version}: ${SUBMISSIONS} submissions per measurement, get_problem for ${SECONDS} s with ${CONCURRENCY} callers`,
+  );
+  line("scale: verification, 1 worker process", verify1, "runs/s ", verify1);
+  line("scale: verification, 2 worker processes", verify2, "runs/s ", verify1);
+  line("scale: verification, 4 worker processes", verify4, "runs/s ", verify1);
+  line("scale: get_problem over MCP, 1 web replica", web1, "calls/s", web1);
+  line("scale: get_problem over MCP, 2 web replicas", web2, "calls/s", web1);
+  console.log(`  requests per replica in the 2-replica run (cumulative): ${JSON.stringify(served)}`);
+} finally {
+  for (const member of processes) await member.stop("SIGKILL");
+  await db.close();
+}
