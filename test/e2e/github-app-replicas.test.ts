@@ -89,6 +89,13 @@ describeWithDatabase("two GitHub App replicas over one PostgreSQL", () => {
     repo.push(`refs/pull/${pullRequest}/head`);
     return { sha: repo.git("rev-parse", "HEAD"), number: pullRequest, ref: `topic-${slug}` };
   };
+  const openedPayload = (head: { sha: string; number: number; ref: string }) =>
+    pullRequestPayload(payloadRepo, {
+      action: "opened",
+      number: head.number,
+      headSha: head.sha,
+      headRef: head.ref,
+    });
   const deliverTo = (replica: RunningApp, payload: unknown, delivery?: string) =>
     sendWebhook(replica.webhookUrl, "pull_request", payload, { secret: SECRET, delivery });
   const settle = () => Promise.all([replicaA.app.settled(), replicaB.app.settled()]);
@@ -97,12 +104,7 @@ describeWithDatabase("two GitHub App replicas over one PostgreSQL", () => {
 
   it("1. a commit's two events reaching the two replicas at once make one check run, not two", async () => {
     const head = newPullRequestHead("alpha");
-    const opened = pullRequestPayload(payloadRepo, {
-      action: "opened",
-      number: head.number,
-      headSha: head.sha,
-      headRef: head.ref,
-    });
+    const opened = openedPayload(head);
     const synchronized = { ...opened, action: "synchronize" };
     const answers = await Promise.all([deliverTo(replicaA, opened), deliverTo(replicaB, synchronized)]);
     expect(answers.map((a) => a.status)).toEqual([200, 200]);
@@ -114,12 +116,7 @@ describeWithDatabase("two GitHub App replicas over one PostgreSQL", () => {
 
   it("2. one delivery handed to both replicas is taken once: the other does nothing new", async () => {
     const head = newPullRequestHead("beta");
-    const payload = pullRequestPayload(payloadRepo, {
-      action: "opened",
-      number: head.number,
-      headSha: head.sha,
-      headRef: head.ref,
-    });
+    const payload = openedPayload(head);
     const delivery = "11111111-2222-4333-8444-555555555555";
     await Promise.all([deliverTo(replicaA, payload, delivery), deliverTo(replicaB, payload, delivery)]);
     await settle();
@@ -138,12 +135,7 @@ describeWithDatabase("two GitHub App replicas over one PostgreSQL", () => {
 
   it("3. a delivery whose taker died (lease lapsed, unfinished) is taken again; one under a live lease is not", async () => {
     const head = newPullRequestHead("gamma");
-    const payload = pullRequestPayload(payloadRepo, {
-      action: "opened",
-      number: head.number,
-      headSha: head.sha,
-      headRef: head.ref,
-    });
+    const payload = openedPayload(head);
     const live = "22222222-2222-4333-8444-555555555555";
     const lapsed = "33333333-2222-4333-8444-555555555555";
     await db.sql`
