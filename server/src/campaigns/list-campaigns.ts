@@ -5,12 +5,12 @@ import type { CampaignRow } from "./campaign-row.ts";
 
 /**
  * list_campaigns: active Campaigns that are listed, and the viewer's own whatever their
- * visibility, newest first. Archived Campaigns stay readable by name but are not offered.
+ * visibility (none for a visitor who is not signed in), newest first. Archived Campaigns stay readable by name but are not offered.
  */
-export async function listCampaigns(sql: Sql, viewer: Viewer): Promise<{ campaigns: Campaign[] }> {
+export async function listCampaigns(sql: Sql, viewer: Viewer | null): Promise<{ campaigns: Campaign[] }> {
   const rows = await sql<CampaignRow[]>`
     select * from campaigns
-    where status = 'active' and (visibility = 'listed' or owner_user_id = ${viewer.userId})
+    where status = 'active' and (visibility = 'listed' or owner_user_id = ${viewer?.userId ?? null})
     order by created_at desc, id`;
   return { campaigns: rows.map(toCampaign) };
 }

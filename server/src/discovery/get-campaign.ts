@@ -22,7 +22,7 @@ export interface GetCampaignResult {
  */
 export async function getCampaign(
   sql: Sql,
-  viewer: Viewer,
+  viewer: Viewer | null,
   options: { campaign: string; limit: number; cursor?: string },
 ): Promise<GetCampaignResult> {
   const campaign = await readCampaign(sql, viewer, options.campaign);
@@ -35,7 +35,7 @@ export async function getCampaign(
     options.cursor === undefined ? undefined : decodeCursor(options.cursor, fingerprint, keys.length).k;
   const page = await pageProblems(sql, {
     where: sql`p.campaign_id = ${campaign.id} and p.status = 'open' and p.current_revision_id is not null
-      and (${effectiveVisibilitySql(sql)} = c.visibility or p.owner_user_id = ${viewer.userId})`,
+      and (${effectiveVisibilitySql(sql)} = c.visibility or p.owner_user_id = ${viewer?.userId ?? null})`,
     keys,
     limit: options.limit,
     after,

@@ -70,7 +70,7 @@ export async function getProblem(
  */
 export async function problemEnvelope(
   services: Services,
-  caller: Caller,
+  caller: Pick<Caller, "baseUrl">,
   row: ProblemRow,
   revisionNumber: number | undefined,
   now: Date,

@@ -11,7 +11,10 @@ export interface SignedDownloadLink {
 }
 
 /** Makes signed links for one response, all expiring at the same instant. */
-export function signedDownloads(services: Services, caller: Caller): (target: string) => SignedDownloadLink {
+export function signedDownloads(
+  services: Services,
+  caller: Pick<Caller, "baseUrl">,
+): (target: string) => SignedDownloadLink {
   const { baseUrl } = caller;
   const expiresAt = signedUrlExpiry(services.clock());
   return (target) => ({

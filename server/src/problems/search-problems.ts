@@ -45,7 +45,8 @@ export interface SearchProblemsResult {
  */
 export async function searchProblems(
   sql: Sql,
-  viewer: Viewer,
+  /** null: a visitor who is not signed in, who sees listed work only (the website's Explore). */
+  viewer: Viewer | null,
   options: SearchProblemsOptions,
 ): Promise<SearchProblemsResult> {
   const query = options.query?.trim() || undefined;

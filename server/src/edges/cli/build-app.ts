@@ -18,6 +18,7 @@ import { publicBaseUrl } from "../http/request-principal.ts";
 import { reviewRoutes } from "../http/review-routes.ts";
 import { settingsRoutes } from "../http/settings-routes.ts";
 import { signInRoutes } from "../http/sign-in-routes.ts";
+import { siteRoutes } from "../http/site-routes.ts";
 import { uploadRoutes } from "../http/upload-routes.ts";
 import { verificationRoutes } from "../http/verification-routes.ts";
 import { MCP_PATH, mcpRoutes } from "../mcp/mcp-routes.ts";
@@ -82,6 +83,7 @@ export function buildApp(services: Services, options: BuildAppOptions = {}) {
   app.register(adminRoutes, { services });
   app.register(signInRoutes, { services });
   app.register(settingsRoutes, { services });
+  app.register(siteRoutes, { services });
   return app;
 }
 

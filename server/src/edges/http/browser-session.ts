@@ -10,6 +10,7 @@ import {
   sessionPrincipal,
   sessionSecretOf,
 } from "../../sessions/sessions.ts";
+import type { Principal } from "../../users/principal.ts";
 import { requireScope } from "../../users/require-scope.ts";
 import { prefersJson } from "./prefers-json.ts";
 import { optionalPrincipal, publicBaseUrl, type RouteContext } from "./request-principal.ts";
@@ -97,17 +98,38 @@ export async function pageCaller(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<RouteContext | null> {
-  let principal = await optionalPrincipal(services, request);
+  const principal = await bearerOrSession(services, request);
   if (!principal) {
-    const session = await currentSession(services, request.headers.cookie);
-    if (!session) {
-      answerSignedOut(request, reply);
-      return null;
-    }
-    principal = await sessionPrincipal(services, session);
+    answerSignedOut(request, reply);
+    return null;
   }
   requireScope(principal, "read");
   return { services, principal, baseUrl: publicBaseUrl(services, request) };
+}
+
+/**
+ * The caller of a page that visitors may also read (Explore, a listed Problem): the bearer
+ * token's principal or the session's, else null for a visitor who is not signed in. A bearer
+ * token that is not valid is still refused, as on /api.
+ */
+export async function optionalPageCaller(
+  services: Services,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<RouteContext | null> {
+  reply.header("vary", "cookie, authorization");
+  const principal = await bearerOrSession(services, request);
+  if (!principal) return null;
+  requireScope(principal, "read");
+  return { services, principal, baseUrl: publicBaseUrl(services, request) };
+}
+
+/** The bearer token's principal when the request has one (an unknown token is refused), else the session's. */
+async function bearerOrSession(services: Services, request: FastifyRequest): Promise<Principal | null> {
+  const principal = await optionalPrincipal(services, request);
+  if (principal) return principal;
+  const session = await currentSession(services, request.headers.cookie);
+  return session ? sessionPrincipal(services, session) : null;
 }
 
 function answerSignedOut(request: FastifyRequest, reply: FastifyReply): void {

@@ -48,6 +48,11 @@ const PAGES: PageRow[] = [
   { path: "/reviews/rvp_0000000000000000/nodes/review", expect: BEARER_OR_SESSION },
   { path: "/review-assignments/rva_0000000000000000", expect: BEARER_OR_SESSION },
   { path: "/sign-in", expect: PUBLIC },
+  // The website's reading pages: listed work is public (unknown or private work is 404 for all).
+  { path: "/", expect: PUBLIC },
+  { path: "/campaigns/no-such-campaign", expect: PUBLIC },
+  { path: "/problems/no-such-problem", expect: PUBLIC },
+  { path: "/problems/no-such-problem/diff?from=1&to=2", expect: PUBLIC },
 ];
 
 /** Every form POST the pages render: each needs the CSRF token of the browser's session. */

@@ -5,6 +5,7 @@ import { authorizeCli, pollCliLogin, startCliLogin } from "../../../src/oauth/cl
 import { issueSignInLink } from "../../../src/sessions/sign-in-links.ts";
 import { authenticate } from "../../../src/users/authenticate.ts";
 import { addUser, grantCapability, issueToken } from "../../../src/users/index.ts";
+import { signInInBrowser } from "../../support/sign-in-in-browser.ts";
 import { describeWithDatabase, useTestDatabase } from "../../support/test-database.ts";
 import { testServices } from "../../support/test-services.ts";
 import { type RunningApp, startApp } from "../mcp/support/start-app.ts";
@@ -58,13 +59,7 @@ describeWithBrowser("the settings page in a real browser", () => {
   const signedInBrowser = async (handle: string): Promise<{ context: BrowserContext; page: Page }> => {
     const context = await browser.newContext({ userAgent: `settings-test ${handle} ${Math.random()}` });
     const page = await context.newPage();
-    const link = await issueSignInLink(
-      { sql: db.sql, clock: () => new Date() },
-      { handle, baseUrl: app.url },
-    );
-    await page.goto(link.url);
-    await page.getByTestId("confirm-sign-in").click();
-    await page.waitForURL((url) => url.pathname === "/settings");
+    await signInInBrowser(page, db.sql, app.url, handle);
     return { context, page };
   };
 

@@ -1,0 +1,69 @@
+import MarkdownIt from "markdown-it";
+import sanitizeHtml from "sanitize-html";
+import { type Html, unsafeRaw } from "./html.ts";
+
+/**
+ * markdown-it with raw HTML off (an author's `<script>` stays text), links made only from
+ * http(s), mailto and relative targets (its validateLink refuses `javascript:`, `vbscript:`,
+ * `file:` and most `data:`), and typographer off so the words are the author's.
+ */
+const markdown = new MarkdownIt({ html: false, linkify: true, typographer: false });
+
+/**
+ * What the rendered HTML may hold after sanitize-html: the elements Markdown produces and
+ * nothing that runs, loads or styles. A second, independent line of defence behind `html: false`,
+ * so a markdown-it bug or plugin could not put live markup on a page either.
+ */
+const SANITIZE: sanitizeHtml.IOptions = {
+  allowedTags: [
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "p",
+    "br",
+    "hr",
+    "blockquote",
+    "pre",
+    "code",
+    "em",
+    "strong",
+    "s",
+    "del",
+    "ul",
+    "ol",
+    "li",
+    "a",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "span",
+    "sup",
+    "sub",
+  ],
+  // No style attribute: the page's Content-Security-Policy would refuse it anyway.
+  allowedAttributes: { a: ["href", "title", "rel"], ol: ["start"], code: ["class"] },
+  allowedSchemes: ["http", "https", "mailto"],
+  allowProtocolRelative: false,
+  allowedClasses: { code: [/^language-[\w-]+$/] },
+  // Links leave the site without the page's address and cannot reach back to it.
+  transformTags: {
+    a: sanitizeHtml.simpleTransform("a", { rel: "nofollow noopener noreferrer ugc" }),
+  },
+  disallowedTagsMode: "escape",
+};
+
+/**
+ * An author's Markdown (a statement, a changelog, a skill description) as HTML safe to put on a
+ * page: rendered by markdown-it without raw HTML, then sanitized by sanitize-html. Author text is
+ * hostile: nothing in it becomes script, an event handler, a style or a `javascript:` link.
+ */
+export function renderMarkdown(source: string): Html {
+  const rendered = markdown.render(source);
+  return unsafeRaw(sanitizeHtml(rendered, SANITIZE));
+}
