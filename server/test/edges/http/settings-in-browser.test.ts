@@ -2,7 +2,6 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { browserMissing, launchBrowser } from "../../../../test/support/browser.ts";
 import { authorizeCli, pollCliLogin, startCliLogin } from "../../../src/oauth/cli-login.ts";
-import { issueSignInLink } from "../../../src/sessions/sign-in-links.ts";
 import { authenticate } from "../../../src/users/authenticate.ts";
 import { addUser, grantCapability, issueToken } from "../../../src/users/index.ts";
 import { signInInBrowser } from "../../support/sign-in-in-browser.ts";
