@@ -323,3 +323,46 @@ export async function seedProtocol(
     values (${id}, ${slug}, ${publisher}, ${hashJson(document)}, ${sql.json(document as never)})`;
   return id;
 }
+
+/**
+ * A finished run of a Submission by `userId` on a revision (its Attempt and Submission made
+ * with it, no artifacts), for reads over runs (leaderboards, listings). Returns the run's id.
+ */
+export async function seedFinishedRun(
+  sql: Sql,
+  options: {
+    problemId: string;
+    revisionId: string;
+    contractId: string;
+    userId: string;
+    result: "verified" | "refuted" | "inconclusive" | "error";
+    score?: number | null;
+    finishedAt?: Date;
+    revokedBy?: string;
+  },
+): Promise<string> {
+  const attemptId = randomId(IdPrefix.attempt);
+  await sql`
+    insert into attempts (id, problem_id, problem_revision_id, user_id)
+    values (${attemptId}, ${options.problemId}, ${options.revisionId}, ${options.userId})`;
+  const submissionId = randomId(IdPrefix.submission);
+  await sql`
+    insert into submissions (id, attempt_id, user_id, problem_id, problem_revision_id, artifacts)
+    values (${submissionId}, ${attemptId}, ${options.userId}, ${options.problemId}, ${options.revisionId}, '[]'::jsonb)`;
+  const runId = randomId(IdPrefix.verificationRun);
+  const finishedAt = options.finishedAt ?? new Date();
+  const revocation = options.revokedBy
+    ? sql.json({
+        revoked_at: finishedAt.toISOString(),
+        revoked_by_user_id: options.revokedBy,
+        reason_md: "A broken checker.",
+      })
+    : null;
+  await sql`
+    insert into verification_runs (id, submission_id, problem_revision_id, verifier_contract_id, trigger, inputs,
+      status, result, score, started_at, finished_at, revocation)
+    values (${runId}, ${submissionId}, ${options.revisionId}, ${options.contractId}, 'submission',
+      ${sql.json({ artifacts: [], summary_included: false })}, 'finished', ${options.result}, ${options.score ?? null},
+      ${finishedAt}, ${finishedAt}, ${revocation})`;
+  return runId;
+}

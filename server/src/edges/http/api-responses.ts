@@ -68,6 +68,36 @@ export const searchProblemsResult = z.strictObject({
   order: searchProblemsInput.shape.order.unwrap(),
 });
 
+/** get_leaderboard's result (server/src/leaderboards/leaderboard.ts, docs/website.md). */
+export const leaderboardResult = z.strictObject({
+  problem_id: z.string(),
+  problem_slug: z.string(),
+  problem_revision_id: z.string(),
+  revision_number: z.number().int(),
+  metric: z.strictObject({
+    name: z.string(),
+    unit: z.string().nullable(),
+    direction: z.enum(["higher_is_better", "lower_is_better"]),
+  }),
+  baseline: z.number().nullable(),
+  withheld: z
+    .strictObject({ because: z.enum(["score_release", "independent_entries"]), until: z.string().nullable() })
+    .nullable()
+    .describe(
+      "Why and until when a sealed evaluation shows this reader no entry; null when nothing is withheld.",
+    ),
+  entries: z.array(
+    z.strictObject({
+      rank: z.number().int(),
+      participant: z.strictObject({ user_id: z.string(), handle: z.string() }),
+      score: z.number(),
+      verification_run_id: z.string(),
+      submission_id: z.string(),
+      finished_at: z.string(),
+    }),
+  ),
+});
+
 /** get_problem's envelope (spec 4.1). */
 export const problemEnvelope = z
   .looseObject({

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { ServiceError } from "../../core/errors/service-error.ts";
 import type { Services } from "../../core/services/services.ts";
 import { getProblem } from "../../discovery/get-problem.ts";
+import { getLeaderboard } from "../../leaderboards/get-leaderboard.ts";
 import { searchProblems } from "../../problems/search-problems.ts";
 import { resolveReference } from "../../sealing/resolve-reference.ts";
 import { viewerOf } from "../../visibility/viewer.ts";
@@ -14,6 +15,7 @@ import {
   bytesResponse,
   errorResponse,
   jsonResponse,
+  leaderboardResult,
   problemEnvelope,
   readErrors,
   searchProblemsResult,
@@ -90,6 +92,39 @@ export const apiRoutes: FastifyPluginAsync<{ services: Services }> = async (plai
         ...request.query,
         problem: request.params.problem,
       });
+    },
+  );
+
+  app.get(
+    "/api/problems/:problem/leaderboard",
+    {
+      onRequest: caller.onRequest,
+      schema: {
+        operationId: "getLeaderboard",
+        tags: ["problems"],
+        summary: "Get a leaderboard (get_leaderboard)",
+        description:
+          "Each participant's best verified, unrevoked score on one revision of a scored Problem (current " +
+          "unless `revision` is given), ranked by the score's direction, with the metric and the baseline; " +
+          "`withheld` says why a sealed evaluation shows no entry.",
+        params: z.strictObject({ problem }),
+        querystring: fromQueryString(z.strictObject({ revision: problemOptions.revision })),
+        response: {
+          200: jsonResponse("The leaderboard.", leaderboardResult),
+          ...readErrors,
+          409: errorResponse(
+            "leaderboard_not_applicable: the Problem is neither BENCHMARK nor scored by its Contract.",
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const context = caller.of(request);
+      return getLeaderboard(
+        context.services.sql,
+        { viewer: viewerOf(context.principal), now: context.services.clock() },
+        { ...request.query, problem: request.params.problem },
+      );
     },
   );
 

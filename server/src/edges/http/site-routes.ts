@@ -5,6 +5,7 @@ import { ServiceError } from "../../core/errors/service-error.ts";
 import type { Services } from "../../core/services/services.ts";
 import { getCampaign } from "../../discovery/get-campaign.ts";
 import { getProblem, problemEnvelope } from "../../discovery/get-problem.ts";
+import { getLeaderboard } from "../../leaderboards/get-leaderboard.ts";
 import { listProblemRevisions } from "../../problems/list-problem-revisions.ts";
 import { toProblem } from "../../problems/problem.ts";
 import { toProblemRevision } from "../../problems/problem-revision.ts";
@@ -21,6 +22,7 @@ import { sendHtmlPage } from "./html/send-html-page.ts";
 import { renderCampaignPage } from "./pages/render-campaign-page.ts";
 import { renderErrorPage } from "./pages/render-error-page.ts";
 import { type ExploreFilters, renderExplorePage } from "./pages/render-explore-page.ts";
+import { renderLeaderboardPage } from "./pages/render-leaderboard-page.ts";
 import { renderProblemPage } from "./pages/render-problem-page.ts";
 import { renderRevisionDiffPage } from "./pages/render-revision-diff-page.ts";
 import { publicBaseUrl, type RouteContext } from "./request-principal.ts";
@@ -164,6 +166,22 @@ export const siteRoutes: FastifyPluginAsync<{ services: Services }> = async (app
           visitorOf(request, context),
         ),
       );
+    }),
+  );
+
+  app.get(
+    "/problems/:problem/leaderboard",
+    page(async (request, reply, context) => {
+      const { problem } = request.params as { problem: string };
+      const revisionText = (request.query as { revision?: string }).revision;
+      const viewer = context ? viewerOf(context.principal) : null;
+      const board = await getLeaderboard(
+        services.sql,
+        { viewer, now: services.clock() },
+        { problem, revision: revisionText ? parseRevision("revision", revisionText) : undefined },
+      );
+      const { title } = await readProblem(services.sql, viewer, board.problem_id);
+      return sendHtmlPage(reply, renderLeaderboardPage(board, title, visitorOf(request, context)));
     }),
   );
 

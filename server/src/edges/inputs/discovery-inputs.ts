@@ -76,6 +76,12 @@ export const searchProblemsInput = z.strictObject({
 });
 
 /** The get_problem input; `GET /api/problems/{problem}` takes `problem` in its path, the rest as query parameters. */
+/** get_leaderboard's input; `GET /api/problems/{problem}/leaderboard` takes `revision` as a query parameter. */
+export const getLeaderboardInput = z.strictObject({
+  problem: z.string().min(1).max(64).describe("The Problem's slug or prb_ id."),
+  revision: revisionNumber.optional().describe("A revision number; default the current one."),
+});
+
 export const getProblemInput = z.strictObject({
   problem: z.string().min(1).max(64).describe("The Problem's slug or prb_ id."),
   revision: revisionNumber.optional().describe("A revision number; default the current one."),

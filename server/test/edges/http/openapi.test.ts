@@ -45,6 +45,15 @@ const BAD_INPUT: Readonly<Record<string, readonly BadInput[]>> = {
     { url: "/api/problems/junction?revision=1&revision=2", parameter: "revision", in: "query" },
     { url: "/api/problems/junction?rev=1", parameter: "rev", in: "query" },
   ],
+  "/api/problems/:problem/leaderboard": [
+    { url: `/api/problems/${"p".repeat(65)}/leaderboard`, parameter: "problem", in: "path" },
+    { url: "/api/problems/junction/leaderboard?revision=0", parameter: "revision", in: "query" },
+    {
+      url: "/api/problems/junction/leaderboard?working_attempt_id=att_0000000000",
+      parameter: "working_attempt_id",
+      in: "query",
+    },
+  ],
   "/api/problem-revisions/:revision/reference/:key": [
     { url: `/api/problem-revisions/${PRB}/reference/instance`, parameter: "revision", in: "path" },
     { url: `/api/problem-revisions/${PRV}/reference/Bad%20Key`, parameter: "key", in: "path" },

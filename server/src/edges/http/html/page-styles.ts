@@ -54,6 +54,7 @@ button { background: #1f6feb; border-color: #1f6feb; color: #fff; cursor: pointe
 .sealed { color: #7d4e00; font-weight: 600; }
 .statement { border: 1px solid #d0d7de; border-radius: 0.4rem; padding: 0.2rem 1rem; }
 .pager { display: flex; gap: 1rem; margin-top: 1rem; }
+tr.baseline td { border-top: 2px dashed #8c959f; border-bottom: 2px dashed #8c959f; color: #424a53; }
 .diff ins { background: #dafbe1; text-decoration: none; display: block; } .diff del { background: #ffebe9; text-decoration: line-through; display: block; }
 `,
 } as const;

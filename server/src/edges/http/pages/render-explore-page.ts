@@ -1,3 +1,4 @@
+import { Structure } from "@svc/schemas";
 import type { Campaign } from "../../../campaigns/campaign.ts";
 import type { SearchProblemsResult } from "../../../problems/search-problems.ts";
 import { type Html, html } from "../html/html.ts";
@@ -22,7 +23,7 @@ export interface ExplorePage {
   nextHref: string | null;
 }
 
-const STRUCTURES = ["SOLVE", "BENCHMARK", "DISCOVERY"] as const;
+const STRUCTURES = Object.values(Structure);
 const ORDERS = [
   ["priority", "Priority (best match first with words)"],
   ["least_attempted", "Least attempted"],

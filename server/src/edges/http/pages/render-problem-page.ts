@@ -47,6 +47,11 @@ export function renderProblemPage(page: ProblemPage, visitor: SiteVisitor): Html
 <p>${problem.summary}</p>
 <p><span class="tag">${problem.structure}</span> <span class="tag">${problem.status}</span> <span class="tag">${problem.visibility}</span> <span class="muted">revision ${String(revision.revision_number)}, published ${revision.created_at}; priority ${problem.priority_weight.toFixed(2)}</span></p>
 ${older}
+${
+  problem.structure === "BENCHMARK" || page.contract?.result_kind === "score"
+    ? html`<p><a href="${path}/leaderboard">Leaderboard</a></p>`
+    : html``
+}
 <h2 id="statement">Statement</h2>
 <div class="statement" data-testid="statement">${renderMarkdown(revision.statement_md)}</div>
 ${revision.context_md ? html`<h2 id="context">Context</h2><div class="statement">${renderMarkdown(revision.context_md)}</div>` : html``}

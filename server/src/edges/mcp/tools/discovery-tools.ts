@@ -3,6 +3,7 @@ import { countActiveAttempts } from "../../../attempts/attempt-hints.ts";
 import { listCampaigns } from "../../../campaigns/list-campaigns.ts";
 import { getCampaign } from "../../../discovery/get-campaign.ts";
 import { getProblem } from "../../../discovery/get-problem.ts";
+import { getLeaderboard } from "../../../leaderboards/get-leaderboard.ts";
 import { pickProblems } from "../../../problems/pick-problems.ts";
 import { searchProblems } from "../../../problems/search-problems.ts";
 import { getReviewProtocol } from "../../../review-protocols/get-review-protocol.ts";
@@ -10,6 +11,7 @@ import { getVerifierContract } from "../../../verifier-contracts/get-verifier-co
 import { viewerOf } from "../../../visibility/viewer.ts";
 import {
   campaignFilter,
+  getLeaderboardInput,
   getProblemInput,
   pageCursor,
   pageLimit,
@@ -147,11 +149,29 @@ const getVerifierContractTool = defineTool({
 });
 
 /** The discovery and read tools of spec 4.1. */
+const getLeaderboardTool = defineTool({
+  name: "get_leaderboard",
+  title: "Get a leaderboard",
+  description:
+    "The leaderboard of a scored Problem (BENCHMARK, or a Contract whose result is a score): each participant's " +
+    "best verified, unrevoked score on one revision (default the current one), ranked by the score's direction, " +
+    "with the metric and the baseline. On sealed work `withheld` says why and until when no entry is shown.",
+  scope: "read",
+  kind: ToolKind.read,
+  input: getLeaderboardInput,
+  async run({ services, principal }, input) {
+    return {
+      ...(await getLeaderboard(services.sql, { viewer: viewerOf(principal), now: services.clock() }, input)),
+    };
+  },
+});
+
 export const discoveryTools: Tool[] = [
   listCampaignsTool,
   getCampaignTool,
   searchProblemsTool,
   getProblemTool,
+  getLeaderboardTool,
   pickProblemTool,
   getReviewProtocolTool,
   getVerifierContractTool,

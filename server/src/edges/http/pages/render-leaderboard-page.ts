@@ -1,0 +1,51 @@
+import type { Leaderboard } from "../../../leaderboards/leaderboard.ts";
+import { type Html, html } from "../html/html.ts";
+import { renderSitePage, type SiteVisitor } from "../html/render-site-page.ts";
+
+/**
+ * A leaderboard (`GET /problems/{slug}/leaderboard`): each participant's best verified score,
+ * ranked, with the baseline drawn as a row where it would rank; on sealed work that withholds
+ * scores from this reader, a notice saying why and until when, and no entry.
+ */
+export function renderLeaderboardPage(board: Leaderboard, title: string, visitor: SiteVisitor): Html {
+  const path = `/problems/${encodeURIComponent(board.problem_slug)}`;
+  const better = board.metric.direction === "lower_is_better" ? "lower is better" : "higher is better";
+  const beats = (score: number, baseline: number) =>
+    board.metric.direction === "lower_is_better" ? score <= baseline : score >= baseline;
+  const rows: Html[] = [];
+  let baselineShown = board.baseline === null;
+  const baselineRow = () =>
+    html`<tr class="baseline" data-testid="baseline"><td></td><td><em>Baseline</em></td><td>${String(board.baseline)}</td><td colspan="2" class="muted">the benchmark's reference value</td></tr>`;
+  for (const entry of board.entries) {
+    if (!baselineShown && !beats(entry.score, board.baseline!)) {
+      rows.push(baselineRow());
+      baselineShown = true;
+    }
+    rows.push(
+      html`<tr data-participant="${entry.participant.handle}"><td>${String(entry.rank)}</td><td>${entry.participant.handle}</td><td>${String(entry.score)}</td><td><a href="/verifications/${encodeURIComponent(entry.verification_run_id)}">${entry.verification_run_id}</a></td><td>${entry.finished_at}</td></tr>`,
+    );
+  }
+  if (!baselineShown) rows.push(baselineRow());
+  const withheld =
+    board.withheld &&
+    html`<p role="status" data-testid="withheld">Scores are withheld: ${
+      board.withheld.because === "score_release"
+        ? "this sealed evaluation releases scores at the end"
+        : "entries are independent and stay private until selection freezes"
+    }${board.withheld.until ? html` (until ${board.withheld.until})` : html``}.</p>`;
+  const table =
+    board.withheld === null &&
+    (board.entries.length === 0
+      ? html`<p class="muted" data-testid="no-entries">No verified score yet.</p>${board.baseline === null ? html`` : html`<p>Baseline: ${String(board.baseline)}</p>`}`
+      : html`<table data-testid="leaderboard">
+<caption class="muted">${board.metric.name}${board.metric.unit ? html` (${board.metric.unit})` : html``}, ${better}</caption>
+<thead><tr><th scope="col">Rank</th><th scope="col">Participant</th><th scope="col">Score</th><th scope="col">Run</th><th scope="col">Finished</th></tr></thead>
+<tbody>${rows}</tbody>
+</table>`);
+  const body = html`<p class="muted"><a href="/">Explore</a> / <a href="${path}">${board.problem_slug}</a></p>
+<h1>Leaderboard: ${title}</h1>
+<p>Revision ${String(board.revision_number)}. Each participant's best verified, unrevoked score; ${board.metric.name}, ${better}.</p>
+${withheld}
+${table}`;
+  return renderSitePage(`Leaderboard: ${title}`, visitor, "explore", body);
+}
