@@ -107,6 +107,11 @@ export const ErrorCode = {
     status: 409,
     meaning: "the revision has no independent sealed evaluation, so it takes no final entries",
   },
+  /** get_leaderboard on a Problem that ranks nothing: neither BENCHMARK nor scored by its Contract. */
+  leaderboard_not_applicable: {
+    status: 409,
+    meaning: "the problem has no leaderboard: it is neither a BENCHMARK problem nor scored by its contract",
+  },
   /** claim_review: the caller does not meet the node's eligibility rule (spec 2.1). */
   not_eligible: { status: 403, meaning: "the caller is not eligible to review this node" },
   /** claim_review: the caller made the work, or belongs to its excluded Organization (spec 2.1 conflicts). */
