@@ -35,8 +35,31 @@ export async function publishAuthoringUpload(
   input: { upload_id: string; plan_hash: string },
 ): Promise<PublishResult> {
   requireScope(principal, Scope.contribute);
-  const userId = principal.user.id;
-  requirePublisher(await liveRole(services.sql, userId));
+  return await publishUpload(services, principal.user.id, input);
+}
+
+/** Who acts when a publication is made on an owner's behalf (prepare_work_draft by an administrator). */
+export interface PublishActor {
+  /** The user the work audit names; the upload's owner when absent. */
+  actorUserId?: string;
+  /** The actor is a live administrator: the owner needs no author role of their own. */
+  actorIsAdministrator?: boolean;
+}
+
+/**
+ * The publication of `userId`'s own validated upload: what is created belongs to `userId`. The
+ * one path publish_authoring_upload and prepare_work_draft share.
+ */
+export async function publishUpload(
+  services: Services,
+  userId: string,
+  input: { upload_id: string; plan_hash: string },
+  actor: PublishActor = {},
+): Promise<PublishResult> {
+  const checkPublisher = (role: LiveRole) => {
+    if (!actor.actorIsAdministrator) requirePublisher(role);
+  };
+  checkPublisher(await liveRole(services.sql, userId));
 
   // Outside the transaction: the recorded result of a finished publication, or the package bytes
   // the records will point at (content-addressed, so storing them twice is harmless).
@@ -55,7 +78,7 @@ export async function publishAuthoringUpload(
       // are sequential per publisher: one publication per publisher at a time assigns them.
       await tx`select pg_advisory_xact_lock(hashtextextended(${`svc.publish:${userId}`}, 0))`;
       const role = await liveRole(tx, userId);
-      requirePublisher(role);
+      checkPublisher(role);
       // The locked row's validation: a revalidation may have replaced it (with the same plan_hash).
       const validation = locked.validation!;
       const reconciliation = validation.reconciliation!;
@@ -75,7 +98,7 @@ export async function publishAuthoringUpload(
         skills,
         contracts,
       });
-      await recordWorkAudit(tx, userId, locked.id, ctx.audit, ctx.now);
+      await recordWorkAudit(tx, actor.actorUserId ?? userId, locked.id, ctx.audit, ctx.now);
 
       const result: PublishResult = {
         ...(campaign.own

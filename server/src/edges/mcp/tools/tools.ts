@@ -4,8 +4,10 @@ import { artifactResources, artifactTools } from "./artifact-tools.ts";
 import { attemptTools } from "./attempt-tools.ts";
 import { authoringTools } from "./authoring-tools.ts";
 import { discoveryResources, discoveryTools } from "./discovery-tools.ts";
+import { draftTools } from "./draft-tools.ts";
 import { noteTools } from "./note-tools.ts";
 import { organizationTools } from "./organization-tools.ts";
+import { publicationTools } from "./publication-tools.ts";
 import { reviewResources, reviewTools } from "./review-tools.ts";
 import { sandboxImageTools } from "./sandbox-image-tools.ts";
 import { sealingTools } from "./sealing-tools.ts";
@@ -21,6 +23,8 @@ export const tools: readonly Tool[] = [
   ...discoveryTools,
   ...workTools,
   ...authoringTools,
+  ...draftTools,
+  ...publicationTools,
   ...attemptTools,
   ...noteTools,
   ...artifactTools,
