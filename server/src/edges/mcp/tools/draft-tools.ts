@@ -88,6 +88,7 @@ export const draftTools: Tool[] = [
     description: "Your drafts, newest first (administrators may name owner_user_id).",
     scope: Scope.read,
     kind: ToolKind.read,
+    privateRead: true,
     input: z.strictObject({ owner_user_id: z.string().min(1).max(64).optional(), cursor, limit }),
     run: async ({ services, principal }, input) => ({
       ...(await listWorkDrafts(services.sql, viewerOf(principal), input)),
@@ -99,6 +100,7 @@ export const draftTools: Tool[] = [
     description: "One draft of yours: version, status, files, lint errors and the work it materialized.",
     scope: Scope.read,
     kind: ToolKind.read,
+    privateRead: true,
     input: z.strictObject({ draft_id: draftId }),
     run: async ({ services, principal }, input) => ({
       ...(await getWorkDraft(services.sql, viewerOf(principal), input.draft_id)),
@@ -112,6 +114,7 @@ export const draftTools: Tool[] = [
       "size_bytes and next_offset (null at the end).",
     scope: Scope.read,
     kind: ToolKind.read,
+    privateRead: true,
     input: z.strictObject({
       draft_id: draftId,
       path: z.string().min(1).max(500).optional(),
