@@ -54,3 +54,15 @@ export function draftFiles(
     .map(([path, bytes]) => ({ path, content_text: Buffer.from(bytes).toString("utf8") }))
     .sort((a, b) => (a.path < b.path ? -1 : 1));
 }
+
+/** The valid-campaign package with its campaign and problem slugs suffixed, so each test's work is its own. */
+export function uniqueCampaignFiles(suffix: string): Array<{ path: string; content_text?: string }> {
+  return draftFiles("valid-campaign").map((file) => {
+    if (file.path === "campaign.json" || file.path === "problems/integer-root/problem.json") {
+      const value = JSON.parse(file.content_text!) as { slug: string };
+      value.slug = `${value.slug}-${suffix}`;
+      return { ...file, content_text: JSON.stringify(value, null, 2) };
+    }
+    return file;
+  });
+}
