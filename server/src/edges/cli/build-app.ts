@@ -20,6 +20,7 @@ import { settingsRoutes } from "../http/settings-routes.ts";
 import { signInRoutes } from "../http/sign-in-routes.ts";
 import { uploadRoutes } from "../http/upload-routes.ts";
 import { verificationRoutes } from "../http/verification-routes.ts";
+import { workAuditRoutes } from "../http/work-audit-routes.ts";
 import { MCP_PATH, mcpRoutes } from "../mcp/mcp-routes.ts";
 
 /**
@@ -77,6 +78,7 @@ export function buildApp(services: Services) {
   app.register(adminRoutes, { services });
   app.register(signInRoutes, { services });
   app.register(settingsRoutes, { services });
+  app.register(workAuditRoutes, { services });
   return app;
 }
 
