@@ -13,6 +13,7 @@ import { sandboxImageTools } from "./sandbox-image-tools.ts";
 import { sealingTools } from "./sealing-tools.ts";
 import { submissionTools } from "./submission-tools.ts";
 import type { Tool } from "./tool.ts";
+import { toolkitTools } from "./toolkit-tools.ts";
 import { verificationResources, verificationTools } from "./verification-tools.ts";
 import { workTools } from "./work-tools.ts";
 
@@ -22,6 +23,7 @@ export const tools: readonly Tool[] = [
   ...organizationTools,
   ...discoveryTools,
   ...workTools,
+  ...toolkitTools,
   ...authoringTools,
   ...draftTools,
   ...publicationTools,
