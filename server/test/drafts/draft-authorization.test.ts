@@ -64,6 +64,16 @@ const ROWS: Row[] = [
     expect: { owner: "forbidden", other: "forbidden", admin: "ok", read_only: "forbidden" },
   },
   {
+    tool: "list_work_drafts",
+    args: () => ({}),
+    expect: { owner: "ok", other: "ok", admin: "ok", read_only: "ok" },
+  },
+  {
+    tool: "get_authoring_toolkit",
+    args: () => ({}),
+    expect: { owner: "ok", other: "ok", admin: "ok", read_only: "ok" },
+  },
+  {
     tool: "list_work_audit",
     args: ({ id }) => ({ draft_id: id }),
     expect: { owner: "ok", other: "not_found", admin: "ok", read_only: "ok" },

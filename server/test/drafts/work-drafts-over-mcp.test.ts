@@ -4,7 +4,14 @@ import type { TestClient } from "../edges/mcp/support/mcp-clients.ts";
 import { type RunningApp, startApp } from "../edges/mcp/support/start-app.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
 import { builtinsOnly, testServices } from "../support/test-services.ts";
-import { call, connect, type DraftUser, draftFiles, draftUser } from "./draft-harness.ts";
+import {
+  call,
+  connect,
+  type DraftUser,
+  draftFiles,
+  draftUser,
+  uniqueCampaignFiles,
+} from "./draft-harness.ts";
 
 describeWithDatabase("an agent authors work through drafts over MCP", () => {
   const db = useTestDatabase();
@@ -221,6 +228,24 @@ describeWithDatabase("an agent authors work through drafts over MCP", () => {
       reason_md: "late",
     });
     expect(twice.error?.code).toBe("request_resolved");
+  });
+
+  it("an administrator prepares an owner's draft: the work is the owner's, the audit names the administrator", async () => {
+    const saved = await call(asAuthor, "save_work_draft", { files: uniqueCampaignFiles("byadmin") });
+    const id = (saved.draft as { id: string }).id;
+    const prepared = await call(asAdmin, "prepare_work_draft", { draft_id: id, expected_version: "1" });
+    expect(prepared.draft).toMatchObject({ status: "prepared", owner_user_id: author.id });
+    const work = { campaign: "integer-root-campaign-byadmin" };
+    expect((await call(asAuthor, "get_work_management", { work })).work).toMatchObject({
+      owner_user_id: author.id,
+      visibility: "private",
+    });
+    const entries = (await call(asAuthor, "list_work_audit", { draft_id: id })).entries as Array<{
+      action: string;
+      actor_user_id: string;
+    }>;
+    expect(entries.find((e) => e.action === "prepare_draft")?.actor_user_id).toBe(admin.id);
+    expect(entries.find((e) => e.action === "save_draft")?.actor_user_id).toBe(author.id);
   });
 
   it("reports an invalid draft's lint errors and marks it invalid", async () => {
