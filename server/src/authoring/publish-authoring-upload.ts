@@ -18,6 +18,7 @@ import { publishVerifierContracts } from "./publish-verifier-contracts.ts";
 import { publishVerifierImplementations } from "./publish-verifier-implementations.ts";
 import { type LiveRead, readLiveState, staleDifferences } from "./read-live-state.ts";
 import { readUploadTree } from "./read-upload-tree.ts";
+import { requireUnreviewed } from "./require-unreviewed.ts";
 import { storePackageBytes } from "./store-package-bytes.ts";
 
 /**
@@ -44,6 +45,8 @@ export interface PublishActor {
   actorUserId?: string;
   /** The actor is a live administrator: the owner needs no author role of their own. */
   actorIsAdministrator?: boolean;
+  /** The publication is an administrator's approval of a publication request. */
+  reviewed?: boolean;
 }
 
 /**
@@ -87,6 +90,9 @@ export async function publishUpload(
       const differences = staleDifferences(validation.snapshot!, live.snapshot);
       if (differences.length > 0) throw stale(differences);
       requireAuthority(role, userId, live, reconciliation, plan);
+      if (!actor.reviewed && !actor.actorIsAdministrator && !role.roles.includes(Role.administrator)) {
+        await requireUnreviewed(tx, live, reconciliation);
+      }
 
       const ctx: PublishContext = { tx, userId, uploadId: locked.id, now: services.clock(), plan, audit: [] };
       const skills = await publishSkills(ctx);

@@ -7,7 +7,7 @@ import type { Services } from "../core/services/services.ts";
 import type { Viewer } from "../visibility/viewer.ts";
 import { recordWorkAudit } from "../work/record-work-audit.ts";
 import { zipDraft } from "./draft-files.ts";
-import { requireNoReview, reviewRequired } from "./require-no-review.ts";
+import { requireNoReview } from "./require-no-review.ts";
 import {
   checkDraftVersion,
   type DraftLintError,
@@ -71,19 +71,15 @@ export async function prepareWorkDraft(
     );
   }
   const reconciliation = validation.reconciliation!;
-  if (
-    !options.reviewed &&
-    !viewer.isAdministrator &&
-    draft.reviewed_version !== null &&
-    changesWork(reconciliation)
-  ) {
-    throw reviewRequired(draft, `version ${draft.reviewed_version} was approved through review`);
-  }
   const published = await publishUpload(
     services,
     draft.owner_user_id,
     { upload_id: uploadId, plan_hash: validation.plan_hash! },
-    { actorUserId: viewer.userId, actorIsAdministrator: viewer.isAdministrator },
+    {
+      actorUserId: viewer.userId,
+      actorIsAdministrator: viewer.isAdministrator,
+      reviewed: options.reviewed ?? false,
+    },
   );
   const work = {
     campaign_id: published.campaign_id ?? null,
@@ -133,14 +129,4 @@ async function uploadDraft(services: Services, draft: DraftRow): Promise<string>
     values (${id}, ${draft.owner_user_id}, ${UploadState.uploaded}, ${stored.size_bytes}, ${stored.content_hash},
       ${now}, ${now})`;
   return id;
-}
-
-/** Whether publishing the reconciliation would change any work (a revision, a detail, something new). */
-function changesWork(reconciliation: Reconciliation): boolean {
-  const { counts, campaign } = reconciliation;
-  return (
-    counts.create + counts.revise + counts.update > 0 ||
-    campaign?.action === "create" ||
-    campaign?.action === "update"
-  );
 }

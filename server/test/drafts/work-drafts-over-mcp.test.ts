@@ -1,5 +1,6 @@
 import { sha256 } from "@svc/app";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { zipFiles } from "../authoring/support/authoring-harness.ts";
 import type { TestClient } from "../edges/mcp/support/mcp-clients.ts";
 import { type RunningApp, startApp } from "../edges/mcp/support/start-app.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
@@ -188,8 +189,22 @@ describeWithDatabase("an agent authors work through drafts over MCP", () => {
         expected_version: "2",
         ...(tool === "publish_work_draft" ? { visibility: "unlisted" } : {}),
       });
-      expect(refused.error).toMatchObject({ code: "revision_review_required", reviewed_version: "1" });
+      expect(refused.error).toMatchObject({ code: "revision_review_required", problems: ["integer-root"] });
     }
+    // The upload path meets the same rule: the reviewed revision is not replaced behind the review.
+    const bytes = await zipFiles(Object.fromEntries(changed.map((f) => [f.path, f.content_text!])));
+    const upload = await call(asAuthor, "request_authoring_upload", {
+      size_bytes: bytes.byteLength,
+      content_hash: sha256(bytes),
+    });
+    expect((await fetch(String(upload.upload_url), { method: "PUT", body: bytes })).status).toBe(200);
+    const validated = await call(asAuthor, "validate_authoring_upload", { upload_id: upload.upload_id });
+    expect(validated.reconciliation).toMatchObject({ counts: { revise: 1 } });
+    const viaUpload = await call(asAuthor, "publish_authoring_upload", {
+      upload_id: upload.upload_id,
+      plan_hash: validated.plan_hash,
+    });
+    expect(viaUpload.error).toMatchObject({ code: "revision_review_required", problems: ["integer-root"] });
     expect((await call(asOther, "get_problem", { problem: "integer-root" })).problem).toMatchObject({
       current_revision_number: 1,
     });
