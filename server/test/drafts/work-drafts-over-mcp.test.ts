@@ -243,6 +243,24 @@ describeWithDatabase("an agent authors work through drafts over MCP", () => {
       reason_md: "late",
     });
     expect(twice.error?.code).toBe("request_resolved");
+
+    // 9. The replacement goes through review: approving its request publishes revision 2.
+    const third = (
+      await call(asAuthor, "request_work_publication", { draft_id: draft.id, expected_version: "3" })
+    ).request as { id: string };
+    const replaced = await call(asAdmin, "review_work_publication", {
+      request_id: third.id,
+      decision: "approve",
+    });
+    expect(replaced.request).toMatchObject({ status: "approved", draft_version: "3" });
+    expect((await call(asOther, "get_problem", { problem: "integer-root" })).problem).toMatchObject({
+      current_revision_number: 2,
+    });
+    expect((await call(asAuthor, "get_work_draft", { draft_id: draft.id })).draft).toMatchObject({
+      reviewed_version: "3",
+      published_version: "3",
+      title: "Integer roots II",
+    });
   });
 
   it("an administrator prepares an owner's draft: the work is the owner's, the audit names the administrator", async () => {
