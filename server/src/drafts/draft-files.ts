@@ -122,6 +122,31 @@ export async function readDraftBytes(blobs: BlobStore, file: DraftFile): Promise
   return new Uint8Array(await buffer(stream));
 }
 
+/**
+ * Bytes `[start, end)` of one draft file, streamed from the blob store so that only the slice is
+ * held in memory, whatever the file's size.
+ */
+export async function readDraftSlice(
+  blobs: BlobStore,
+  file: DraftFile,
+  start: number,
+  end: number,
+): Promise<Uint8Array> {
+  const stream = await blobs.get(file.content_hash);
+  if (!stream) throw new Error(`draft file blob ${file.content_hash} is missing from the blob store`);
+  const parts: Uint8Array[] = [];
+  let position = 0;
+  for await (const chunk of stream as AsyncIterable<Uint8Array>) {
+    const from = Math.max(start - position, 0);
+    const to = Math.min(end - position, chunk.byteLength);
+    if (to > from) parts.push(chunk.subarray(from, to));
+    position += chunk.byteLength;
+    if (position >= end) break;
+  }
+  if ("destroy" in stream && typeof stream.destroy === "function") stream.destroy();
+  return new Uint8Array(Buffer.concat(parts));
+}
+
 /** The ZIP archive of a draft's files, exactly as `svc upload` would send the same package. */
 export async function zipDraft(blobs: BlobStore, files: readonly DraftFile[]): Promise<Buffer> {
   const contents: Record<string, Uint8Array> = {};

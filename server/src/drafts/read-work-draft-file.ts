@@ -1,7 +1,7 @@
 import { ServiceError } from "../core/errors/service-error.ts";
 import type { Services } from "../core/services/services.ts";
 import type { Viewer } from "../visibility/viewer.ts";
-import { readDraftBytes } from "./draft-files.ts";
+import { readDraftSlice } from "./draft-files.ts";
 import { type DraftFile, findDraft } from "./work-draft.ts";
 
 /** The most bytes one read_work_draft_file call returns (and the default). */
@@ -55,8 +55,8 @@ export async function readWorkDraftFile(
     );
   }
   const limit = Math.min(input.limit ?? MAX_DRAFT_READ_BYTES, MAX_DRAFT_READ_BYTES);
-  const bytes = await readDraftBytes(services.blobs, file);
   const end = Math.min(offset + limit, file.size_bytes);
+  const bytes = await readDraftSlice(services.blobs, file, offset, end);
   return {
     draft_id: draft.id,
     version,
@@ -64,7 +64,7 @@ export async function readWorkDraftFile(
     content_hash: file.content_hash,
     size_bytes: file.size_bytes,
     offset,
-    content_base64: Buffer.from(bytes.subarray(offset, end)).toString("base64"),
+    content_base64: Buffer.from(bytes).toString("base64"),
     next_offset: end < file.size_bytes ? end : null,
   };
 }

@@ -281,6 +281,30 @@ describeWithDatabase("an agent authors work through drafts over MCP", () => {
     expect(entries.find((e) => e.action === "save_draft")?.actor_user_id).toBe(author.id);
   });
 
+  it("reads a large file back in bounded pieces that reassemble to its bytes", async () => {
+    const big = new Uint8Array(600_000).map((_, i) => (i * 7919) % 251);
+    const saved = await call(asAuthor, "save_work_draft", {
+      files: [{ path: "data/big.bin", content_base64: Buffer.from(big).toString("base64") }],
+    });
+    const id = (saved.draft as { id: string }).id;
+    const pieces: Buffer[] = [];
+    const offsets: Array<number | null> = [];
+    let offset: number | null = 0;
+    while (offset !== null) {
+      const piece = await call(asAuthor, "read_work_draft_file", {
+        draft_id: id,
+        path: "data/big.bin",
+        offset,
+      });
+      expect(piece).toMatchObject({ content_hash: sha256(big), size_bytes: 600_000, offset });
+      pieces.push(Buffer.from(String(piece.content_base64), "base64"));
+      offset = piece.next_offset as number | null;
+      offsets.push(offset);
+    }
+    expect(offsets).toEqual([262_144, 524_288, null]);
+    expect(Buffer.concat(pieces).equals(Buffer.from(big))).toBe(true);
+  });
+
   it("reports an invalid draft's lint errors and marks it invalid", async () => {
     const files = draftFiles("valid-campaign").map((f) =>
       f.path === "problems/integer-root/problem.json" ? { ...f, content_text: "{ not json" } : f,
