@@ -281,6 +281,33 @@ describeWithDatabase("an agent authors work through drafts over MCP", () => {
     expect(entries.find((e) => e.action === "save_draft")?.actor_user_id).toBe(author.id);
   });
 
+  it("a later prepare updates the same work: a changed statement revises the Problem, an unchanged one is a noop", async () => {
+    const files = uniqueCampaignFiles("later");
+    const saved = await call(asAuthor, "save_work_draft", { files });
+    const id = (saved.draft as { id: string }).id;
+    const first = await call(asAuthor, "prepare_work_draft", { draft_id: id, expected_version: "1" });
+    const [created] = (
+      first.publication as { problems: Array<{ problem_id: string; revision_number: number }> }
+    ).problems;
+    const changed = files.map((f) =>
+      f.path.endsWith("statement.md") ? { ...f, content_text: `${f.content_text}\nShow your work.\n` } : f,
+    );
+    await call(asAuthor, "save_work_draft", { draft_id: id, expected_version: "1", files: changed });
+    const second = await call(asAuthor, "prepare_work_draft", { draft_id: id, expected_version: "2" });
+    expect(second.reconciliation).toMatchObject({ counts: { revise: 1, create: 0 } });
+    expect((second.publication as { problems: unknown[] }).problems).toEqual([
+      expect.objectContaining({ problem_id: created!.problem_id, revision_number: 2 }),
+    ]);
+    const third = await call(asAuthor, "prepare_work_draft", { draft_id: id, expected_version: "2" });
+    expect(third.reconciliation).toMatchObject({ counts: { noop: 1, revise: 0 } });
+    expect(
+      (await call(asAuthor, "prepare_work_draft", { draft_id: id, expected_version: "1" })).error,
+    ).toMatchObject({
+      code: "stale_draft_version",
+      current_version: "2",
+    });
+  });
+
   it("reads a large file back in bounded pieces that reassemble to its bytes", async () => {
     const big = new Uint8Array(600_000).map((_, i) => (i * 7919) % 251);
     const saved = await call(asAuthor, "save_work_draft", {
