@@ -65,6 +65,33 @@ export const ErrorCode = {
     status: 422,
     meaning: "the upload failed validation; fix the errors and conflicts named",
   },
+  /** save_work_draft, prepare or publish with an expected_version that is no longer the draft's; `current_version` names it. */
+  stale_draft_version: {
+    status: 409,
+    meaning: "the draft was saved since you read it; read it again and retry with its current version",
+  },
+  /** prepare_work_draft or publish_work_draft of a draft whose files fail validation; the errors are named. */
+  draft_invalid: {
+    status: 422,
+    meaning: "the draft's package has lint errors or conflicts; fix the files named",
+  },
+  /** Publishing a proposed replacement of a revision under review (spec 7): the approved revision stays current. */
+  revision_review_required: {
+    status: 409,
+    meaning:
+      "the work's revisions are under or through review; request publication of the new version instead",
+  },
+  /** review_work_publication approving a request whose pinned draft version or work snapshot is no longer current. */
+  stale_publication_request: {
+    status: 409,
+    meaning:
+      "the draft or work changed since the request pinned it; reject it, or the requester withdraws and asks again",
+  },
+  /** A review of a publication request that is no longer pending. */
+  request_resolved: {
+    status: 409,
+    meaning: "the publication request is already approved, rejected or withdrawn",
+  },
   /** An Attempt, Note, Artifact or Submission of another user, on a Problem the caller can see (spec 7). */
   not_yours: { status: 403, meaning: "the record belongs to another user" },
   /** start_attempt: the Attempt to continue has not ended (spec 7). */

@@ -19,6 +19,8 @@ export const IdPrefix = {
   verifierContract: "vct",
   verifierImplementation: "vfi",
   authoringUpload: "aup",
+  workDraft: "wdr",
+  publicationRequest: "pbr",
   attempt: "att",
   note: "nte",
   artifact: "art",

@@ -50,8 +50,33 @@ export const WorkSubjectKind = {
   review_protocol: "review_protocol",
   verifier_contract: "verifier_contract",
   verifier_implementation: "verifier_implementation",
+  work_draft: "work_draft",
+  publication_request: "publication_request",
 } as const;
 export type WorkSubjectKind = (typeof WorkSubjectKind)[keyof typeof WorkSubjectKind];
+
+/**
+ * A work draft's status (docs/work-drafts.md): `editing` until its current version is prepared,
+ * then `prepared` (materialized as work) or `invalid` (lint errors or conflicts), and `published`
+ * once its work is raised to unlisted or listed. Every save returns it to `editing`.
+ */
+export const DraftStatus = {
+  editing: "editing",
+  invalid: "invalid",
+  prepared: "prepared",
+  published: "published",
+} as const;
+export type DraftStatus = (typeof DraftStatus)[keyof typeof DraftStatus];
+
+/** A publication request's status: `pending`, then once and for all one of the other three. */
+export const PublicationRequestStatus = {
+  pending: "pending",
+  approved: "approved",
+  rejected: "rejected",
+  withdrawn: "withdrawn",
+} as const;
+export type PublicationRequestStatus =
+  (typeof PublicationRequestStatus)[keyof typeof PublicationRequestStatus];
 
 /** How a BENCHMARK problem's metric is read (problem.json `benchmark.direction`). */
 export const MetricDirection = { maximize: "maximize", minimize: "minimize" } as const;

@@ -18,6 +18,7 @@ import { publishVerifierContracts } from "./publish-verifier-contracts.ts";
 import { publishVerifierImplementations } from "./publish-verifier-implementations.ts";
 import { type LiveRead, readLiveState, staleDifferences } from "./read-live-state.ts";
 import { readUploadTree } from "./read-upload-tree.ts";
+import { requireUnreviewed } from "./require-unreviewed.ts";
 import { storePackageBytes } from "./store-package-bytes.ts";
 
 /**
@@ -35,8 +36,33 @@ export async function publishAuthoringUpload(
   input: { upload_id: string; plan_hash: string },
 ): Promise<PublishResult> {
   requireScope(principal, Scope.contribute);
-  const userId = principal.user.id;
-  requirePublisher(await liveRole(services.sql, userId));
+  return await publishUpload(services, principal.user.id, input);
+}
+
+/** Who acts when a publication is made on an owner's behalf (prepare_work_draft by an administrator). */
+export interface PublishActor {
+  /** The user the work audit names; the upload's owner when absent. */
+  actorUserId?: string;
+  /** The actor is a live administrator: the owner needs no author role of their own. */
+  actorIsAdministrator?: boolean;
+  /** The publication is an administrator's approval of a publication request. */
+  reviewed?: boolean;
+}
+
+/**
+ * The publication of `userId`'s own validated upload: what is created belongs to `userId`. The
+ * one path publish_authoring_upload and prepare_work_draft share.
+ */
+export async function publishUpload(
+  services: Services,
+  userId: string,
+  input: { upload_id: string; plan_hash: string },
+  actor: PublishActor = {},
+): Promise<PublishResult> {
+  const checkPublisher = (role: LiveRole) => {
+    if (!actor.actorIsAdministrator) requirePublisher(role);
+  };
+  checkPublisher(await liveRole(services.sql, userId));
 
   // Outside the transaction: the recorded result of a finished publication, or the package bytes
   // the records will point at (content-addressed, so storing them twice is harmless).
@@ -55,7 +81,7 @@ export async function publishAuthoringUpload(
       // are sequential per publisher: one publication per publisher at a time assigns them.
       await tx`select pg_advisory_xact_lock(hashtextextended(${`svc.publish:${userId}`}, 0))`;
       const role = await liveRole(tx, userId);
-      requirePublisher(role);
+      checkPublisher(role);
       // The locked row's validation: a revalidation may have replaced it (with the same plan_hash).
       const validation = locked.validation!;
       const reconciliation = validation.reconciliation!;
@@ -64,6 +90,9 @@ export async function publishAuthoringUpload(
       const differences = staleDifferences(validation.snapshot!, live.snapshot);
       if (differences.length > 0) throw stale(differences);
       requireAuthority(role, userId, live, reconciliation, plan);
+      if (!actor.reviewed && !actor.actorIsAdministrator && !role.roles.includes(Role.administrator)) {
+        await requireUnreviewed(tx, live, reconciliation);
+      }
 
       const ctx: PublishContext = { tx, userId, uploadId: locked.id, now: services.clock(), plan, audit: [] };
       const skills = await publishSkills(ctx);
@@ -75,7 +104,7 @@ export async function publishAuthoringUpload(
         skills,
         contracts,
       });
-      await recordWorkAudit(tx, userId, locked.id, ctx.audit, ctx.now);
+      await recordWorkAudit(tx, actor.actorUserId ?? userId, locked.id, ctx.audit, ctx.now);
 
       const result: PublishResult = {
         ...(campaign.own

@@ -47,8 +47,19 @@ export async function validateAuthoringUpload(
   input: { upload_id: string },
 ): Promise<ValidatedUpload> {
   requireScope(principal, Scope.contribute);
-  const userId = principal.user.id;
-  const upload = await findOwnUpload(services.sql, userId, input.upload_id);
+  return await validateUpload(services, principal.user.id, input.upload_id);
+}
+
+/**
+ * The validation of `userId`'s own upload, for validate_authoring_upload and for prepare_work_draft
+ * (a draft is prepared through an upload of its owner: one validator and one reconciler).
+ */
+export async function validateUpload(
+  services: Services,
+  userId: string,
+  uploadId: string,
+): Promise<ValidatedUpload> {
+  const upload = await findOwnUpload(services.sql, userId, uploadId);
   assertValidatable(upload);
 
   const result = await validate(services, userId, upload);

@@ -88,6 +88,17 @@ const table: LeakRow[] = [
     covers: "get_work_management",
     read: tool("get_work_management", (c) => ({ work: { problem: c.slug } })),
   },
+  // Work drafts, publication requests, the audit trail and the toolkit (issue 17).
+  { covers: "list_work_drafts", read: tool("list_work_drafts", () => ({})) },
+  { covers: "get_work_draft", read: tool("get_work_draft", () => ({ draft_id: "wdr_0000000000" })) },
+  {
+    covers: "read_work_draft_file",
+    read: tool("read_work_draft_file", () => ({ draft_id: "wdr_0000000000" })),
+  },
+  { covers: "list_publication_requests", read: tool("list_publication_requests", () => ({})) },
+  { covers: "list_work_audit", read: tool("list_work_audit", () => ({})) },
+  { covers: "list_work_audit", read: tool("list_work_audit", (c) => ({ work: { problem: c.slug } })) },
+  { covers: "get_authoring_toolkit", read: tool("get_authoring_toolkit", () => ({})) },
   { covers: "get_attempt", read: tool("get_attempt", (c) => ({ attempt_id: c.attemptId })) },
   { covers: "list_my_attempts", read: tool("list_my_attempts", (c) => ({ problem: c.slug })) },
   { covers: "list_attempts", read: tool("list_attempts", (c) => ({ problem: c.slug })) },

@@ -21,6 +21,7 @@ import { signInRoutes } from "../http/sign-in-routes.ts";
 import { siteRoutes } from "../http/site-routes.ts";
 import { uploadRoutes } from "../http/upload-routes.ts";
 import { verificationRoutes } from "../http/verification-routes.ts";
+import { workAuditRoutes } from "../http/work-audit-routes.ts";
 import { MCP_PATH, mcpRoutes } from "../mcp/mcp-routes.ts";
 
 /**
@@ -84,6 +85,7 @@ export function buildApp(services: Services, options: BuildAppOptions = {}) {
   app.register(signInRoutes, { services });
   app.register(settingsRoutes, { services });
   app.register(siteRoutes, { services });
+  app.register(workAuditRoutes, { services });
   return app;
 }
 

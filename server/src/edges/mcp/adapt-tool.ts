@@ -20,14 +20,16 @@ export interface AdaptedTool {
 }
 
 /**
- * Prepares a tool: every read tool accepts an optional `working_attempt_id` (spec 4.1), and
+ * Prepares a tool: every read tool but a private read accepts an optional `working_attempt_id` (spec 4.1), and
  * unknown fields are refused unless the tool's schema declares a catchall, so a misspelt field is
  * named instead of silently ignored. The JSON Schema is built here, once per process.
  */
 export function adaptTool(tool: Tool): AdaptedTool {
   let input: z.ZodObject = tool.input.def.catchall === undefined ? tool.input.strict() : tool.input;
   const stripsWorkingAttempt =
-    tool.kind === ToolKind.read && !Object.hasOwn(tool.input.shape, WORKING_ATTEMPT_PARAMETER);
+    tool.kind === ToolKind.read &&
+    tool.privateRead !== true &&
+    !Object.hasOwn(tool.input.shape, WORKING_ATTEMPT_PARAMETER);
   if (stripsWorkingAttempt) input = input.extend({ [WORKING_ATTEMPT_PARAMETER]: workingAttemptField });
   return {
     tool,

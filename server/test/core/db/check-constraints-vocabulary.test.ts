@@ -6,6 +6,7 @@ import {
   CampaignAuthoredStatus,
   CampaignStatus,
   Capability,
+  DraftStatus,
   EntryEventKind,
   GrantedRole,
   ImageState,
@@ -16,6 +17,7 @@ import {
   ProblemStatus,
   ProcessEndReason,
   ProcessStatus,
+  PublicationRequestStatus,
   ReduceOutcome,
   ReviewerKind,
   RunResult,
@@ -89,6 +91,11 @@ const STORED: Record<string, { set: Record<string, string>; notStored?: string[]
   review_assignments_kind: { set: ReviewerKind },
   review_assignments_status: { set: AssignmentStatus },
   final_entry_events_kind: { set: EntryEventKind },
+  work_drafts_status: { set: DraftStatus },
+  work_drafts_visibility: { set: Visibility },
+  publication_requests_status: { set: PublicationRequestStatus },
+  publication_requests_work_kind: { set: { campaign: "campaign", problem: "problem" } },
+  publication_requests_visibility: { set: Visibility, notStored: [Visibility.private] },
 };
 
 describe("the migrations' check lists and the schemas' closed sets", () => {

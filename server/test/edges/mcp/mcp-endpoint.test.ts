@@ -98,7 +98,7 @@ describeWithDatabase("the /mcp endpoint", () => {
     }
   });
 
-  it("gives every read tool an optional working_attempt_id and no write tool one it did not declare", async () => {
+  it("gives every read tool but the private draft reads an optional working_attempt_id and no write tool one it did not declare", async () => {
     const { body } = await modernRpc(app.url, token, "tools/list");
     const listed = body.result!.tools as Array<{ name: string; inputSchema: Record<string, never> }>;
     for (const tool of tools) {
@@ -106,7 +106,7 @@ describeWithDatabase("the /mcp endpoint", () => {
       const declared = Object.hasOwn(tool.input.shape, "working_attempt_id");
       const properties = (inputSchema.properties ?? {}) as Record<string, unknown>;
       expect(Object.hasOwn(properties, "working_attempt_id"), tool.name).toBe(
-        tool.kind === "read" || declared,
+        (tool.kind === "read" && tool.privateRead !== true) || declared,
       );
       expect(inputSchema.required ?? [], tool.name).not.toContain("working_attempt_id");
     }

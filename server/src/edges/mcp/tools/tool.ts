@@ -36,6 +36,11 @@ export interface Tool<Input extends z.ZodObject = z.ZodObject> {
   /** The token scope the tool needs: `read` for read tools, `contribute` for everything else. */
   scope: Scope;
   kind: ToolKind;
+  /**
+   * A private read (the work draft reads of spec 4.1) takes no `working_attempt_id`: what it shows
+   * is the caller's own unpublished work, never an Attempt's context.
+   */
+  privateRead?: boolean;
   input: Input;
   run(context: ToolContext, input: z.output<Input>): Promise<Record<string, unknown>>;
 }

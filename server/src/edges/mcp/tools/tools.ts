@@ -4,13 +4,16 @@ import { artifactResources, artifactTools } from "./artifact-tools.ts";
 import { attemptTools } from "./attempt-tools.ts";
 import { authoringTools } from "./authoring-tools.ts";
 import { discoveryResources, discoveryTools } from "./discovery-tools.ts";
+import { draftTools } from "./draft-tools.ts";
 import { noteTools } from "./note-tools.ts";
 import { organizationTools } from "./organization-tools.ts";
+import { publicationTools } from "./publication-tools.ts";
 import { reviewResources, reviewTools } from "./review-tools.ts";
 import { sandboxImageTools } from "./sandbox-image-tools.ts";
 import { sealingTools } from "./sealing-tools.ts";
 import { submissionTools } from "./submission-tools.ts";
 import type { Tool } from "./tool.ts";
+import { toolkitTools } from "./toolkit-tools.ts";
 import { verificationResources, verificationTools } from "./verification-tools.ts";
 import { workTools } from "./work-tools.ts";
 
@@ -20,7 +23,10 @@ export const tools: readonly Tool[] = [
   ...organizationTools,
   ...discoveryTools,
   ...workTools,
+  ...toolkitTools,
   ...authoringTools,
+  ...draftTools,
+  ...publicationTools,
   ...attemptTools,
   ...noteTools,
   ...artifactTools,

@@ -1,0 +1,78 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { BuildOptions, Plugin } from "esbuild";
+
+/** The repository root: the bundle's paths are relative to it, whoever builds. */
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+
+/** The version the toolkit reports: the `@svc/app` package's, whose command line it carries. */
+export const TOOLKIT_VERSION: string = (
+  JSON.parse(readFileSync(new URL("../../../app/package.json", import.meta.url), "utf8")) as {
+    version: string;
+  }
+).version;
+
+/**
+ * `schemas/src/load-schemas.ts` reads `schemas/json/*.schema.json` next to itself; a single file
+ * has no such folder, so the bundle imports each schema statically instead (the Action's bundle,
+ * lint-action/src/build-bundle.ts, does the same).
+ */
+const inlineSchemas: Plugin = {
+  name: "inline-schemas",
+  setup(b) {
+    b.onLoad({ filter: /schemas[\\/]src[\\/]load-schemas\.ts$/ }, () => {
+      const files = readdirSync(new URL("../../../schemas/json/", import.meta.url))
+        .filter((f) => f.endsWith(".schema.json"))
+        .sort();
+      const imports = files.map((f, i) => `import s${i} from "../json/${f}";`).join("\n");
+      const entries = files
+        .map((f, i) => `[${JSON.stringify(f.slice(0, -".schema.json".length))}, s${i}]`)
+        .join(", ");
+      return {
+        loader: "ts",
+        contents: `${imports}\nexport const schemaDirectory = new URL("../json/", import.meta.url);\nexport function loadSchemas() { return new Map([${entries}]); }\n`,
+      };
+    });
+  },
+};
+
+/**
+ * The esbuild options of the authoring toolkit: the `svc` command line (app/bin/svc.js) as one
+ * ESM file with every dependency inside, so it runs on a recent Node with nothing installed.
+ * Native helpers that ssh2 (under dockerode) loads inside try/catch stay outside: without them it
+ * falls back to plain JavaScript.
+ */
+export function toolkitOptions(): BuildOptions {
+  return {
+    absWorkingDir: ROOT,
+    entryPoints: ["app/bin/svc.js"],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node22",
+    charset: "utf8",
+    legalComments: "none",
+    logLevel: "silent",
+    banner: {
+      // CommonJS dependencies call require() and read __dirname and __filename; an ES module has none.
+      js: [
+        'import { createRequire as __svcCreateRequire } from "node:module";',
+        "const require = __svcCreateRequire(import.meta.url);",
+        "const __filename = import.meta.filename;",
+        "const __dirname = import.meta.dirname;",
+      ].join("\n"),
+    },
+    external: ["cpu-features", "*.node"],
+    plugins: [inlineSchemas],
+  };
+}
+
+/**
+ * Builds the toolkit in memory and returns its bytes. esbuild is loaded only here, when a toolkit
+ * is first asked for, so serving anything else never needs it.
+ */
+export async function buildToolkit(): Promise<Uint8Array> {
+  const { build } = await import("esbuild");
+  const result = await build({ ...toolkitOptions(), write: false, outfile: "svc.mjs" });
+  return result.outputFiles![0]!.contents;
+}
