@@ -126,6 +126,13 @@ export const ErrorCode = {
   response_rejected: { status: 422, meaning: "the review response fails the node's rubric" },
   /** decline or submit on an assignment already submitted or declined. */
   assignment_ended: { status: 409, meaning: "the review assignment has already ended" },
+  /** A yank of a VerifierImplementation or ReviewProtocol already yanked: a yank is written once. */
+  already_yanked: { status: 409, meaning: "the record is already yanked; a yank is written once" },
+  /** redact_stage_log on a log already redacted: a redaction is written once and never replaced. */
+  already_redacted: {
+    status: 409,
+    meaning: "the stage log is already redacted; a redaction is written once",
+  },
   /** Every validation slot is taken and the queue is full; retry after `retry_after_s`. */
   busy: { status: 503, meaning: "the service is at its limit of concurrent work; retry shortly" },
   /** A form POST without the CSRF token of the browser's session, or a sign-in whose `state` is not this browser's. */

@@ -30,3 +30,10 @@ export const verifierImplementationId = z
     "must be a VerifierImplementation id: vfi_ and 10 to 32 characters of 0-9 and a-z",
   )
   .describe("The VerifierImplementation id (vfi_...).");
+
+/** Why a maintainer or operator acts (a yank, a revocation): Markdown, 1 to 10,000 characters. */
+export const reasonMd = z
+  .string()
+  .min(1, "must say why: 1 to 10000 characters of Markdown")
+  .max(10_000, "must be at most 10000 characters")
+  .describe("Why, in Markdown (1 to 10000 characters); kept with the record and shown to its readers.");

@@ -6,9 +6,15 @@ import { listVerifications } from "../../../verification/list-verifications.ts";
 import { readStageEvidence, readStageLog } from "../../../verification/read-stage-log.ts";
 import { rerunVerification } from "../../../verification/rerun-verification.ts";
 import { revokeVerification } from "../../../verification/revoke-verification.ts";
+import { yankVerifierImplementation } from "../../../verification/yank-verifier-implementation.ts";
 import { viewerOf } from "../../../visibility/viewer.ts";
 import { pageCursor, workingAttemptId } from "../../inputs/discovery-inputs.ts";
-import { getVerificationInput, verificationRunId } from "../../inputs/verification-inputs.ts";
+import {
+  getVerificationInput,
+  reasonMd,
+  verificationRunId,
+  verifierImplementationId,
+} from "../../inputs/verification-inputs.ts";
 import { resourceBytes, resourceJson } from "../resources/resource-bytes.ts";
 import type { ResourceTemplate } from "../resources/resource-template.ts";
 import { defineTool, type Tool, ToolKind } from "./tool.ts";
@@ -87,9 +93,24 @@ const revokeVerificationTool = defineTool({
     "the run keeps its result but stops counting toward the verdict.",
   scope: "contribute",
   kind: ToolKind.destructive,
-  input: z.strictObject({ verification_run_id: verificationRunId, reason_md: z.string().min(1).max(10_000) }),
+  input: z.strictObject({ verification_run_id: verificationRunId, reason_md: reasonMd }),
   async run({ services, principal }, input) {
     return { ...(await revokeVerification(services, viewerOf(principal), input)) };
+  },
+});
+
+const yankVerifierImplementationTool = defineTool({
+  name: "yank_verifier_implementation",
+  title: "Yank a verifier implementation",
+  description:
+    "Its publisher or an administrator withdraws a VerifierImplementation, once, with a reason: it runs nothing new, " +
+    "the stage's current implementation is recomputed (highest non-yanked version whose conformance passed), and runs " +
+    "waiting on the stage say so. Runs it already ran keep their result (revoke_implementation_runs revokes them).",
+  scope: "contribute",
+  kind: ToolKind.destructive,
+  input: z.strictObject({ verifier_implementation_id: verifierImplementationId, reason_md: reasonMd }),
+  async run({ services, principal }, input) {
+    return { ...(await yankVerifierImplementation(services, viewerOf(principal), input)) };
   },
 });
 
@@ -99,6 +120,7 @@ export const verificationTools: readonly Tool[] = [
   listVerificationsTool,
   rerunVerificationTool,
   revokeVerificationTool,
+  yankVerifierImplementationTool,
 ] as Tool[];
 
 const verificationResource: ResourceTemplate = {
