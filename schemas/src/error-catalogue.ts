@@ -199,6 +199,10 @@ export const LintNotes = {
   },
   deprecated_field: { meaning: "a field that is accepted and ignored" },
   fixture_coverage: { meaning: "a sandbox stage lacks a verified or a refuted conformance fixture" },
+  /** A service's validation only: the package pins a published protocol its publisher yanked. */
+  yanked_review_protocol: {
+    meaning: "a pinned review protocol is yanked: withdrawn from recommendation, though pins keep resolving",
+  },
 } as const satisfies Record<string, CodeEntry>;
 export const NoteCode = codesOf(LintNotes);
 export type NoteCode = (typeof NoteCode)[keyof typeof NoteCode];

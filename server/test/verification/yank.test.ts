@@ -3,7 +3,14 @@ import type { Services } from "../../src/core/services/services.ts";
 import { issueToken } from "../../src/users/issue-token.ts";
 import type { Principal } from "../../src/users/principal.ts";
 import { executeVerificationRun } from "../../src/verification/execute-verification-run.ts";
-import { newAuthor, newUser } from "../authoring/support/authoring-harness.ts";
+import {
+  editJson,
+  fixturePackage,
+  newAuthor,
+  newUser,
+  publishFiles,
+  uploadAndValidate,
+} from "../authoring/support/authoring-harness.ts";
 import { clientLines, envelopeOf, type TestClient } from "../edges/mcp/support/mcp-clients.ts";
 import { type RunningApp, startApp } from "../edges/mcp/support/start-app.ts";
 import { seedImplementation, seedProtocol } from "../support/seed-records.ts";
@@ -242,5 +249,34 @@ describeWithDatabase("yanking implementations and protocols", () => {
       reason_md: "x",
     });
     expect(again.body).toMatchObject({ error: { code: "already_yanked" } });
+  });
+
+  it("a package pinning a yanked protocol still validates and publishes, with a yanked_review_protocol note", async () => {
+    const published = await publishFiles(services, author, fixturePackage("valid-review"));
+    const protocolId = published.review_protocol_ids[0]!;
+    await call(author, "yank_review_protocol", { review_protocol_id: protocolId, reason_md: "superseded" });
+    const { "review-protocol.json": _local, ...rest } = editJson(
+      fixturePackage("valid-review"),
+      "verifier-contract.json",
+      (contract) => {
+        (contract.stages as Array<Record<string, unknown>>)[0]!.review_protocol_id = protocolId;
+      },
+    );
+    const pinning = editJson(rest, "problem.json", (problem) => {
+      problem.slug = "pins-a-yanked-protocol";
+    });
+    const validation = await uploadAndValidate(services, author, pinning);
+    expect(validation.valid).toBe(true);
+    expect(validation.notes).toContainEqual({
+      file: "verifier-contract.json",
+      path: "/stages/0/review_protocol_id",
+      code: "yanked_review_protocol",
+      message: expect.stringContaining(`review protocol ${protocolId} was yanked at`),
+    });
+    const again = await publishFiles(services, author, pinning);
+    const [revision] = await db.sql<{ document: { stages: Array<{ review_protocol_id: string }> } }[]>`
+      select vc.document from problem_revisions pr join verifier_contracts vc on vc.id = pr.verifier_contract_id
+      where pr.id = ${again.problems[0]!.problem_revision_id}`;
+    expect(revision!.document.stages[0]!.review_protocol_id).toBe(protocolId);
   });
 });
