@@ -42,3 +42,8 @@ begin
 end $$;
 create trigger verification_stage_results_log_redaction before update on verification_stage_results
   for each row execute function svc_stage_log_redaction();
+
+-- revoke_implementation_runs finds every run a stage of which ran one implementation.
+create index verification_stage_results_implementation
+  on verification_stage_results ((mechanism -> 'sandbox' ->> 'verifier_implementation_id'))
+  where kind = 'sandbox';

@@ -5,7 +5,9 @@ import { getVerification } from "../../../verification/get-verification.ts";
 import { listVerifications } from "../../../verification/list-verifications.ts";
 import { readStageEvidence, readStageLog } from "../../../verification/read-stage-log.ts";
 import { rerunVerification } from "../../../verification/rerun-verification.ts";
+import { revokeImplementationRuns } from "../../../verification/revoke-implementation-runs.ts";
 import { revokeVerification } from "../../../verification/revoke-verification.ts";
+import { startManualVerification } from "../../../verification/start-manual-verification.ts";
 import { yankVerifierImplementation } from "../../../verification/yank-verifier-implementation.ts";
 import { viewerOf } from "../../../visibility/viewer.ts";
 import { pageCursor, workingAttemptId } from "../../inputs/discovery-inputs.ts";
@@ -114,6 +116,36 @@ const yankVerifierImplementationTool = defineTool({
   },
 });
 
+const revokeImplementationRunsTool = defineTool({
+  name: "revoke_implementation_runs",
+  title: "Revoke every run of an implementation",
+  description:
+    "Operators (administrators): an implementation found not matching its Contract has every finished run one of whose " +
+    "stages it ran revoked, in one action with one reason. Write-once per run: runs already revoked keep theirs; " +
+    "revoked runs keep their result and stop counting toward the verdict. Lists unfinished runs to revoke later. " +
+    "Yank the implementation (yank_verifier_implementation) so it runs nothing new.",
+  scope: "contribute",
+  kind: ToolKind.destructive,
+  input: z.strictObject({ verifier_implementation_id: verifierImplementationId, reason_md: reasonMd }),
+  async run({ services, principal }, input) {
+    return { ...(await revokeImplementationRuns(services, viewerOf(principal), input)) };
+  },
+});
+
+const startManualVerificationTool = defineTool({
+  name: "start_manual_verification",
+  title: "Start a manual verification run",
+  description:
+    "Operators (administrators): verifies any active Submission again as a new run (trigger manual) with the stage " +
+    "implementations current now, say after a yank or a revocation; consumes no submission quota.",
+  scope: "contribute",
+  kind: ToolKind.write,
+  input: z.strictObject({ submission_id: submissionId }),
+  async run({ services, principal }, input) {
+    return { ...(await startManualVerification(services.sql, viewerOf(principal), input.submission_id)) };
+  },
+});
+
 /** The verification tools, registered in tools.ts. */
 export const verificationTools: readonly Tool[] = [
   getVerificationTool,
@@ -121,6 +153,8 @@ export const verificationTools: readonly Tool[] = [
   rerunVerificationTool,
   revokeVerificationTool,
   yankVerifierImplementationTool,
+  revokeImplementationRunsTool,
+  startManualVerificationTool,
 ] as Tool[];
 
 const verificationResource: ResourceTemplate = {
