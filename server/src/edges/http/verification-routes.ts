@@ -28,7 +28,8 @@ import { sendBlob } from "./send-blob.ts";
  * - `GET /api/verifier-implementations/{id}/program`: a script checker's exact bytes with
  *   `x-svc-content-hash`, for whoever may read its Contract;
  * - `GET /verifications/{id}/stages/{stage_key}/log`: the stage's captured output as text, with
- *   `x-svc-content-hash` and `x-svc-log-truncated`;
+ *   `x-svc-content-hash` and `x-svc-log-truncated`, and for a redacted log `x-svc-log-redacted`
+ *   (the reason; the record itself is in the run's `log.redaction`);
  * - `GET /verifications/{id}/stages/{stage_key}/evidence`: the stage's evidence files as JSON
  *   (path, content hash, size, link target, url) with their tree digest;
  * - `GET /verifications/{id}/stages/{stage_key}/evidence/{path}`: one file's bytes, always as an
@@ -118,6 +119,7 @@ export const verificationRoutes: FastifyPluginAsync<{ services: Services }> = as
         request.params.id,
         request.params.stage,
       );
+      if (log.redaction) reply.header("x-svc-log-redacted", log.redaction.reason);
       return reply
         .type("text/plain; charset=utf-8")
         .header("x-svc-content-hash", log.content_hash)

@@ -1,9 +1,10 @@
-import { IdPrefix, idPattern } from "@svc/schemas";
+import { IdPrefix, idPattern, RedactionReason } from "@svc/schemas";
 import { z } from "zod";
 import { evidenceListing } from "../../../verification/evidence-listing.ts";
 import { getVerification } from "../../../verification/get-verification.ts";
 import { listVerifications } from "../../../verification/list-verifications.ts";
 import { readStageEvidence, readStageLog } from "../../../verification/read-stage-log.ts";
+import { redactStageLog } from "../../../verification/redact-stage-log.ts";
 import { rerunVerification } from "../../../verification/rerun-verification.ts";
 import { revokeImplementationRuns } from "../../../verification/revoke-implementation-runs.ts";
 import { revokeVerification } from "../../../verification/revoke-verification.ts";
@@ -146,6 +147,35 @@ const startManualVerificationTool = defineTool({
   },
 });
 
+const redactStageLogTool = defineTool({
+  name: "redact_stage_log",
+  title: "Redact a stage log",
+  description:
+    "Operators (administrators): replaces the bytes of one stage's captured log, once, for secret_material, " +
+    "personal_data or legal_requirement. The log keeps the original content_hash and size_bytes in its redaction " +
+    "record and serves a short notice from then on; the original bytes leave the blob store once no record holds " +
+    "them. Inputs, artifact hashes, results and evidence_md are never redactable.",
+  scope: "contribute",
+  kind: ToolKind.destructive,
+  input: z.strictObject({
+    verification_run_id: verificationRunId,
+    stage_key: z
+      .string()
+      .regex(
+        /^[a-z0-9]+(_[a-z0-9]+)*$/,
+        "must be a stage key: lowercase letters and digits joined by single _",
+      )
+      .max(40, "must be at most 40 characters")
+      .describe("The stage whose log to redact."),
+    reason: z
+      .enum(Object.values(RedactionReason) as [RedactionReason, ...RedactionReason[]])
+      .describe("secret_material, personal_data or legal_requirement."),
+  }),
+  async run({ services, principal }, input) {
+    return { ...(await redactStageLog(services, viewerOf(principal), input)) };
+  },
+});
+
 /** The verification tools, registered in tools.ts. */
 export const verificationTools: readonly Tool[] = [
   getVerificationTool,
@@ -155,6 +185,7 @@ export const verificationTools: readonly Tool[] = [
   yankVerifierImplementationTool,
   revokeImplementationRunsTool,
   startManualVerificationTool,
+  redactStageLogTool,
 ] as Tool[];
 
 const verificationResource: ResourceTemplate = {
@@ -192,6 +223,7 @@ const stageLogResource: ResourceTemplate = {
         content_hash: log.content_hash,
         size_bytes: log.size_bytes,
         truncated: log.truncated,
+        redaction: log.redaction,
       }),
     ];
   },
