@@ -179,6 +179,10 @@ const table: LeakRow[] = [
     read: resource((c) => `svc://problem-revisions/${c.revisionId}/reference/notes`),
   },
   {
+    covers: "svc://problem-revisions/{problem_revision_id}/checkers/{stage_key}/{filename}",
+    read: resource((c) => `svc://problem-revisions/${c.revisionId}/checkers/check/checker.py`),
+  },
+  {
     covers: "svc://authoring/skill/latest",
     read: resource(() => "svc://authoring/skill/latest"),
     document: true,
@@ -210,6 +214,10 @@ const table: LeakRow[] = [
   {
     covers: "GET /api/problem-revisions/{prv}/reference/{key}",
     read: (c) => c.http(`/api/problem-revisions/${c.revisionId}/reference/instance`),
+  },
+  {
+    covers: "GET /api/problem-revisions/{prv}/checkers/{stage_key}/{filename}",
+    read: (c) => c.http(`/api/problem-revisions/${c.revisionId}/checkers/check/checker.py`),
   },
   { covers: "GET /api/verifications/{id}", read: (c) => c.http(`/api/verifications/${c.refutedRunId}`) },
   { covers: "GET /verifications/{id}", read: (c) => c.http(`/verifications/${c.refutedRunId}`, "text/html") },
