@@ -3,7 +3,13 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Services } from "../../src/core/services/services.ts";
 import { issueToken } from "../../src/users/issue-token.ts";
 import type { Principal } from "../../src/users/principal.ts";
-import { newAuthor, newUser } from "../authoring/support/authoring-harness.ts";
+import {
+  editJson,
+  fixturePackage,
+  newAuthor,
+  newUser,
+  uploadAndValidate,
+} from "../authoring/support/authoring-harness.ts";
 import { clientLines, envelopeOf, type TestClient } from "../edges/mcp/support/mcp-clients.ts";
 import { type RunningApp, startApp } from "../edges/mcp/support/start-app.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
@@ -128,5 +134,62 @@ describeWithDatabase("a checker program as a revision file", () => {
       (await clientOf(solver)).readResource(fileUri(script, "check_answer", "checker.py")),
     ).rejects.toThrow(/has no current implementation/);
     expect(envelopeOf(yanked)).toMatchObject({ current_implementation_id: null });
+  });
+
+  it("publishes an implementation's source as its package states it, and refuses a loose one naming the field", async () => {
+    const source = {
+      source_uri: "https://github.com/ada/integer-root-checker",
+      source_revision: "0123456789abcdef0123456789abcdef01234567",
+      license: "Apache-2.0",
+    };
+    const withSource = (stated: Record<string, unknown>) => {
+      const files = editJson(fixturePackage("valid-script"), "verifier-contract.json", (contract) => {
+        (contract.stages as Array<Record<string, unknown>>)[0]!.implementation = null;
+      });
+      return editJson(
+        {
+          ...files,
+          "verifier-implementation.json": JSON.stringify({
+            implementations: [{ stage_key: "check_answer", implementation: "./checker.py", source: stated }],
+          }),
+        },
+        "problem.json",
+        (problem) => {
+          problem.slug = "sourced-root";
+        },
+      );
+    };
+    const loose = await uploadAndValidate(
+      services,
+      author,
+      withSource({ ...source, source_revision: "v1.2" }),
+    );
+    expect(loose.valid).toBe(false);
+    expect(loose.errors).toEqual([
+      expect.objectContaining({
+        file: "verifier-implementation.json",
+        path: "/implementations/0/source/source_revision",
+        code: "schema_violation",
+        message: expect.stringContaining("exact commit"),
+      }),
+    ]);
+
+    const published = await publishProblem(services, author, withSource(source));
+    const [row] =
+      await db.sql`select source from verifier_implementations where id = ${published.implementation_ids[0]!}`;
+    expect(row!.source).toEqual(source);
+    const { body } = await (async () => {
+      const result = await (await clientOf(author)).callTool("get_verifier_contract", {
+        verifier_contract_id: published.verifier_contract_id,
+      });
+      return { body: envelopeOf(result) as { implementations: Array<{ id: string; source: unknown }> } };
+    })();
+    expect(body.implementations.find((i) => i.id === published.implementation_ids[0])?.source).toEqual(
+      source,
+    );
+    // Without a stated source, the record has the three keys, null.
+    const [plain] =
+      await db.sql`select source from verifier_implementations where id = ${script.implementation_ids[0]!}`;
+    expect(plain!.source).toEqual({ source_uri: null, source_revision: null, license: null });
   });
 });
