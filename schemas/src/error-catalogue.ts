@@ -133,6 +133,16 @@ export const ErrorCode = {
     status: 409,
     meaning: "the stage log is already redacted; a redaction is written once",
   },
+  /** attest_external_stage on a stage already attested: an attestation is written once. */
+  already_attested: {
+    status: 409,
+    meaning: "the external stage is already attested; an attestation is written once",
+  },
+  /** attest_external_stage after the stage's deadline, or on a stage that ended without one. */
+  attestation_closed: {
+    status: 409,
+    meaning: "the external stage no longer takes an attestation: its deadline passed",
+  },
   /** Every validation slot is taken and the queue is full; retry after `retry_after_s`. */
   busy: { status: 503, meaning: "the service is at its limit of concurrent work; retry shortly" },
   /** A form POST without the CSRF token of the browser's session, or a sign-in whose `state` is not this browser's. */

@@ -148,6 +148,23 @@ const table: LeakRow[] = [
       reason: "personal_data",
     })),
   },
+  {
+    covers: "register_external_system",
+    read: tool("register_external_system", () => ({
+      system: "Leak Lab",
+      attestation_hours: 1,
+      attesters: [],
+    })),
+  },
+  {
+    covers: "attest_external_stage",
+    read: tool("attest_external_stage", (c) => ({
+      verification_run_id: c.refutedRunId,
+      stage_key: "check",
+      result: "verified",
+      reference: "leak?",
+    })),
+  },
   // The review paths a participant without a seat can call; review-leak.test.ts reads every one
   // of them as the reviewer of a sealed Submission.
   { covers: "pick_review", read: tool("pick_review", () => ({})) },

@@ -291,6 +291,30 @@ describeWithDatabase("the authorization matrix of the maintainers' and operators
     },
   ];
 
+  // Rows for the external-stage tools: attesting needs registration for the stage's system, which
+  // no role gives (external-stages.test.ts covers the registered attester).
+  rows.push(
+    {
+      name: "register_external_system",
+      args: async () => ({
+        system: `Lab ${Math.random().toString(36).slice(2, 8)}`,
+        attestation_hours: 24,
+        attesters: [],
+      }),
+      expect: { owner: "forbidden", other: "forbidden", operator: "ok", administrator: "ok" },
+    },
+    {
+      name: "attest_external_stage",
+      args: async () => ({
+        verification_run_id: (await finishedRun()).verification_run_id,
+        stage_key: "sat_check",
+        result: "verified",
+        reference: "REF-1",
+      }),
+      expect: { owner: "not_found", other: "not_found", operator: "not_found", administrator: "not_found" },
+    },
+  );
+
   it("has a row for every tool issue 19 added, each registered as a contribute tool", () => {
     for (const row of rows)
       expect(tools.find((t) => t.name === row.name)?.scope, row.name).toBe("contribute");

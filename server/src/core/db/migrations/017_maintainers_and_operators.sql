@@ -47,3 +47,31 @@ create trigger verification_stage_results_log_redaction before update on verific
 create index verification_stage_results_implementation
   on verification_stage_results ((mechanism -> 'sandbox' ->> 'verifier_implementation_id'))
   where kind = 'sandbox';
+
+-- External stages (spec 2.4 mechanism.external, 2.5 external_system): a partner system an
+-- operator registered under the name Contracts give in `external_system`, how long a run waits
+-- for its attestation, and the users who may attest for it.
+create table external_systems (
+  system text primary key constraint external_systems_name check (length(system) between 1 and 200),
+  attestation_hours integer not null
+    constraint external_systems_attestation_hours check (attestation_hours between 1 and 8760),
+  registered_by_user_id text not null references users (id),
+  registered_at timestamptz not null default now()
+);
+create trigger external_systems_no_delete before delete on external_systems
+  for each row execute function svc_no_delete();
+
+create table external_system_attesters (
+  system text not null references external_systems (system),
+  user_id text not null references users (id),
+  added_by_user_id text not null references users (id),
+  added_at timestamptz not null default now(),
+  primary key (system, user_id)
+);
+create trigger external_system_attesters_append_only before update on external_system_attesters
+  for each row execute function svc_append_only();
+
+-- When a waiting external stage ends inconclusive without an attestation; set when it starts.
+alter table verification_stage_results add column attestation_due_at timestamptz;
+create index verification_stage_results_awaiting_attestation on verification_stage_results (attestation_due_at)
+  where kind = 'external' and status = 'running';

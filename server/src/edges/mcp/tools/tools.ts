@@ -4,6 +4,7 @@ import { artifactResources, artifactTools } from "./artifact-tools.ts";
 import { attemptTools } from "./attempt-tools.ts";
 import { authoringTools } from "./authoring-tools.ts";
 import { discoveryResources, discoveryTools } from "./discovery-tools.ts";
+import { externalSystemTools } from "./external-system-tools.ts";
 import { noteTools } from "./note-tools.ts";
 import { organizationTools } from "./organization-tools.ts";
 import { reviewResources, reviewTools } from "./review-tools.ts";
@@ -27,6 +28,7 @@ export const tools: readonly Tool[] = [
   ...submissionTools,
   ...verificationTools,
   ...sandboxImageTools,
+  ...externalSystemTools,
   ...sealingTools,
   ...reviewTools,
 ];
