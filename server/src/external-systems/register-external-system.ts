@@ -7,9 +7,10 @@ import type { Viewer } from "../visibility/viewer.ts";
 export interface ExternalSystem {
   system: string;
   attestation_hours: number;
-  registered_by_user_id: string;
+  /** Null: an operator with svc-server. */
+  registered_by_user_id: string | null;
   registered_at: string;
-  attesters: Array<{ user_id: string; handle: string; added_by_user_id: string; added_at: string }>;
+  attesters: Array<{ user_id: string; handle: string; added_by_user_id: string | null; added_at: string }>;
 }
 
 /**
@@ -17,20 +18,29 @@ export interface ExternalSystem {
  * registers the partner system a Contract's external stage names, by that exact name, with how
  * many hours a run waits for its attestation, and adds the users who may attest for it. Calling
  * again changes the hours (for stages that start waiting afterwards) and adds attesters; an
- * attester is never silently removed. Unknown handles are refused, naming them.
+ * attester is never silently removed. Unknown handles are refused, naming them. `viewer` null is
+ * an operator with shell access (`svc-server external-system register`), recorded as a null actor.
  */
 export async function registerExternalSystem(
   sql: Sql,
-  viewer: Viewer,
+  viewer: Viewer | null,
   input: { system: string; attestation_hours: number; attesters: string[] },
 ): Promise<{ external_system: ExternalSystem }> {
-  if (!viewer.isAdministrator) {
+  const actor = viewer?.userId ?? null;
+  if (viewer && !viewer.isAdministrator) {
     throw new ServiceError(
       "forbidden",
       "registering a partner system is for the service's operators (administrators)",
       {
         system: input.system,
       },
+    );
+  }
+  if (input.system.length < 1 || input.system.length > 200 || input.system.trim() !== input.system) {
+    throw new ServiceError(
+      "invalid_input",
+      "system must be the name external_system gives, 1 to 200 characters without leading or trailing spaces",
+      { field: "system" },
     );
   }
   return await inTransaction(sql, async (tx) => {
@@ -51,19 +61,24 @@ export async function registerExternalSystem(
     }
     await tx`
       insert into external_systems (system, attestation_hours, registered_by_user_id)
-      values (${input.system}, ${input.attestation_hours}, ${viewer.userId})
+      values (${input.system}, ${input.attestation_hours}, ${actor})
       on conflict (system) do update set attestation_hours = excluded.attestation_hours`;
     for (const user of users) {
       await tx`
         insert into external_system_attesters (system, user_id, added_by_user_id)
-        values (${input.system}, ${user.id}, ${viewer.userId}) on conflict do nothing`;
+        values (${input.system}, ${user.id}, ${actor}) on conflict do nothing`;
     }
     const [system] = await tx<
-      { system: string; attestation_hours: number; registered_by_user_id: string; registered_at: Date }[]
+      {
+        system: string;
+        attestation_hours: number;
+        registered_by_user_id: string | null;
+        registered_at: Date;
+      }[]
     >`
       select system, attestation_hours, registered_by_user_id, registered_at from external_systems where system = ${input.system}`;
     const attesters = await tx<
-      { user_id: string; handle: string; added_by_user_id: string; added_at: Date }[]
+      { user_id: string; handle: string; added_by_user_id: string | null; added_at: Date }[]
     >`
       select a.user_id, u.handle, a.added_by_user_id, a.added_at
       from external_system_attesters a join users u on u.id = a.user_id

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Services } from "../../src/core/services/services.ts";
+import { runServerCli } from "../../src/edges/cli/main.ts";
 import { issueToken } from "../../src/users/issue-token.ts";
 import type { Principal } from "../../src/users/principal.ts";
 import { executeVerificationRun } from "../../src/verification/execute-verification-run.ts";
@@ -205,5 +206,52 @@ describeWithDatabase("external stages", () => {
     expect(run.stage_results[1].evidence_md).toContain("Acme Lab attested nothing by the deadline");
     const closed = await call(partner, "attest_external_stage", attestation(runId));
     expect(closed.body).toMatchObject({ error: { code: "attestation_closed" } });
+  });
+
+  it("an operator registers a system with svc-server too, recorded as an operator (null actor)", async () => {
+    let stdout = "";
+    let stderr = "";
+    const io = {
+      stdout: (text: string) => {
+        stdout += text;
+      },
+      stderr: (text: string) => {
+        stderr += text;
+      },
+      color: false,
+    };
+    const env = { DATABASE_URL: db.url, LOG_LEVEL: "silent" };
+    const args = [
+      "external-system",
+      "register",
+      "Beta Lab",
+      "--hours",
+      "2",
+      "--attester",
+      partner.user.handle,
+    ];
+    expect(await runServerCli(args, { io, env })).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({
+      external_system: {
+        system: "Beta Lab",
+        attestation_hours: 2,
+        registered_by_user_id: null,
+        attesters: [{ user_id: partner.user.id, added_by_user_id: null }],
+      },
+    });
+    expect(await runServerCli(["external-system", "register", "Beta Lab", "--hours", "0"], { io, env })).toBe(
+      2,
+    );
+    stdout = "";
+    expect(
+      await runServerCli(
+        ["external-system", "register", "Beta Lab", "--hours", "3", "--attester", "nobody-here"],
+        {
+          io,
+          env,
+        },
+      ),
+    ).toBe(1);
+    expect(stderr).toContain('"code":"invalid_input"');
   });
 });

@@ -50,12 +50,13 @@ create index verification_stage_results_implementation
 
 -- External stages (spec 2.4 mechanism.external, 2.5 external_system): a partner system an
 -- operator registered under the name Contracts give in `external_system`, how long a run waits
--- for its attestation, and the users who may attest for it.
+-- for its attestation, and the users who may attest for it. A null actor is an operator acting
+-- with svc-server, as for grants.
 create table external_systems (
   system text primary key constraint external_systems_name check (length(system) between 1 and 200),
   attestation_hours integer not null
     constraint external_systems_attestation_hours check (attestation_hours between 1 and 8760),
-  registered_by_user_id text not null references users (id),
+  registered_by_user_id text references users (id),
   registered_at timestamptz not null default now()
 );
 create trigger external_systems_no_delete before delete on external_systems
@@ -64,7 +65,7 @@ create trigger external_systems_no_delete before delete on external_systems
 create table external_system_attesters (
   system text not null references external_systems (system),
   user_id text not null references users (id),
-  added_by_user_id text not null references users (id),
+  added_by_user_id text references users (id),
   added_at timestamptz not null default now(),
   primary key (system, user_id)
 );
