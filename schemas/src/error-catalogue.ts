@@ -158,6 +158,23 @@ export const ErrorCode = {
   response_rejected: { status: 422, meaning: "the review response fails the node's rubric" },
   /** decline or submit on an assignment already submitted or declined. */
   assignment_ended: { status: 409, meaning: "the review assignment has already ended" },
+  /** A yank of a VerifierImplementation or ReviewProtocol already yanked: a yank is written once. */
+  already_yanked: { status: 409, meaning: "the record is already yanked; a yank is written once" },
+  /** redact_stage_log on a log already redacted: a redaction is written once and never replaced. */
+  already_redacted: {
+    status: 409,
+    meaning: "the stage log is already redacted; a redaction is written once",
+  },
+  /** attest_external_stage on a stage already attested: an attestation is written once. */
+  already_attested: {
+    status: 409,
+    meaning: "the external stage is already attested; an attestation is written once",
+  },
+  /** attest_external_stage after the stage's deadline, or on a stage that ended without one. */
+  attestation_closed: {
+    status: 409,
+    meaning: "the external stage no longer takes an attestation: its deadline passed",
+  },
   /** Every validation slot is taken and the queue is full; retry after `retry_after_s`. */
   busy: { status: 503, meaning: "the service is at its limit of concurrent work; retry shortly" },
   /** A form POST without the CSRF token of the browser's session, or a sign-in whose `state` is not this browser's. */
@@ -224,6 +241,10 @@ export const LintNotes = {
   },
   deprecated_field: { meaning: "a field that is accepted and ignored" },
   fixture_coverage: { meaning: "a sandbox stage lacks a verified or a refuted conformance fixture" },
+  /** A service's validation only: the package pins a published protocol its publisher yanked. */
+  yanked_review_protocol: {
+    meaning: "a pinned review protocol is yanked: withdrawn from recommendation, though pins keep resolving",
+  },
 } as const satisfies Record<string, CodeEntry>;
 export const NoteCode = codesOf(LintNotes);
 export type NoteCode = (typeof NoteCode)[keyof typeof NoteCode];

@@ -134,6 +134,7 @@ export type {
   FixtureInputs,
   ImplementationLimits,
   ImplementationRuntime,
+  ImplementationSource,
   LinkFile,
   Plan,
   PlanDocument,

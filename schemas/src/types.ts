@@ -224,6 +224,8 @@ export interface PlanVerifierImplementation {
   entrypoint: string[];
   limits: ImplementationLimits;
   program: CheckerProgram | null;
+  /** Present only when the package states it; publication stores it (null keys otherwise). */
+  source?: ImplementationSource;
   stages: PlanImplementationStage[];
 }
 
@@ -279,7 +281,21 @@ export interface Plan {
   problems: PlanProblem[];
 }
 
+/** A VerifierImplementation's `source` (spec 2.2): all three keys, each null when unknown. */
+export interface ImplementationSource {
+  source_uri: string | null;
+  /** An exact commit. */
+  source_revision: string | null;
+  /** An SPDX license id. */
+  license: string | null;
+}
+
 /** verifier-implementation.json: implementations for sandbox stages that do not name one inline. */
 export interface VerifierImplementationFile {
-  implementations: Array<{ stage_key: string; implementation: string; limits?: StageLimits }>;
+  implementations: Array<{
+    stage_key: string;
+    implementation: string;
+    limits?: StageLimits;
+    source?: ImplementationSource;
+  }>;
 }

@@ -14,6 +14,7 @@ import {
 } from "./verifier-command.ts";
 import { type VerifyOptions, verifyCommand } from "./verify-command.ts";
 import { whoamiCommand } from "./whoami-command.ts";
+import { yankCommand } from "./yank-command.ts";
 
 /**
  * Runs `svc` with the given arguments (without node and script) and returns the exit code.
@@ -165,6 +166,31 @@ export async function runCli(
     .option("--server <url>", serverOption)
     .action(async (image: string, options: { json?: boolean; server?: string }) => {
       exitCode = await verifierStatusCommand(image, options, io, cli);
+    });
+
+  verifier
+    .command("yank")
+    .description(
+      "withdraw a verifier implementation you published (or any, as an administrator), once, with a reason",
+    )
+    .argument("<vfi-id>", "the VerifierImplementation id")
+    .option("--reason <markdown>", "why: kept with the yank (1 to 10000 characters)")
+    .option("--json", "print the tool's envelope")
+    .option("--server <url>", serverOption)
+    .action(async (id: string, options: { reason?: string; json?: boolean; server?: string }) => {
+      exitCode = await yankCommand("verifier", id, options, io, cli);
+    });
+
+  const protocol = program.command("protocol").description("maintain published review protocols");
+  protocol
+    .command("yank")
+    .description("withdraw a review protocol you published from recommendation, once, with a reason")
+    .argument("<rpt-id>", "the ReviewProtocol id")
+    .option("--reason <markdown>", "why: kept with the yank (1 to 10000 characters)")
+    .option("--json", "print the tool's envelope")
+    .option("--server <url>", serverOption)
+    .action(async (id: string, options: { reason?: string; json?: boolean; server?: string }) => {
+      exitCode = await yankCommand("protocol", id, options, io, cli);
     });
 
   try {

@@ -1,5 +1,6 @@
 import {
   type ContractStage,
+  type ImplementationSource as ImplementationProvenance,
   pointer,
   type StageLimits,
   type VerifierContractFile,
@@ -15,6 +16,7 @@ import {
   parseImplementation,
 } from "../catalogue/implementation-catalogue.ts";
 import { type ContentHash, hashJson } from "../hash/sha256.ts";
+import { checkImplementationSource } from "./check-implementation-source.ts";
 import type { ProtocolEntry } from "./check-protocols.ts";
 import type { LintContext } from "./lint-context.ts";
 
@@ -28,6 +30,8 @@ export interface ImplementationEntry {
   /** Package-relative path of the script, for the service to store its bytes. */
   programFile: string | null;
   contentHash: ContentHash;
+  /** The `source` verifier-implementation.json states; absent when it states none. */
+  source?: ImplementationProvenance;
 }
 
 /** A verifier-contract.json that passed pass 4. */
@@ -166,7 +170,11 @@ export async function checkContract(
       continue;
     }
     const implementation = await resolveImplementation(ctx, prefix, stage, source, at, { slotKeys, roles });
-    if (implementation) implementations.push(implementation);
+    if (implementation) {
+      implementations.push(
+        source.provenance ? { ...implementation, source: source.provenance } : implementation,
+      );
+    }
   }
   if (ctx.errors.length > before) return undefined;
 
@@ -236,6 +244,7 @@ interface ImplementationSource {
   at: (field: string) => string;
   implementation: string | null | undefined;
   limits: StageLimits | null | undefined;
+  provenance?: ImplementationProvenance;
 }
 
 /**
@@ -270,7 +279,17 @@ async function readImplementationFile(
         `stage "${item.stage_key}" is named twice; keep one`,
       );
     } else {
-      byStage.set(item.stage_key, { file, at, implementation: item.implementation, limits: item.limits });
+      const entry: ImplementationSource = {
+        file,
+        at,
+        implementation: item.implementation,
+        limits: item.limits,
+      };
+      if (item.source) {
+        const where = (field: string) => pointer("implementations", index, "source", field);
+        if (checkImplementationSource(ctx, file, where, item.source)) entry.provenance = item.source;
+      }
+      byStage.set(item.stage_key, entry);
     }
   }
   return byStage;

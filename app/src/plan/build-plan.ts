@@ -40,6 +40,8 @@ export function buildPlan(lint: CleanLintResult): Plan {
         entrypoint: impl.entrypoint,
         limits: impl.limits,
         program: impl.program,
+        // Only when stated, so packages without it keep their plan and plan_hash.
+        ...(impl.source ? { source: impl.source } : {}),
         stages: [],
       };
       verifier_implementations[impl.contentHash]!.stages.push({

@@ -35,13 +35,15 @@ export async function publishVerifierImplementations(
       const id = randomId(IdPrefix.verifierImplementation);
       const [created] = await tx<{ version_number: number }[]>`
         insert into verifier_implementations
-          (id, verifier_contract_id, stage_key, version_number, runtime, entrypoint, limits, content_hash, program, created_by_user_id)
+          (id, verifier_contract_id, stage_key, version_number, runtime, entrypoint, limits, content_hash, program,
+           source, created_by_user_id)
         values (${id}, ${contractId}, ${stage.stage_key},
           (select coalesce(max(version_number), 0) + 1 from verifier_implementations
            where verifier_contract_id = ${contractId} and stage_key = ${stage.stage_key}),
           ${tx.json(implementation.runtime as never)}, ${tx.json(implementation.entrypoint)},
           ${tx.json(implementation.limits as never)}, ${implementation.content_hash},
-          ${implementation.program ? tx.json(implementation.program as never) : null}, ${userId})
+          ${implementation.program ? tx.json(implementation.program as never) : null},
+          ${tx.json((implementation.source ?? NO_SOURCE) as never)}, ${userId})
         returning version_number`;
       ids.push(id);
       await enqueueConformance(tx, id);
@@ -59,3 +61,6 @@ export async function publishVerifierImplementations(
   }
   return ids;
 }
+
+/** An implementation whose package states no source: all three keys, null (spec 2.2). */
+const NO_SOURCE = { source_uri: null, source_revision: null, license: null };

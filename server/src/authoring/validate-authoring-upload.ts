@@ -27,6 +27,7 @@ import { uploadArchive } from "./read-upload-tree.ts";
 import { reconcile } from "./reconcile.ts";
 import { queueValidationConformance } from "./validation-conformance-job.ts";
 import { validationPool } from "./validation-pool.ts";
+import { yankedProtocolNotes } from "./yanked-protocol-notes.ts";
 
 export interface ValidatedUpload extends ValidationResult {
   upload_id: string;
@@ -185,7 +186,7 @@ async function validate(
     validation: {
       valid: errors.length === 0 && !conflict,
       errors,
-      notes: lint.notes,
+      notes: [...lint.notes, ...(await yankedProtocolNotes(services.sql, plan, has))],
       plan,
       plan_hash: lint.plan_hash,
       conformance,

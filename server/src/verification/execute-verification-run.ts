@@ -3,6 +3,7 @@ import type { ContractStage } from "@svc/schemas";
 import type postgres from "postgres";
 import type { Services } from "../core/services/services.ts";
 import { type RunContext, readRunContext } from "./run-context.ts";
+import { type AwaitingAttestationOutcome, runExternalStage } from "./run-external-stage.ts";
 import { type AwaitingReviewOutcome, runReviewStage } from "./run-review-stage.ts";
 import { NO_MECHANISM, runSandboxStage, type StageOutcome } from "./run-sandbox-stage.ts";
 
@@ -21,7 +22,9 @@ export type ExecuteResult =
    * A review stage waits on its ReviewProcess: nothing to do until the process finishes, which
    * enqueues the run again. Not polled, not bounded by MAX_WAIT_MS, not a stalled run.
    */
-  | AwaitingReviewOutcome;
+  | AwaitingReviewOutcome
+  /** An external stage waits for its partner's attestation, or its deadline; likewise not polled. */
+  | AwaitingAttestationOutcome;
 
 /**
  * Executes a VerificationRun (spec 2.4 and 3): moves it to `running`, runs its stages in Contract
@@ -37,11 +40,11 @@ export async function executeVerificationRun(services: Services, runId: string):
     update verification_runs
     set status = 'running', started_at = coalesce(started_at, ${now}), heartbeat_at = ${now},
       restarts = restarts + (select count(*)::int from verification_stage_results
-                             where verification_run_id = ${runId} and status = 'running' and kind <> 'review')
+                             where verification_run_id = ${runId} and status = 'running' and kind = 'sandbox')
     where id = ${runId} and status <> 'finished'
     returning created_at, restarts,
       exists (select 1 from verification_stage_results
-              where verification_run_id = ${runId} and status = 'running' and kind <> 'review') as half_run`;
+              where verification_run_id = ${runId} and status = 'running' and kind = 'sandbox') as half_run`;
   if (!run) return { kind: "skipped" };
   if (run.half_run && run.restarts >= MAX_RESTARTS) {
     await finishWithError(
@@ -74,8 +77,8 @@ export async function executeVerificationRun(services: Services, runId: string):
         await startStage(services, runId, position);
         started = true;
       };
-      const outcome = await runStage(services, context, stage, start);
-      if (outcome.kind === "awaiting_review") return outcome;
+      const outcome = await runStage(services, context, position, stage, start);
+      if (outcome.kind === "awaiting_review" || outcome.kind === "awaiting_attestation") return outcome;
       // The bound (SVC_STAGE_WAIT_SECONDS) counts from the run's creation: restarts never extend it.
       const waitSeconds = services.sandboxBudget.stage_wait_seconds;
       if (
@@ -144,9 +147,10 @@ The submission was withdrawn before its verification began; nothing was run.',
 async function runStage(
   services: Services,
   context: RunContext,
+  position: number,
   stage: ContractStage,
   start: () => Promise<void>,
-): Promise<StageOutcome | AwaitingReviewOutcome> {
+): Promise<StageOutcome | AwaitingReviewOutcome | AwaitingAttestationOutcome> {
   switch (stage.kind) {
     case "sandbox":
       return await runSandboxStage(services, context, stage, start);
@@ -154,26 +158,12 @@ async function runStage(
       await start();
       return await runReviewStage(services, context, stage);
     case "external":
-      return notExecuted(
-        `external stage \`${stage.key}\`: attestations from ${stage.external_system ?? "the partner system"} are not received by this deployment`,
-      );
+      return await runExternalStage(services, context.run_id, position, stage, start);
     default: {
       const never: never = stage.kind;
       throw new Error(`unknown stage kind ${String(never)}`);
     }
   }
-}
-
-function notExecuted(reason: string): StageOutcome {
-  return {
-    kind: "finished",
-    result: "inconclusive",
-    score: null,
-    evidence_md: reason,
-    mechanism: NO_MECHANISM,
-    log: null,
-    evidence_files: [],
-  };
 }
 
 /** The stage's row, `queued` until it starts; kept as it is when the run is executed again. */

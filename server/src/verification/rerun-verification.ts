@@ -8,13 +8,16 @@ import { queueVerificationRun, type RunArtifact } from "./queue-verification-run
 /**
  * rerun_verification: a re-examination of a Submission is a new run (spec 2.4, trigger `rerun`),
  * asked by its submitter, the Problem's owner or an administrator. The Submission must be active
- * and its revision pin a Contract. Reruns never count against a submission quota.
+ * and its revision pin a Contract. Reruns never count against a submission quota. An operator's
+ * run (`trigger` manual, start_manual_verification) follows the same rules once its caller is
+ * known to be an administrator.
  */
 export async function rerunVerification(
   sql: Sql,
   viewer: Viewer,
   submissionId: string,
-): Promise<{ verification_run_id: string; submission_id: string }> {
+  trigger: typeof RunTrigger.rerun | typeof RunTrigger.manual = RunTrigger.rerun,
+): Promise<{ verification_run_id: string; submission_id: string; trigger: RunTrigger }> {
   return await inTransaction(sql, async (tx) => {
     const [row] = await tx<
       {
@@ -59,9 +62,9 @@ export async function rerunVerification(
       problemRevisionId: row.problem_revision_id,
       verifierContractId: row.verifier_contract_id,
       artifacts: row.artifacts,
-      trigger: RunTrigger.rerun,
+      trigger,
       requestedByUserId: viewer.userId,
     });
-    return { verification_run_id: id, submission_id: submissionId };
+    return { verification_run_id: id, submission_id: submissionId, trigger };
   });
 }

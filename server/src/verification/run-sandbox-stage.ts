@@ -77,7 +77,7 @@ export async function runSandboxStage(
     }
     return notRun(
       "inconclusive",
-      `stage \`${stage.key}\` has no implementation whose conformance fixtures passed, so the service cannot execute it`,
+      `stage \`${stage.key}\` has no implementation whose conformance fixtures passed, so the service cannot execute it${await lastYank(services, context, stage.key)}`,
     );
   }
   const resolution = await resolveBinding(services.sql, engines, current.runtime.image_ref);
@@ -95,6 +95,18 @@ export async function runSandboxStage(
     (source) => services.blobs.put(source),
   );
   return await recordOutcome(services, current, outcome);
+}
+
+/** Says which yank left the stage without an implementation, when one did (the run records why). */
+async function lastYank(services: Services, context: RunContext, stageKey: string): Promise<string> {
+  const [yanked] = await services.sql<
+    { id: string; version_number: number; yank_reason_md: string | null }[]
+  >`
+    select id, version_number, yank_reason_md from verifier_implementations
+    where verifier_contract_id = ${context.verifier_contract_id} and stage_key = ${stageKey} and yanked_at is not null
+    order by yanked_at desc, version_number desc limit 1`;
+  if (!yanked) return "";
+  return `; implementation ${yanked.id} (version ${yanked.version_number}) was yanked: ${yanked.yank_reason_md ?? "no reason recorded"}`;
 }
 
 function notRun(result: StageResult, reason: string): FinishedStageOutcome {

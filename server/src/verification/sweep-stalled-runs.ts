@@ -25,7 +25,13 @@ export async function sweepStalledRuns(services: Services): Promise<string[]> {
       and not exists (
         select 1 from verification_stage_results st
         join review_processes p on p.verification_run_id = st.verification_run_id and p.stage_key = st.stage_key
-        where st.verification_run_id = r.id and st.kind = 'review' and st.status = 'running' and p.status = 'open')`;
+        where st.verification_run_id = r.id and st.kind = 'review' and st.status = 'running' and p.status = 'open')
+      -- Nor is one whose external stage waits for its partner: the attestation or the deadline
+      -- sweep (sweepAttestationDeadlines) wakes it.
+      and not exists (
+        select 1 from verification_stage_results st
+        where st.verification_run_id = r.id and st.kind = 'external' and st.status = 'running'
+          and st.attestation_due_at > ${services.clock()})`;
   for (const { id } of rows) {
     await enqueueRun(sql, id);
     services.log.warn({ verification_run_id: id }, "verification run stalled; enqueued again");

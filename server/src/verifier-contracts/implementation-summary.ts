@@ -1,5 +1,5 @@
 import { currentImplementations } from "@svc/app";
-import type { ConformanceStatus } from "@svc/schemas";
+import type { ConformanceStatus, ImplementationSource } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 
 /** One VerifierImplementation as get_verifier_contract summarizes it. */
@@ -14,6 +14,8 @@ export interface ImplementationSummary {
   limits: { vcpu: number; memory_mb: number; disk_mb: number; timeout_seconds: number; network: "none" };
   content_hash: string;
   program: { filename: string; content_hash: string; size_bytes: number } | null;
+  /** Where the checker's source lives (spec 2.2), as its package stated it; null keys when unstated. */
+  source: ImplementationSource;
   conformance: {
     status: ConformanceStatus;
     checked_at: string | null;
@@ -35,6 +37,7 @@ interface ImplementationRow {
   limits: ImplementationSummary["limits"];
   content_hash: string;
   program: ImplementationSummary["program"];
+  source: ImplementationSource;
   conformance: ImplementationSummary["conformance"] & Record<string, unknown>;
   created_at: Date;
   yanked_at: Date | null;
@@ -49,7 +52,7 @@ export async function implementationSummaries(
   contractId: string,
 ): Promise<ImplementationSummary[]> {
   const rows = await sql<ImplementationRow[]>`
-    select id, stage_key, version_number, runtime, entrypoint, limits, content_hash, program, conformance,
+    select id, stage_key, version_number, runtime, entrypoint, limits, content_hash, program, source, conformance,
       created_at, yanked_at
     from verifier_implementations where verifier_contract_id = ${contractId}
     order by stage_key, version_number`;
@@ -63,6 +66,7 @@ export async function implementationSummaries(
     limits: row.limits,
     content_hash: row.content_hash,
     program: row.program,
+    source: row.source,
     conformance: {
       status: row.conformance.status,
       checked_at: row.conformance.checked_at,

@@ -25,6 +25,7 @@ interface LeakContext {
   problemId: string;
   revisionId: string;
   contractId: string;
+  implementationId: string;
   attemptId: string;
   artifactId: string;
   submissionId: string;
@@ -126,6 +127,55 @@ const table: LeakRow[] = [
     read: tool("prepare_reference_release", (c) => ({ revision_id: c.revisionId })),
   },
   { covers: "get_final_entry", read: tool("get_final_entry", (c) => ({ revision_id: c.revisionId })) },
+  // The maintainers' and operators' tools (issue 19) as a participant calls them: each refuses,
+  // and the refusal names nothing sealed, no yank or redaction detail and no run of others.
+  {
+    covers: "yank_verifier_implementation",
+    read: tool("yank_verifier_implementation", (c) => ({
+      verifier_implementation_id: c.implementationId,
+      reason_md: "leak?",
+    })),
+  },
+  {
+    covers: "yank_review_protocol",
+    read: tool("yank_review_protocol", () => ({ review_protocol_id: "rpt_0000000000", reason_md: "leak?" })),
+  },
+  {
+    covers: "revoke_implementation_runs",
+    read: tool("revoke_implementation_runs", (c) => ({
+      verifier_implementation_id: c.implementationId,
+      reason_md: "leak?",
+    })),
+  },
+  {
+    covers: "start_manual_verification",
+    read: tool("start_manual_verification", (c) => ({ submission_id: c.submissionId })),
+  },
+  {
+    covers: "redact_stage_log",
+    read: tool("redact_stage_log", (c) => ({
+      verification_run_id: c.refutedRunId,
+      stage_key: "check",
+      reason: "personal_data",
+    })),
+  },
+  {
+    covers: "register_external_system",
+    read: tool("register_external_system", () => ({
+      system: "Leak Lab",
+      attestation_hours: 1,
+      attesters: [],
+    })),
+  },
+  {
+    covers: "attest_external_stage",
+    read: tool("attest_external_stage", (c) => ({
+      verification_run_id: c.refutedRunId,
+      stage_key: "check",
+      result: "verified",
+      reference: "leak?",
+    })),
+  },
   // The review paths a participant without a seat can call; review-leak.test.ts reads every one
   // of them as the reviewer of a sealed Submission.
   { covers: "pick_review", read: tool("pick_review", () => ({})) },
@@ -155,6 +205,10 @@ const table: LeakRow[] = [
   {
     covers: "svc://problem-revisions/{problem_revision_id}/reference/{key}",
     read: resource((c) => `svc://problem-revisions/${c.revisionId}/reference/notes`),
+  },
+  {
+    covers: "svc://problem-revisions/{problem_revision_id}/checkers/{stage_key}/{filename}",
+    read: resource((c) => `svc://problem-revisions/${c.revisionId}/checkers/check/checker.py`),
   },
   {
     covers: "svc://authoring/skill/latest",
@@ -188,6 +242,10 @@ const table: LeakRow[] = [
   {
     covers: "GET /api/problem-revisions/{prv}/reference/{key}",
     read: (c) => c.http(`/api/problem-revisions/${c.revisionId}/reference/instance`),
+  },
+  {
+    covers: "GET /api/problem-revisions/{prv}/checkers/{stage_key}/{filename}",
+    read: (c) => c.http(`/api/problem-revisions/${c.revisionId}/checkers/check/checker.py`),
   },
   { covers: "GET /api/verifications/{id}", read: (c) => c.http(`/api/verifications/${c.refutedRunId}`) },
   { covers: "GET /verifications/{id}", read: (c) => c.http(`/verifications/${c.refutedRunId}`, "text/html") },
@@ -250,6 +308,9 @@ describeWithDatabase("nothing sealed leaks while sealed", () => {
     ids.problemId = problem.problemId;
     ids.revisionId = problem.revisionId;
     ids.contractId = f.contractId;
+    const [implementation] = await f.services.sql<{ id: string }[]>`
+      select id from verifier_implementations where verifier_contract_id = ${f.contractId} limit 1`;
+    ids.implementationId = implementation!.id;
     const good = await f.submit(f.solver, ids.slug, GOOD_ASSIGNMENT);
     await f.execute(good.verification_run_id);
     const bad = await f.submit(f.solver, ids.slug, BAD_ASSIGNMENT);

@@ -3,6 +3,7 @@ import { type Access, type Capability, GrantedRole, Scope } from "@svc/schemas";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { inTransaction } from "../../core/db/in-transaction.ts";
 import { ServiceError } from "../../core/errors/service-error.ts";
+import { registerExternalSystem } from "../../external-systems/register-external-system.ts";
 import { issueSignInLink } from "../../sessions/sign-in-links.ts";
 import { listAccessGrants } from "../../users/access-grant.ts";
 import { addUser } from "../../users/add-user.ts";
@@ -221,6 +222,32 @@ export async function runServerCli(
       print({ token_prefix: revoked.prefix, revoked_at: revoked.revoked_at.toISOString() });
     });
 
+  const externalSystem = program
+    .command("external-system")
+    .description("partner systems that attest Contracts' external stages");
+  externalSystem
+    .command("register")
+    .description(
+      'register (or update) a partner system by the name Contracts give in external_system and add the users who may attest for it; prints {"external_system": ...}',
+    )
+    .argument("<system>", "the system's name, exactly as external_system gives it (1 to 200 characters)")
+    .requiredOption("--hours <n>", "how long a run waits for its attestation, 1 to 8760 hours", parseHours)
+    .option(
+      "--attester <handle>",
+      "a user who may attest for the system (repeatable; added, never removed)",
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    )
+    .action(async (system: string, options: { hours: number; attester?: string[] }) => {
+      const registered = await withMigratedDatabase(config(), operatorLog(), (sql) =>
+        registerExternalSystem(sql, null, {
+          system,
+          attestation_hours: options.hours,
+          attesters: options.attester ?? [],
+        }),
+      );
+      print(registered);
+    });
+
   try {
     await program.parseAsync([...argv], { from: "user" });
     return exitCode;
@@ -239,6 +266,15 @@ export async function runServerCli(
     );
     return 1;
   }
+}
+
+/** The parser of `--hours`: a whole number of hours, 1 to 8760. */
+function parseHours(value: string): number {
+  const hours = Number(value);
+  if (!/^\d+$/.test(value) || hours < 1 || hours > 8760) {
+    throw new InvalidArgumentError("use a whole number of hours from 1 to 8760");
+  }
+  return hours;
 }
 
 /** The parser of an `<access>` argument. */

@@ -5,11 +5,18 @@ import type { Services } from "../../core/services/services.ts";
 import { evidenceListing } from "../../verification/evidence-listing.ts";
 import { getVerification } from "../../verification/get-verification.ts";
 import { readStageEvidence, readStageEvidenceFile, readStageLog } from "../../verification/read-stage-log.ts";
+import { checkerRevisionFile, PROGRAM_MEDIA_TYPE } from "../../verifier-contracts/checker-revision-file.ts";
 import { findImplementationProgram } from "../../verifier-contracts/find-implementation-program.ts";
 import { viewerOf } from "../../visibility/viewer.ts";
 import { readOptions } from "../inputs/discovery-inputs.ts";
 import { fromQueryString } from "../inputs/from-query-string.ts";
-import { getVerificationInput, verifierImplementationId } from "../inputs/verification-inputs.ts";
+import { problemRevisionId } from "../inputs/reference-inputs.ts";
+import {
+  getVerificationInput,
+  programFilename,
+  stageKey,
+  verifierImplementationId,
+} from "../inputs/verification-inputs.ts";
 import { bytesResponse, jsonResponse, readErrors, verificationRunRecord } from "./api-responses.ts";
 import { pageCaller } from "./browser-session.ts";
 import { sendHtmlPage } from "./html/send-html-page.ts";
@@ -28,7 +35,8 @@ import { sendBlob } from "./send-blob.ts";
  * - `GET /api/verifier-implementations/{id}/program`: a script checker's exact bytes with
  *   `x-svc-content-hash`, for whoever may read its Contract;
  * - `GET /verifications/{id}/stages/{stage_key}/log`: the stage's captured output as text, with
- *   `x-svc-content-hash` and `x-svc-log-truncated`;
+ *   `x-svc-content-hash` and `x-svc-log-truncated`, and for a redacted log `x-svc-log-redacted`
+ *   (the reason; the record itself is in the run's `log.redaction`);
  * - `GET /verifications/{id}/stages/{stage_key}/evidence`: the stage's evidence files as JSON
  *   (path, content hash, size, link target, url) with their tree digest;
  * - `GET /verifications/{id}/stages/{stage_key}/evidence/{path}`: one file's bytes, always as an
@@ -103,7 +111,37 @@ export const verificationRoutes: FastifyPluginAsync<{ services: Services }> = as
         viewerOf(reader.of(request).principal),
         request.params.id,
       );
-      return sendBlob(services, reply, program.content_hash, "text/x-python", program.filename);
+      return sendBlob(services, reply, program.content_hash, PROGRAM_MEDIA_TYPE, program.filename);
+    },
+  );
+
+  api.get(
+    "/api/problem-revisions/:revision/checkers/:stage/:filename",
+    {
+      onRequest: reader.onRequest,
+      schema: {
+        operationId: "getCheckerRevisionFile",
+        tags: ["verification"],
+        summary: "Read a revision's checker program",
+        description:
+          "Revision file checkers/<stage_key>/<filename>: the program of the script checker that runs the stage of " +
+          "the revision's Contract now (its current implementation), the same bytes as " +
+          "/api/verifier-implementations/{id}/program, with `x-svc-content-hash` and `x-svc-verifier-implementation-id`.",
+        params: z.strictObject({ revision: problemRevisionId, stage: stageKey, filename: programFilename }),
+        querystring: fromQueryString(readOptions),
+        response: { 200: bytesResponse("The program's bytes.", PROGRAM_MEDIA_TYPE), ...readErrors },
+      },
+    },
+    async (request, reply) => {
+      const file = await checkerRevisionFile(
+        services.sql,
+        viewerOf(reader.of(request).principal),
+        request.params.revision,
+        request.params.stage,
+        request.params.filename,
+      );
+      reply.header("x-svc-verifier-implementation-id", file.verifier_implementation_id);
+      return sendBlob(services, reply, file.content_hash, PROGRAM_MEDIA_TYPE, file.filename);
     },
   );
 
@@ -118,6 +156,7 @@ export const verificationRoutes: FastifyPluginAsync<{ services: Services }> = as
         request.params.id,
         request.params.stage,
       );
+      if (log.redaction) reply.header("x-svc-log-redacted", log.redaction.reason);
       return reply
         .type("text/plain; charset=utf-8")
         .header("x-svc-content-hash", log.content_hash)

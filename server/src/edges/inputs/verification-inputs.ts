@@ -30,3 +30,25 @@ export const verifierImplementationId = z
     "must be a VerifierImplementation id: vfi_ and 10 to 32 characters of 0-9 and a-z",
   )
   .describe("The VerifierImplementation id (vfi_...).");
+
+/** Why a maintainer or operator acts (a yank, a revocation): Markdown, 1 to 10,000 characters. */
+export const reasonMd = z
+  .string()
+  .min(1, "must say why: 1 to 10000 characters of Markdown")
+  .max(10_000, "must be at most 10000 characters")
+  .describe("Why, in Markdown (1 to 10000 characters); kept with the record and shown to its readers.");
+
+/** A Contract stage key (`^[a-z0-9]+(_[a-z0-9]+)*$`, at most 40 characters). */
+export const stageKey = z
+  .string()
+  .max(40, "must be at most 40 characters")
+  .regex(/^[a-z0-9]+(_[a-z0-9]+)*$/, "must be a stage key: lowercase letters and digits joined by single _")
+  .describe("A stage key of the Contract (e.g. check_answer).");
+
+/** A checker program's filename, as `checkers/<stage_key>/<filename>` names it. */
+export const programFilename = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[^/\\]+$/, "must be a file name without a path")
+  .describe("The program's filename (e.g. checker.py).");

@@ -19,6 +19,7 @@ import { runAgentSeat } from "../../reviews/run-agent-seat.ts";
 import { sweepReviewProcesses } from "../../reviews/sweep-review-processes.ts";
 import { provisionImage } from "../../sandbox-images/provision-image.ts";
 import { purgeExpiredGitHubStates } from "../../sessions/github-sign-in.ts";
+import { sweepAttestationDeadlines } from "../../verification/sweep-attestation-deadlines.ts";
 import { sweepStalledRuns } from "../../verification/sweep-stalled-runs.ts";
 import { verifyRunTask } from "./verify-run-task.ts";
 
@@ -84,6 +85,7 @@ export async function startWorker(services: Services, options: WorkerOptions = {
         await sweepStalledRuns(services);
         await sweepPendingConformance(services);
         await sweepReviewProcesses(services);
+        await sweepAttestationDeadlines(services);
         await purgeExpiredOAuthState(services.sql);
         await purgeExpiredGitHubStates(services);
       },

@@ -63,6 +63,11 @@ const BAD_INPUT: Readonly<Record<string, readonly BadInput[]>> = {
       in: "query",
     },
   ],
+  "/api/problem-revisions/:revision/checkers/:stage/:filename": [
+    { url: `/api/problem-revisions/${PRB}/checkers/check/checker.py`, parameter: "revision", in: "path" },
+    { url: `/api/problem-revisions/${PRV}/checkers/Check/checker.py`, parameter: "stage", in: "path" },
+    { url: `/api/problem-revisions/${PRV}/checkers/check/checker.py?raw=1`, parameter: "raw", in: "query" },
+  ],
   "/api/verifications/:id": [
     { url: "/api/verifications/nope", parameter: "id", in: "path" },
     { url: `/api/verifications/${VFI}`, parameter: "id", in: "path" },

@@ -3,9 +3,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool, type Tool } from "../../../src/edges/mcp/tools/tool.ts";
 import { tools } from "../../../src/edges/mcp/tools/tools.ts";
-import { addUser, issueToken, revokeToken } from "../../../src/users/index.ts";
+import { addUser, grantRole, issueToken, revokeToken } from "../../../src/users/index.ts";
+import { executeVerificationRun } from "../../../src/verification/execute-verification-run.ts";
+import { newAuthor } from "../../authoring/support/authoring-harness.ts";
+import { seedImplementation, seedProtocol } from "../../support/seed-records.ts";
 import { describeWithDatabase, useTestDatabase } from "../../support/test-database.ts";
 import { testServices } from "../../support/test-services.ts";
+import {
+  type PublishedProblem,
+  passConformance,
+  publishProblem,
+  seedSubmission,
+} from "../../verification/support/verification-harness.ts";
 import { legacyRpc, modernRpc } from "./support/json-rpc.ts";
 import { clientLines, envelopeOf } from "./support/mcp-clients.ts";
 import { type RunningApp, startApp, startMcpApp } from "./support/start-app.ts";
@@ -178,6 +187,156 @@ describeWithDatabase("live roles and memberships behind the contribute scope", (
     const result = body.result as { content: Array<{ text: string }>; isError: boolean };
     expect(result.isError).toBe(true);
     expect(JSON.parse(result.content[0]!.text)).toMatchObject({ error: { code: call.code } });
+  });
+});
+
+/**
+ * The maintainers' and operators' tools (issue 19), one row each: what the implementation's or
+ * protocol's owner, another user, an operator (an administrator made with `svc-server user add
+ * --admin`, grantor null) and an administrator (granted the role by another administrator) get.
+ * Every cell acts on a target of its own, since each tool writes once.
+ */
+describeWithDatabase("the authorization matrix of the maintainers' and operators' tools", () => {
+  const db = useTestDatabase();
+  let app: RunningApp;
+  let sat: PublishedProblem;
+  const people: Record<"owner" | "other" | "operator" | "administrator", { id: string; token: string }> =
+    {} as never;
+  let services: ReturnType<typeof testServices>;
+
+  beforeAll(async () => {
+    services = testServices(db.sql);
+    const owner = await newAuthor(db.sql);
+    const other = await addUser(db.sql, { handle: "other-user" });
+    const operator = await addUser(db.sql, { handle: "operator", isAdmin: true });
+    const administrator = await addUser(db.sql, { handle: "administrator" });
+    await grantRole(db.sql, { userId: administrator.id, role: "administrator", grantedBy: operator.id });
+    for (const [key, user] of [
+      ["owner", owner.user],
+      ["other", other],
+      ["operator", operator],
+      ["administrator", administrator],
+    ] as const) {
+      people[key] = { id: user.id, token: (await issueToken(db.sql, user.handle, ["contribute"])).token };
+    }
+    sat = await publishProblem(services, owner, "valid-builtin-sat");
+    await passConformance(db.sql, sat.verifier_contract_id);
+    app = await startApp(services);
+  });
+  afterAll(() => app?.close());
+
+  /** A finished builtin run on the owner's Problem, submitted by `other`; its stage has a log. */
+  async function finishedRun(): Promise<{ submission_id: string; verification_run_id: string }> {
+    const solver = { user: { id: people.other.id } } as Parameters<typeof seedSubmission>[1];
+    const seeded = await seedSubmission(services, solver, sat, [
+      { role: "assignment", filename: "a.txt", media_type: "text/plain", content: "v 1 2 -3 0\n" },
+    ]);
+    await executeVerificationRun(services, seeded.verification_run_id);
+    return seeded;
+  }
+
+  const rows: Array<{
+    name: string;
+    args: () => Promise<Record<string, unknown>>;
+    expect: Record<keyof typeof people, "ok" | "forbidden" | "not_found">;
+  }> = [
+    {
+      name: "yank_verifier_implementation",
+      args: async () => ({
+        verifier_implementation_id: await seedImplementation(db.sql, {
+          contractId: sat.verifier_contract_id,
+          stageKey: "sat_check",
+          author: people.owner.id,
+        }),
+        reason_md: "broken",
+      }),
+      // The owner's Problem is private: another user cannot even name the implementation.
+      expect: { owner: "ok", other: "not_found", operator: "ok", administrator: "ok" },
+    },
+    {
+      name: "yank_review_protocol",
+      args: async () => {
+        const slug = `p-${Math.random().toString(36).slice(2, 8)}`;
+        return {
+          review_protocol_id: await seedProtocol(db.sql, people.owner.id, slug, { title: slug }),
+          reason_md: "superseded",
+        };
+      },
+      expect: { owner: "ok", other: "not_found", operator: "ok", administrator: "ok" },
+    },
+    {
+      name: "revoke_implementation_runs",
+      args: async () => {
+        await finishedRun();
+        return {
+          verifier_implementation_id: sat.implementation_ids[0],
+          reason_md: "does not match its contract",
+        };
+      },
+      expect: { owner: "forbidden", other: "forbidden", operator: "ok", administrator: "ok" },
+    },
+    {
+      name: "start_manual_verification",
+      args: async () => ({ submission_id: (await finishedRun()).submission_id }),
+      expect: { owner: "forbidden", other: "forbidden", operator: "ok", administrator: "ok" },
+    },
+    {
+      name: "redact_stage_log",
+      args: async () => ({
+        verification_run_id: (await finishedRun()).verification_run_id,
+        stage_key: "sat_check",
+        reason: "personal_data",
+      }),
+      expect: { owner: "forbidden", other: "forbidden", operator: "ok", administrator: "ok" },
+    },
+  ];
+
+  // Rows for the external-stage tools: attesting needs registration for the stage's system, which
+  // no role gives (external-stages.test.ts covers the registered attester).
+  rows.push(
+    {
+      name: "register_external_system",
+      args: async () => ({
+        system: `Lab ${Math.random().toString(36).slice(2, 8)}`,
+        attestation_hours: 24,
+        attesters: [],
+      }),
+      expect: { owner: "forbidden", other: "forbidden", operator: "ok", administrator: "ok" },
+    },
+    {
+      name: "attest_external_stage",
+      args: async () => ({
+        verification_run_id: (await finishedRun()).verification_run_id,
+        stage_key: "sat_check",
+        result: "verified",
+        reference: "REF-1",
+      }),
+      expect: { owner: "not_found", other: "not_found", operator: "not_found", administrator: "not_found" },
+    },
+  );
+
+  it("has a row for every tool issue 19 added, each registered as a contribute tool", () => {
+    for (const row of rows)
+      expect(tools.find((t) => t.name === row.name)?.scope, row.name).toBe("contribute");
+  });
+
+  it.each(
+    rows.flatMap((row) =>
+      (["owner", "other", "operator", "administrator"] as const).map((who) => ({ ...row, who })),
+    ),
+  )("$name as $who", async ({ name, args, expect: outcomes, who }) => {
+    const { body } = await modernRpc(app.url, people[who].token, "tools/call", {
+      name,
+      arguments: await args(),
+    });
+    const result = body.result as { content: Array<{ text: string }>; isError?: boolean };
+    const envelope = JSON.parse(result.content[0]!.text);
+    if (outcomes[who] === "ok") {
+      expect(result.isError ?? false, JSON.stringify(envelope)).toBe(false);
+    } else {
+      expect(result.isError).toBe(true);
+      expect(envelope).toMatchObject({ error: { code: outcomes[who] } });
+    }
   });
 });
 

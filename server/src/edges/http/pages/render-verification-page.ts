@@ -43,7 +43,10 @@ function renderStage(runId: string, stage: StageResultRecord): Html {
     html`<p><a data-testid="evidence-files" href="/verifications/${encodeURIComponent(runId)}/stages/${encodeURIComponent(stage.stage_key)}/evidence">Evidence files</a></p>`;
   const log =
     stage.log &&
-    html`<p><a href="${stage.log.url}">Log</a> (${stage.log.size_bytes} bytes${stage.log.truncated && ", truncated"})</p>`;
+    html`<p><a href="${stage.log.url}">Log</a> (${stage.log.size_bytes} bytes${stage.log.truncated && ", truncated"})${
+      stage.log.redaction &&
+      html` <span class="redacted" data-testid="redaction">redacted ${stage.log.redaction.redacted_at} (${stage.log.redaction.reason}); the original was ${stage.log.redaction.original_size_bytes} bytes, ${stage.log.redaction.original_content_hash}</span>`
+    }</p>`;
   return html`<section class="stage" data-stage="${stage.stage_key}">
 <h3><code>${stage.stage_key}</code> (${stage.kind}): <span class="result ${stage.result ?? ""}">${stage.result ?? stage.status}</span></h3>
 ${mechanism}

@@ -20,6 +20,7 @@ import {
   workingAttemptId,
 } from "../../inputs/discovery-inputs.ts";
 import { authoringSkillResources } from "../resources/authoring-skill-resources.ts";
+import { checkerFileResource } from "../resources/checker-file-resource.ts";
 import { referenceResource } from "../resources/reference-resource.ts";
 import type { ResourceTemplate } from "../resources/resource-template.ts";
 import { skillVersionResource } from "../resources/skill-version-resource.ts";
@@ -181,5 +182,6 @@ export const discoveryTools: Tool[] = [
 export const discoveryResources: ResourceTemplate[] = [
   skillVersionResource,
   referenceResource,
+  checkerFileResource,
   ...authoringSkillResources,
 ];

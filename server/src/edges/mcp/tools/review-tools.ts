@@ -1,6 +1,7 @@
 import { AssignmentStatus, IdPrefix, idPattern } from "@svc/schemas";
 import { z } from "zod";
 import type { ReviewResponseInput } from "../../../core/services/review-response.ts";
+import { yankReviewProtocol } from "../../../review-protocols/yank-review-protocol.ts";
 import { claimReview } from "../../../reviews/claim-review.ts";
 import { declineReviewAssignment } from "../../../reviews/decline-review-assignment.ts";
 import { getReviewAssignment } from "../../../reviews/read/get-review-assignment.ts";
@@ -12,6 +13,7 @@ import { claimResult, ownAssignmentView } from "../../../reviews/read/review-ass
 import { submitReviewResponse } from "../../../reviews/submit-review-response.ts";
 import { viewerOf } from "../../../visibility/viewer.ts";
 import { workingAttemptId } from "../../inputs/discovery-inputs.ts";
+import { reasonMd } from "../../inputs/verification-inputs.ts";
 import { resourceJson } from "../resources/resource-bytes.ts";
 import type { ResourceTemplate } from "../resources/resource-template.ts";
 import { defineTool, type Tool, ToolKind } from "./tool.ts";
@@ -200,6 +202,29 @@ const submitReviewResponseTool = defineTool({
   },
 });
 
+const yankReviewProtocolTool = defineTool({
+  name: "yank_review_protocol",
+  title: "Yank a review protocol",
+  description:
+    "Its publisher or an administrator withdraws a ReviewProtocol from recommendation, once, with a reason. " +
+    "Contracts that pin it keep resolving it and review processes keep their meaning; validation notes new pins.",
+  scope: "contribute",
+  kind: ToolKind.destructive,
+  input: z.strictObject({
+    review_protocol_id: z
+      .string()
+      .regex(
+        idPattern(IdPrefix.reviewProtocol),
+        "must be a ReviewProtocol id: rpt_ and 10 to 32 characters of 0-9 and a-z",
+      )
+      .describe("The ReviewProtocol id (rpt_...)."),
+    reason_md: reasonMd,
+  }),
+  async run({ services, principal }, input) {
+    return { ...(await yankReviewProtocol(services, viewerOf(principal), input)) };
+  },
+});
+
 /** The review tools of spec 4.1 (get_review_protocol is a discovery tool), registered in tools.ts. */
 export const reviewTools: readonly Tool[] = [
   getReviewProcessTool,
@@ -210,6 +235,7 @@ export const reviewTools: readonly Tool[] = [
   claimReviewTool,
   declineReviewAssignmentTool,
   submitReviewResponseTool,
+  yankReviewProtocolTool,
 ] as Tool[];
 
 const reviewProcessResource: ResourceTemplate = {

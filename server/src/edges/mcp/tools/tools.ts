@@ -5,6 +5,7 @@ import { attemptTools } from "./attempt-tools.ts";
 import { authoringTools } from "./authoring-tools.ts";
 import { discoveryResources, discoveryTools } from "./discovery-tools.ts";
 import { draftTools } from "./draft-tools.ts";
+import { externalSystemTools } from "./external-system-tools.ts";
 import { noteTools } from "./note-tools.ts";
 import { organizationTools } from "./organization-tools.ts";
 import { publicationTools } from "./publication-tools.ts";
@@ -33,6 +34,7 @@ export const tools: readonly Tool[] = [
   ...submissionTools,
   ...verificationTools,
   ...sandboxImageTools,
+  ...externalSystemTools,
   ...sealingTools,
   ...reviewTools,
 ];

@@ -1,14 +1,23 @@
-import { IdPrefix, idPattern } from "@svc/schemas";
+import { IdPrefix, idPattern, RedactionReason } from "@svc/schemas";
 import { z } from "zod";
 import { evidenceListing } from "../../../verification/evidence-listing.ts";
 import { getVerification } from "../../../verification/get-verification.ts";
 import { listVerifications } from "../../../verification/list-verifications.ts";
 import { readStageEvidence, readStageLog } from "../../../verification/read-stage-log.ts";
+import { redactStageLog } from "../../../verification/redact-stage-log.ts";
 import { rerunVerification } from "../../../verification/rerun-verification.ts";
+import { revokeImplementationRuns } from "../../../verification/revoke-implementation-runs.ts";
 import { revokeVerification } from "../../../verification/revoke-verification.ts";
+import { startManualVerification } from "../../../verification/start-manual-verification.ts";
+import { yankVerifierImplementation } from "../../../verification/yank-verifier-implementation.ts";
 import { viewerOf } from "../../../visibility/viewer.ts";
 import { pageCursor, workingAttemptId } from "../../inputs/discovery-inputs.ts";
-import { getVerificationInput, verificationRunId } from "../../inputs/verification-inputs.ts";
+import {
+  getVerificationInput,
+  reasonMd,
+  verificationRunId,
+  verifierImplementationId,
+} from "../../inputs/verification-inputs.ts";
 import { resourceBytes, resourceJson } from "../resources/resource-bytes.ts";
 import type { ResourceTemplate } from "../resources/resource-template.ts";
 import { defineTool, type Tool, ToolKind } from "./tool.ts";
@@ -87,9 +96,83 @@ const revokeVerificationTool = defineTool({
     "the run keeps its result but stops counting toward the verdict.",
   scope: "contribute",
   kind: ToolKind.destructive,
-  input: z.strictObject({ verification_run_id: verificationRunId, reason_md: z.string().min(1).max(10_000) }),
+  input: z.strictObject({ verification_run_id: verificationRunId, reason_md: reasonMd }),
   async run({ services, principal }, input) {
     return { ...(await revokeVerification(services, viewerOf(principal), input)) };
+  },
+});
+
+const yankVerifierImplementationTool = defineTool({
+  name: "yank_verifier_implementation",
+  title: "Yank a verifier implementation",
+  description:
+    "Its publisher or an administrator withdraws a VerifierImplementation, once, with a reason: it runs nothing new, " +
+    "the stage's current implementation is recomputed (highest non-yanked version whose conformance passed), and runs " +
+    "waiting on the stage say so. Runs it already ran keep their result (revoke_implementation_runs revokes them).",
+  scope: "contribute",
+  kind: ToolKind.destructive,
+  input: z.strictObject({ verifier_implementation_id: verifierImplementationId, reason_md: reasonMd }),
+  async run({ services, principal }, input) {
+    return { ...(await yankVerifierImplementation(services, viewerOf(principal), input)) };
+  },
+});
+
+const revokeImplementationRunsTool = defineTool({
+  name: "revoke_implementation_runs",
+  title: "Revoke every run of an implementation",
+  description:
+    "Operators (administrators): an implementation found not matching its Contract has every finished run one of whose " +
+    "stages it ran revoked, in one action with one reason. Write-once per run: runs already revoked keep theirs; " +
+    "revoked runs keep their result and stop counting toward the verdict. Lists unfinished runs to revoke later. " +
+    "Yank the implementation (yank_verifier_implementation) so it runs nothing new.",
+  scope: "contribute",
+  kind: ToolKind.destructive,
+  input: z.strictObject({ verifier_implementation_id: verifierImplementationId, reason_md: reasonMd }),
+  async run({ services, principal }, input) {
+    return { ...(await revokeImplementationRuns(services, viewerOf(principal), input)) };
+  },
+});
+
+const startManualVerificationTool = defineTool({
+  name: "start_manual_verification",
+  title: "Start a manual verification run",
+  description:
+    "Operators (administrators): verifies any active Submission again as a new run (trigger manual) with the stage " +
+    "implementations current now, say after a yank or a revocation; consumes no submission quota.",
+  scope: "contribute",
+  kind: ToolKind.write,
+  input: z.strictObject({ submission_id: submissionId }),
+  async run({ services, principal }, input) {
+    return { ...(await startManualVerification(services.sql, viewerOf(principal), input.submission_id)) };
+  },
+});
+
+const redactStageLogTool = defineTool({
+  name: "redact_stage_log",
+  title: "Redact a stage log",
+  description:
+    "Operators (administrators): replaces the bytes of one stage's captured log, once, for secret_material, " +
+    "personal_data or legal_requirement. The log keeps the original content_hash and size_bytes in its redaction " +
+    "record and serves a short notice from then on; the original bytes leave the blob store once no record holds " +
+    "them. Inputs, artifact hashes, results and evidence_md are never redactable.",
+  scope: "contribute",
+  kind: ToolKind.destructive,
+  input: z.strictObject({
+    verification_run_id: verificationRunId,
+    stage_key: z
+      .string()
+      .regex(
+        /^[a-z0-9]+(_[a-z0-9]+)*$/,
+        "must be a stage key: lowercase letters and digits joined by single _",
+      )
+      .max(40, "must be at most 40 characters")
+      .describe("The stage whose log to redact."),
+    reason: z
+      .enum(Object.values(RedactionReason) as [RedactionReason, ...RedactionReason[]])
+      .describe("secret_material, personal_data or legal_requirement."),
+  }),
+  async run({ services, principal }, input) {
+    return { ...(await redactStageLog(services, viewerOf(principal), input)) };
   },
 });
 
@@ -99,6 +182,10 @@ export const verificationTools: readonly Tool[] = [
   listVerificationsTool,
   rerunVerificationTool,
   revokeVerificationTool,
+  yankVerifierImplementationTool,
+  revokeImplementationRunsTool,
+  startManualVerificationTool,
+  redactStageLogTool,
 ] as Tool[];
 
 const verificationResource: ResourceTemplate = {
@@ -136,6 +223,7 @@ const stageLogResource: ResourceTemplate = {
         content_hash: log.content_hash,
         size_bytes: log.size_bytes,
         truncated: log.truncated,
+        redaction: log.redaction,
       }),
     ];
   },
