@@ -14,20 +14,26 @@ export interface Migration {
 
 const MIGRATIONS_DIR = new URL("./migrations/", import.meta.url);
 
-/** The migrations in order. Numbers must run 1, 2, 3... without gaps, so none is skipped silently. */
+/**
+ * The migrations in order of their numbers. Numbers are handed out per branch before the
+ * branches merge (each issue is given its own), so a branch may hold 018 before 015 lands; a
+ * number may therefore be skipped, but never repeated or out of order, and pendingMigrations
+ * applies whatever the database lacks, a late-landing lower number included.
+ */
 export function readMigrations(dir: URL = MIGRATIONS_DIR): Migration[] {
+  let previous = 0;
   const migrations = readdirSync(dir)
     .filter((file) => file.endsWith(".sql"))
     .sort()
-    .map((file, index): Migration => {
+    .map((file): Migration => {
       const match = /^(\d{3})_[a-z0-9_]+\.sql$/.exec(file);
-      if (!match || Number(match[1]) !== index + 1) {
-        throw new Error(
-          `migration ${file} is misnamed: expected ${String(index + 1).padStart(3, "0")}_<name>.sql`,
-        );
+      const id = match ? Number(match[1]) : Number.NaN;
+      if (!match || !(id > previous)) {
+        throw new Error(`migration ${file} is misnamed: expected NNN_<name>.sql numbered above ${previous}`);
       }
+      previous = id;
       const sql = readFileSync(new URL(file, dir), "utf8");
-      return { id: index + 1, name: file.slice(0, -4), sql, contentHash: sha256(sql) };
+      return { id, name: file.slice(0, -4), sql, contentHash: sha256(sql) };
     });
   return migrations;
 }

@@ -1,12 +1,16 @@
 import { readdirSync, readFileSync } from "node:fs";
 import {
+  AgentJobKind,
   AssignmentStatus,
   AttemptOutcome,
   AttemptStatus,
   CampaignAuthoredStatus,
   CampaignStatus,
   Capability,
+  CriteriaChangeKind,
   EntryEventKind,
+  EventDelivery,
+  EventKind,
   GrantedRole,
   ImageState,
   MembershipRole,
@@ -89,6 +93,10 @@ const STORED: Record<string, { set: Record<string, string>; notStored?: string[]
   review_assignments_kind: { set: ReviewerKind },
   review_assignments_status: { set: AssignmentStatus },
   final_entry_events_kind: { set: EntryEventKind },
+  events_kind: { set: EventKind },
+  event_subscriptions_delivery: { set: EventDelivery },
+  criteria_changes_kind: { set: CriteriaChangeKind },
+  agent_job_leases_kind: { set: AgentJobKind },
 };
 
 describe("the migrations' check lists and the schemas' closed sets", () => {
