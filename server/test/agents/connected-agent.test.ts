@@ -247,6 +247,15 @@ describeWithDatabase("a connected agent woken by webhook", () => {
         error: { code: "invalid_input", field: "delivery.url" },
       });
     }
+    expect(await carol.refusal("events/subscribe", { delivery: { type: "carrier-pigeon" } })).toMatchObject({
+      error: { code: "invalid_input", field: "delivery.type" },
+    });
+    expect(await carol.refusal("events/subscribe", {})).toMatchObject({
+      error: { code: "invalid_input", field: "delivery" },
+    });
+    expect(await carol.refusal("events/unsubscribe", { subscription_id: "esb_!" })).toMatchObject({
+      error: { code: "invalid_input", field: "subscription_id" },
+    });
     expect(await carol.refusal("events/subscribe", { delivery: { type: "stream" } })).toMatchObject({
       error: { code: "unsupported_delivery", field: "delivery.type" },
     });

@@ -134,8 +134,17 @@ describeWithDatabase("the event log and events/list", () => {
     const bad = await agent.refusal("events/list", { cursor: "abc" });
     expect(bad).toMatchObject({ code: -32602, error: { code: "invalid_input", field: "cursor" } });
     expect(bad.error!.message).toMatch(/next_cursor/);
-    expect(await agent.refusal("events/list", { kinds: ["no.such_kind"] })).toMatchObject({ code: -32602 });
-    expect(await agent.refusal("events/list", { limit: 0 })).toMatchObject({ code: -32602 });
+    expect(await agent.refusal("events/list", { kinds: ["no.such_kind"] })).toMatchObject({
+      code: -32602,
+      error: { code: "invalid_input", field: "kinds.0" },
+    });
+    expect(await agent.refusal("events/list", { limit: 0 })).toMatchObject({
+      code: -32602,
+      error: { code: "invalid_input", field: "limit" },
+    });
+    const unknown = await agent.refusal("events/list", { since: "1" });
+    expect(unknown).toMatchObject({ error: { code: "invalid_input", field: "since" } });
+    expect(unknown.error!.message).toMatch(/cursor, kinds, limit/);
   });
 
   it("declares the event methods in the server's capabilities", async () => {

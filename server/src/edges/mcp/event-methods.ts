@@ -8,6 +8,7 @@ import { listEvents } from "../../events/list-events.ts";
 import { subscribeEvents } from "../../events/subscribe-events.ts";
 import { unsubscribeEvents } from "../../events/unsubscribe-events.ts";
 import { internalError } from "./internal-error.ts";
+import { invalidInputError } from "./invalid-input-error.ts";
 import type { McpCaller } from "./mcp-caller.ts";
 
 /** The event methods of spec 6.1, declared under this experimental capability. */
@@ -22,19 +23,25 @@ export const eventsCapability = {
 
 const kinds = z.array(z.enum(EventKind)).min(1).max(10).optional();
 
-const ListParams = z.object({
+/** What any request's params may carry besides the method's own fields (the 2026-07-28 envelope). */
+const meta = { _meta: z.unknown().optional() };
+
+const ListParams = z.strictObject({
+  ...meta,
   cursor: z.string().max(20).optional(),
   kinds,
   limit: z.number().int().min(1).max(200).default(50),
 });
-const SubscribeParams = z.object({
+const SubscribeParams = z.strictObject({
+  ...meta,
   kinds,
   delivery: z.discriminatedUnion("type", [
-    z.object({ type: z.literal("webhook"), url: z.string().min(1).max(2048) }),
-    z.object({ type: z.literal("stream") }),
+    z.strictObject({ type: z.literal("webhook"), url: z.string().min(1).max(2048) }),
+    z.strictObject({ type: z.literal("stream") }),
   ]),
 });
-const UnsubscribeParams = z.object({
+const UnsubscribeParams = z.strictObject({
+  ...meta,
   subscription_id: z
     .string()
     .regex(idPattern(IdPrefix.eventSubscription), "must be a subscription id: esb_ and 10 to 32 characters"),
@@ -46,22 +53,41 @@ const UnsubscribeParams = z.object({
  * error: InvalidParams (-32602) with the catalogue body in `data.error`, or InternalError.
  */
 export function registerEventMethods(server: Server, caller: McpCaller): void {
-  server.setRequestHandler("events/list", { params: ListParams }, (params) =>
+  // Params are taken as any object and checked here, so a bad one is the catalogue's
+  // invalid_input naming each field, as a tool's arguments are.
+  server.setRequestHandler("events/list", { params: AnyParams }, (params) =>
     answer(caller, "events/list", "read", async () => {
-      const page = await listEvents(caller.services.sql, caller.principal.user.id, params, canSeeEvent);
-      return { ...page };
+      const input = parse("events/list", ListParams, params);
+      return { ...(await listEvents(caller.services.sql, caller.principal.user.id, input, canSeeEvent)) };
     }),
   );
-  server.setRequestHandler("events/subscribe", { params: SubscribeParams }, (params) =>
-    answer(caller, "events/subscribe", "contribute", async () => ({
-      ...(await subscribeEvents(caller.services, caller.principal.user.id, params)),
-    })),
+  server.setRequestHandler("events/subscribe", { params: AnyParams }, (params) =>
+    answer(caller, "events/subscribe", "contribute", async () => {
+      const input = parse("events/subscribe", SubscribeParams, params);
+      return { ...(await subscribeEvents(caller.services, caller.principal.user.id, input)) };
+    }),
   );
-  server.setRequestHandler("events/unsubscribe", { params: UnsubscribeParams }, (params) =>
-    answer(caller, "events/unsubscribe", "contribute", async () => ({
-      ...(await unsubscribeEvents(caller.services, caller.principal.user.id, params.subscription_id)),
-    })),
+  server.setRequestHandler("events/unsubscribe", { params: AnyParams }, (params) =>
+    answer(caller, "events/unsubscribe", "contribute", async () => {
+      const input = parse("events/unsubscribe", UnsubscribeParams, params);
+      return {
+        ...(await unsubscribeEvents(caller.services, caller.principal.user.id, input.subscription_id)),
+      };
+    }),
   );
+}
+
+const AnyParams = z.looseObject({});
+
+function parse<Schema extends z.ZodObject>(
+  method: string,
+  schema: Schema,
+  params: unknown,
+): z.output<Schema> {
+  const parsed = schema.safeParse(params ?? {});
+  if (parsed.success) return parsed.data;
+  const accepted = Object.keys(schema.shape).filter((field) => field !== "_meta");
+  throw invalidInputError(method, parsed.error.issues, accepted);
 }
 
 async function answer(
