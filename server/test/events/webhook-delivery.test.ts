@@ -101,6 +101,18 @@ describeWithDatabase("webhook delivery", () => {
     expect(state).toEqual({ cursor: second, failures: 0, retry_at: null });
   }, 60_000);
 
+  it("resumes after the worker was down: every event once, in order", async () => {
+    const dan = users["dan-wh"]!.id;
+    const { receiver } = await subscribed("dan-wh");
+    await worker.stop();
+    const written: string[] = [];
+    for (let n = 0; n < 12; n++) written.push(await personalEvent(dan, 100 + n));
+    worker = await startWorker(services, { pollInterval: 100 });
+    await receiver.until((d) => d.length >= written.length);
+    expect(receiver.deliveries.map((d) => d.body.id)).toEqual(written);
+    expect(receiver.deliveries.every((d) => d.verified && d.answered === 200)).toBe(true);
+  }, 60_000);
+
   it("delivers nothing to an ended subscription, nor another user's events, nor kinds it did not ask for", async () => {
     const eve = users["eve-wh"]!.id;
     const dan = users["dan-wh"]!.id;
