@@ -34,7 +34,14 @@ export async function acceptAgentJob(
       { resets_at: budget.resets_at, used: budget.used },
     );
   }
-  const problemId = ref.kind === "solve" ? ref.problem_id : undefined;
+  // Narrowed to the job's Problem, so the job is found however many others are offered.
+  const problemId =
+    ref.kind === "solve"
+      ? ref.problem_id
+      : ((
+          await services.sql<{ problem_id: string | null }[]>`
+            select problem_id from review_processes where id = ${ref.review_process_id}`
+        )[0]?.problem_id ?? undefined);
   const offered = await offeredJobs(
     services,
     viewer,

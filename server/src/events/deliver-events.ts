@@ -8,8 +8,10 @@ import { EVENT_COLUMNS, type EventRow, eventView } from "./event-record.ts";
 import { type EventSubscriptionRow, SUBSCRIPTION_COLUMNS } from "./event-subscription.ts";
 import { webhookSecret, webhookSignature } from "./webhook-secret.ts";
 
-/** How many events one job delivers before it hands on to a fresh job, so no job runs for ever. */
-const EVENTS_PER_JOB = 200;
+/** How many batches one job delivers before it hands on to a fresh job, so no job runs for ever. */
+const BATCHES_PER_JOB = 20;
+/** Events examined per transaction; each is POSTed in order before the transaction commits. */
+const BATCH = 20;
 /** The longest wait between attempts at one event. */
 const MAX_BACKOFF_MS = 3600_000;
 
@@ -19,37 +21,49 @@ export function backoffMs(failures: number): number {
 }
 
 /**
- * The deliver_events task: POSTs a webhook subscription's events after its cursor, one at a
- * time in id order, each in a transaction holding the subscription's row lock (so two jobs of one
- * subscription never deliver at once or out of order). Events its user may not see now are
- * passed over. A 2xx answer advances the cursor; any other outcome is kept in the delivery log,
+ * The deliver_events task: POSTs a webhook subscription's events after its cursor, one at a time
+ * in id order, in batches, each batch a transaction holding the subscription's row lock (so two
+ * jobs of one subscription never deliver at once or out of order). Events its user may not see
+ * now are passed over. A 2xx answer delivers an event; any other outcome stops the batch, is
  * counted, and the subscription's next job is scheduled after an exponential backoff, the later
- * events waiting behind the failed one. Every attempt is logged in event_deliveries.
+ * events waiting behind the failed one. The cursor and every attempt (in event_deliveries) are
+ * written when the batch commits; an answer whose batch fails to commit is sent again, so
+ * delivery is at least once.
  */
 export async function deliverEvents(
   services: Services,
   subscriptionId: string,
   audience: EventAudience,
 ): Promise<void> {
-  for (let sent = 0; sent < EVENTS_PER_JOB; sent++) {
-    const outcome = await services.sql.begin((tx) => deliverNext(services, tx, subscriptionId, audience));
-    if (outcome !== "delivered") return;
+  for (let batch = 0; batch < BATCHES_PER_JOB; batch++) {
+    const outcome = await services.sql.begin((tx) => deliverBatch(services, tx, subscriptionId, audience));
+    if (outcome !== "more") return;
   }
   await wake(services.sql, subscriptionId, null);
 }
 
-async function deliverNext(
+/** One attempt, as the delivery log keeps it. */
+interface Attempt {
+  subscription_id: string;
+  event_id: string;
+  attempted_at: Date;
+  status_code: number | null;
+  delivered: boolean;
+  error: string | null;
+  duration_ms: number;
+}
+
+async function deliverBatch(
   services: Services,
   tx: Sql,
   subscriptionId: string,
   audience: EventAudience,
-): Promise<"delivered" | "idle" | "failed"> {
+): Promise<"more" | "idle" | "failed"> {
   const [subscription] = await tx<EventSubscriptionRow[]>`
     select ${tx.unsafe(SUBSCRIPTION_COLUMNS)} from event_subscriptions where id = ${subscriptionId} for update`;
   if (!subscription || subscription.ended_at) return "idle";
   // Wall time, not services.clock(): backoff is scheduled in graphile-worker's run_at, wall time.
-  const now = new Date();
-  if (subscription.retry_at && subscription.retry_at > now) {
+  if (subscription.retry_at && subscription.retry_at > new Date()) {
     // Woken early by a new event: the failed one's backoff still rules.
     await wake(tx, subscriptionId, subscription.retry_at);
     return "idle";
@@ -59,27 +73,54 @@ async function deliverNext(
     where id > ${subscription.cursor}::bigint
       and (audience_user_id is null or audience_user_id = ${subscription.user_id})
       ${subscription.kinds ? tx`and kind = any(${subscription.kinds})` : tx``}
-    order by events.id limit 50`;
-  let next: EventRow | undefined;
-  let passed = subscription.cursor;
-  for (const candidate of candidates) {
-    if (
-      candidate.audience_user_id === subscription.user_id ||
-      (await audience(tx, subscription.user_id, candidate))
-    ) {
-      next = candidate;
-      break;
+    order by events.id limit ${BATCH}`;
+  const secret = webhookSecret(services.signingSecret, subscriptionId);
+  const attempts: Attempt[] = [];
+  let cursor = subscription.cursor;
+  let failed = false;
+  for (const event of candidates) {
+    const visible =
+      event.audience_user_id === subscription.user_id || (await audience(tx, subscription.user_id, event));
+    if (visible) {
+      const attempt = await post(services, subscription, event, secret);
+      attempts.push(attempt);
+      if (!attempt.delivered) {
+        failed = true;
+        break;
+      }
     }
-    passed = candidate.id;
+    cursor = event.id;
   }
-  if (!next) {
-    if (passed !== subscription.cursor)
-      await tx`update event_subscriptions set cursor = ${passed}::bigint where id = ${subscriptionId}`;
-    // A full page of events it may not see: more may follow.
-    return candidates.length === 50 ? "delivered" : "idle";
+  if (attempts.length > 0) {
+    await tx`
+      insert into event_deliveries ${tx(attempts, "subscription_id", "event_id", "attempted_at", "status_code", "delivered", "error", "duration_ms")}`;
   }
-  const deliveryId = randomUUID();
-  const body = JSON.stringify({ ...eventView(next), subscription_id: subscriptionId });
+  if (failed) {
+    const failures = subscription.failures + 1;
+    const retryAt = new Date(Date.now() + backoffMs(failures));
+    await tx`
+      update event_subscriptions set cursor = ${cursor}::bigint, failures = ${failures}, retry_at = ${retryAt}
+      where id = ${subscriptionId}`;
+    await wake(tx, subscriptionId, retryAt);
+    return "failed";
+  }
+  if (cursor !== subscription.cursor || subscription.failures > 0) {
+    await tx`
+      update event_subscriptions set cursor = ${cursor}::bigint, failures = 0, retry_at = null
+      where id = ${subscriptionId}`;
+  }
+  return candidates.length === BATCH ? "more" : "idle";
+}
+
+/** POSTs one event, signed, through the SSRF-safe client; the attempt as the log keeps it. */
+async function post(
+  services: Services,
+  subscription: EventSubscriptionRow,
+  event: EventRow,
+  secret: string,
+): Promise<Attempt> {
+  const body = JSON.stringify({ ...eventView(event), subscription_id: subscription.id });
+  const attemptedAt = new Date();
   const started = performance.now();
   let status: number | null = null;
   let error: string | null = null;
@@ -90,10 +131,10 @@ async function deliverNext(
       {
         "content-type": "application/json",
         "user-agent": "svc-webhooks/1",
-        "x-svc-event": next.kind,
-        "x-svc-event-id": next.id,
-        "x-svc-delivery": deliveryId,
-        "x-svc-signature-256": webhookSignature(webhookSecret(services.signingSecret, subscriptionId), body),
+        "x-svc-event": event.kind,
+        "x-svc-event-id": event.id,
+        "x-svc-delivery": randomUUID(),
+        "x-svc-signature-256": webhookSignature(secret, body),
       },
       { allowLoopback: services.allowLoopbackWebhooks === true },
     );
@@ -102,24 +143,15 @@ async function deliverNext(
   } catch (failure) {
     error = (failure as Error).message;
   }
-  const delivered = error === null;
-  await tx`
-    insert into event_deliveries (subscription_id, event_id, attempted_at, status_code, delivered, error, duration_ms)
-    values (${subscriptionId}, ${next.id}::bigint, ${now}, ${status}, ${delivered}, ${error?.slice(0, 2000) ?? null},
-      ${Math.round(performance.now() - started)})`;
-  if (delivered) {
-    await tx`
-      update event_subscriptions set cursor = ${next.id}::bigint, failures = 0, retry_at = null
-      where id = ${subscriptionId}`;
-    return "delivered";
-  }
-  const failures = subscription.failures + 1;
-  const retryAt = new Date(now.getTime() + backoffMs(failures));
-  await tx`
-    update event_subscriptions set cursor = ${passed}::bigint, failures = ${failures}, retry_at = ${retryAt}
-    where id = ${subscriptionId}`;
-  await wake(tx, subscriptionId, retryAt);
-  return "failed";
+  return {
+    subscription_id: subscription.id,
+    event_id: event.id,
+    attempted_at: attemptedAt,
+    status_code: status,
+    delivered: error === null,
+    error: error?.slice(0, 2000) ?? null,
+    duration_ms: Math.round(performance.now() - started),
+  };
 }
 
 /** Queues the subscription's delivery job, at `runAt` or now. */
