@@ -62,6 +62,45 @@ describeWithDatabase("events leak nothing", () => {
     }
   });
 
+  it("a revoked run is a run_revoked criteria change of its owner, and of nobody else", async () => {
+    f.setNow(T0);
+    await f.sealedProblem(
+      "revoked-run",
+      sealing({ mode: "final_only", releaseAt: at(30), closesAt: at(20) }),
+    );
+    const run = await f.submit(f.solver, "revoked-run", BAD_ASSIGNMENT);
+    await f.execute(run.verification_run_id);
+    const revoked = await modernRpc(f.url, f.admin.token, "tools/call", {
+      name: "revoke_verification",
+      arguments: {
+        verification_run_id: run.verification_run_id,
+        reason_md: "The checker image was mislabelled.",
+      },
+    });
+    expect(revoked.body.result?.isError).toBeFalsy();
+    const listed = await modernRpc(f.url, f.solver.token, "tools/call", {
+      name: "list_criteria_changes",
+      arguments: { problem: "revoked-run" },
+    });
+    const changes = JSON.parse((listed.body.result as { content: Array<{ text: string }> }).content[0]!.text);
+    expect(changes.criteria_changes).toEqual([
+      expect.objectContaining({
+        kind: "run_revoked",
+        reason: "The checker image was mislabelled.",
+        changed: ["verification_run"],
+        affected_attempts: [{ attempt_id: run.attempt_id, problem_revision_id: expect.any(String) }],
+      }),
+    ]);
+    expect(JSON.stringify(changes)).not.toMatch(/refuted/);
+    const announced = (await events(f.solver)).filter(
+      (e) => e.data.verification_run_id === run.verification_run_id,
+    );
+    expect(announced.map((e) => e.kind)).toEqual(["verification.run_finished", "criteria.changed"]);
+    for (const other of [f.rival, f.owner]) {
+      expect((await events(other)).filter((e) => e.kind === "criteria.changed")).toEqual([]);
+    }
+  });
+
   it("a seat opened on private work is announced to nobody who cannot read it", async () => {
     const review = await seedReview(f.services, {
       owner: f.owner.id,
