@@ -18,8 +18,8 @@ export type EventDelivery = (typeof EventDelivery)[keyof typeof EventDelivery];
 
 /**
  * What published change altered what counts as correct for a user's work under way: a new
- * revision of a Problem they attempt, a revocation of one of their runs; designed and not written
- * yet: a new current implementation of a stage, a release of sealed inputs.
+ * revision of a Problem they attempt, a new current implementation of a stage their Contract
+ * runs, a revocation of one of their runs; designed and not written yet: a release of sealed inputs.
  */
 export const CriteriaChangeKind = {
   problemRevised: "problem_revised",

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { runImplementationConformance } from "../../src/conformance/run-implementation-conformance.ts";
 import type { Services } from "../../src/core/services/services.ts";
 import type { Principal } from "../../src/users/principal.ts";
 import {
@@ -125,6 +126,39 @@ describeWithDatabase("criteria changes", () => {
       });
       expect((await other.method("events/list", { kinds: ["criteria.changed"] })).events).toEqual([]);
     }
+  }, 120_000);
+
+  it("a stage's new current implementation is a criteria change for the users with attempts its contract checks", async () => {
+    const sat = editJson(fixturePackage("valid-builtin-sat"), "problem.json", (p) => {
+      p.slug = "checked-anew";
+    });
+    const published = await publishFiles(services, author, sat);
+    const { problem_id: problemId, problem_revision_id: revisionId } = published.problems[0]!;
+    await db.sql`update problems set visibility = 'unlisted' where id = ${problemId}`;
+    const sol = await agentOf("sol-cc");
+    const attempt = await sol.tool("start_attempt", { problem: "checked-anew" });
+    expect(attempt.isError).toBe(false);
+    const implementationId = published.verifier_implementation_ids[0]!;
+    expect(await runImplementationConformance(services, implementationId)).toMatchObject({
+      status: "passed",
+    });
+
+    const { criteria_changes } = await sol.tool("list_criteria_changes", { problem: "checked-anew" });
+    expect(criteria_changes).toEqual([
+      expect.objectContaining({
+        kind: "implementation_current",
+        problem_id: problemId,
+        from_revision: null,
+        to_revision: null,
+        changed: [expect.stringMatching(/^stage:/)],
+        affected_attempts: [{ attempt_id: attempt.attempt.id, problem_revision_id: revisionId }],
+      }),
+    ]);
+    expect(criteria_changes[0].reason).toContain(implementationId);
+    const ned = await agentOf("ned-cc");
+    expect((await ned.tool("list_criteria_changes", { problem: "checked-anew" })).criteria_changes).toEqual(
+      [],
+    );
   }, 120_000);
 
   it("refuses a malformed id or cursor naming the field", async () => {
