@@ -19,7 +19,7 @@ export type EventDelivery = (typeof EventDelivery)[keyof typeof EventDelivery];
 /**
  * What published change altered what counts as correct for a user's work under way: a new
  * revision of a Problem they attempt, a new current implementation of a stage their Contract
- * runs, a revocation of one of their runs; designed and not written yet: a release of sealed inputs.
+ * runs, a revocation of one of their runs, an early release of sealed inputs they work on.
  */
 export const CriteriaChangeKind = {
   problemRevised: "problem_revised",

@@ -101,6 +101,37 @@ describeWithDatabase("events leak nothing", () => {
     }
   });
 
+  it("an early release of sealed inputs is an inputs_released criteria change for those with attempts on it", async () => {
+    f.setNow(T0);
+    const problem = await f.sealedProblem(
+      "released-early",
+      sealing({ mode: "final_only", releaseAt: at(30), closesAt: at(20) }),
+    );
+    const run = await f.submit(f.solver, "released-early", BAD_ASSIGNMENT);
+    const tool = async (user: SeededUser, name: string, args: Record<string, unknown>) => {
+      const answer = await modernRpc(f.url, user.token, "tools/call", { name, arguments: args });
+      return JSON.parse((answer.body.result as { content: Array<{ text: string }> }).content[0]!.text);
+    };
+    const plan = await tool(f.owner, "prepare_reference_release", { revision_id: problem.revisionId });
+    await tool(f.owner, "unseal_reference_inputs", {
+      revision_id: problem.revisionId,
+      reason_md: "Answers published early.",
+      acknowledgement_fingerprint: plan.acknowledgement_fingerprint,
+    });
+    const { criteria_changes } = await tool(f.solver, "list_criteria_changes", { problem: "released-early" });
+    expect(criteria_changes).toEqual([
+      expect.objectContaining({
+        kind: "inputs_released",
+        reason: "Answers published early.",
+        changed: ["sealed_inputs"],
+        affected_attempts: [{ attempt_id: run.attempt_id, problem_revision_id: problem.revisionId }],
+      }),
+    ]);
+    expect(
+      (await tool(f.rival, "list_criteria_changes", { problem: "released-early" })).criteria_changes,
+    ).toEqual([]);
+  });
+
   it("a seat opened on private work is announced to nobody who cannot read it", async () => {
     const review = await seedReview(f.services, {
       owner: f.owner.id,
