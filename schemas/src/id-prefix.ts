@@ -29,6 +29,11 @@ export const IdPrefix = {
   verificationRun: "vrn",
   reviewProcess: "rpr",
   reviewAssignment: "ras",
+  eventSubscription: "esb",
+  criteriaChange: "crc",
+  agentWant: "wnt",
+  agentJobLease: "ajl",
+  agentUsage: "agu",
 } as const;
 export type IdPrefix = (typeof IdPrefix)[keyof typeof IdPrefix];
 

@@ -2,6 +2,8 @@
  * @svc/schemas: the JSON Schemas (draft 2020-12) of every svc package file and record, their
  * validators, the closed enums they share with code, and the types of validated values.
  */
+
+export { AgentJobKind, CriteriaChangeKind, EventDelivery, EventKind } from "./agent-enums.ts";
 export type {
   CampaignReconciliation,
   ImageStatus,

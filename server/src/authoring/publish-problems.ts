@@ -1,5 +1,6 @@
 import type { PlanProblem, ProblemReconciliation, PublishedProblem, Visibility } from "@svc/schemas";
 import { IdPrefix } from "@svc/schemas";
+import { recordProblemRevised } from "../agents/record-problem-revised.ts";
 import { randomId } from "../core/ids/random-id.ts";
 import { sealedSlots } from "../problems/sealed-slots.ts";
 import { evaluationIdOf } from "../sealing/evaluation-id.ts";
@@ -7,7 +8,7 @@ import type { CampaignPlacement } from "./publish-campaign.ts";
 import type { PublishContext } from "./publish-context.ts";
 import type { LiveProblemRow } from "./read-live-state.ts";
 import { type RevisionContent, revisionOf } from "./revision-of.ts";
-import { taskComponents, taskFingerprint } from "./task-fingerprint.ts";
+import { TASK_COMPONENT_NAMES, taskComponents, taskFingerprint } from "./task-fingerprint.ts";
 
 const RANK: Readonly<Record<Visibility, number>> = { private: 0, unlisted: 1, listed: 2 };
 
@@ -37,7 +38,13 @@ export async function publishProblems(
         placed = await createProblem(ctx, problem, campaign, revisionOf(problem, ids.skills, ids.contracts));
         break;
       case "revise":
-        placed = await reviseProblem(ctx, problem, existing!, revisionOf(problem, ids.skills, ids.contracts));
+        placed = await reviseProblem(
+          ctx,
+          problem,
+          existing!,
+          revisionOf(problem, ids.skills, ids.contracts),
+          entry.reason ?? "the task changed",
+        );
         break;
       case "update":
         await updateProblem(ctx, problem, existing!, entry.reason ?? null);
@@ -114,6 +121,7 @@ async function reviseProblem(
   problem: PlanProblem,
   row: LiveProblemRow,
   revision: RevisionContent,
+  reason: string,
 ) {
   const { tx } = ctx;
   const revisionId = randomId(IdPrefix.problemRevision);
@@ -132,6 +140,15 @@ async function reviseProblem(
     subject_kind: "problem",
     subject_id: row.problem_id,
     detail: { slug: problem.slug, problem_revision_id: revisionId, revision_number: number },
+  });
+  // What counts as correct changed for Attempts under way on older revisions: tell their owners.
+  await recordProblemRevised(tx, {
+    problemId: row.problem_id,
+    fromRevisionId: row.current_revision_id,
+    toRevisionId: revisionId,
+    reason,
+    changed: TASK_COMPONENT_NAMES.filter((name) => components[name] !== row.task[name]),
+    at: ctx.now,
   });
   return {
     problem_id: row.problem_id,

@@ -1,9 +1,11 @@
 import { checkerImplementation, runConformance } from "@svc/app";
 import type { VerifierContractFile } from "@svc/schemas";
 import type postgres from "postgres";
+import { recordImplementationCurrent } from "../agents/record-implementation-current.ts";
 import type { Services } from "../core/services/services.ts";
 import { readBlobBytes } from "../downloads/read-blob-bytes.ts";
 import type { RunnableImplementation } from "../verification/current-implementation.ts";
+import { currentImplementation } from "../verification/current-implementation.ts";
 import { resolveBinding } from "../verification/resolve-binding.ts";
 import { conformanceRecord } from "./conformance-record.ts";
 
@@ -54,9 +56,22 @@ export async function runImplementationConformance(
     run: (job) => services.sandbox.run(job, resolution.binding),
   });
   const record = conformanceRecord(report, services.clock());
-  await sql`
-    update verifier_implementations set conformance = ${sql.json(record as unknown as postgres.JSONValue)}
-    where id = ${implementationId} and conformance->>'status' = 'pending'`;
+  await sql.begin(async (tx) => {
+    const updated = await tx`
+      update verifier_implementations set conformance = ${tx.json(record as unknown as postgres.JSONValue)}
+      where id = ${implementationId} and conformance->>'status' = 'pending'`;
+    if (updated.count === 0 || record.status !== "passed") return;
+    // Passing may make it the stage's current implementation: tell the users whose work it checks.
+    const { current } = await currentImplementation(tx, row.verifier_contract_id, row.stage_key);
+    if (current?.id !== implementationId) return;
+    await recordImplementationCurrent(tx, {
+      contractId: row.verifier_contract_id,
+      stageKey: row.stage_key,
+      implementationId,
+      versionNumber: row.version_number,
+      at: services.clock(),
+    });
+  });
   services.log.info(
     {
       verifier_implementation_id: implementationId,

@@ -1,11 +1,12 @@
 import type { ProtocolNode } from "@svc/schemas";
-import { IdPrefix } from "@svc/schemas";
+import { EventKind, IdPrefix } from "@svc/schemas";
 import type postgres from "postgres";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { randomId } from "../core/ids/random-id.ts";
 import { enqueueRun } from "../core/jobs/enqueue-run.ts";
 import type { EffectiveAgentConfig } from "../core/services/hosted-reviewer.ts";
 import type { Services } from "../core/services/services.ts";
+import { appendEvent } from "../events/append-event.ts";
 import { planTransitions, type Transition } from "./process-transitions.ts";
 import { readAssignmentRows, readNodeRows, readProcessRow } from "./read-process-rows.ts";
 import { reduceNode } from "./reduce/reduce-node.ts";
@@ -60,6 +61,26 @@ async function apply(
       );
       const node = process.protocol_snapshot.nodes.find((candidate) => candidate.id === transition.node_id)!;
       if (node.reviewers?.kind === "agent") await issueAgentSeats(services, tx, process, node, now);
+      if (node.reviewers?.kind === "human") {
+        // Wakes the agents of whoever may claim a seat (docs/agents.md); the reader's standing is
+        // checked when the event is read, and the submitter is never named.
+        await appendEvent(tx, {
+          kind: EventKind.seatOpened,
+          occurredAt: transition.opened_at,
+          audienceUserId: null,
+          problemId: process.problem_id,
+          reviewProcessId: process.id,
+          nodeId: node.id,
+          data: {
+            review_process_id: process.id,
+            node_id: node.id,
+            node_title: node.title,
+            problem_id: process.problem_id,
+            seats: node.reviewers.count,
+            deadline_at: transition.deadline_at.toISOString(),
+          },
+        });
+      }
       return;
     }
     case "complete_review":

@@ -29,6 +29,11 @@ export async function unsealReferenceInputs(
   viewer: Viewer,
   input: UnsealInput,
   now: Date,
+  /**
+   * Called in the release's transaction with the revisions it unsealed; the caller writes what
+   * follows from it (criteria changes: agents/record-inputs-released.ts, which sealing may not import).
+   */
+  onReleased?: (tx: Sql, released: { revisionIds: string[]; reason: string; at: Date }) => Promise<unknown>,
 ): Promise<{ sealing: SealingPolicy; affected_revision_ids: string[] }> {
   return await inTransaction(sql, async (tx) => {
     const found = await readSealedRevision(tx, viewer, input.revision_id, () =>
@@ -75,6 +80,8 @@ export async function unsealReferenceInputs(
       update sealed_evaluations set unsealed_at = ${now}, release_event = ${tx.json(event as never)}
       where evaluation_id = ${found.evaluationId}`;
     const sealing = (await readSealing(tx, found.revision, found.problem.owner_user_id))!;
-    return { sealing, affected_revision_ids: plan.affected_revisions.map((r) => r.problem_revision_id) };
+    const revisionIds = plan.affected_revisions.map((r) => r.problem_revision_id);
+    await onReleased?.(tx, { revisionIds, reason: input.reason_md, at: now });
+    return { sealing, affected_revision_ids: revisionIds };
   });
 }

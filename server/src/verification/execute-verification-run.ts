@@ -2,6 +2,7 @@ import { type FinishedStage, runContinues, runVerdict, type StageResult } from "
 import type { ContractStage } from "@svc/schemas";
 import type postgres from "postgres";
 import type { Services } from "../core/services/services.ts";
+import { recordRunFinished } from "./record-run-finished.ts";
 import { type RunContext, readRunContext } from "./run-context.ts";
 import { type AwaitingAttestationOutcome, runExternalStage } from "./run-external-stage.ts";
 import { type AwaitingReviewOutcome, runReviewStage } from "./run-review-stage.ts";
@@ -109,11 +110,15 @@ export async function executeVerificationRun(services: Services, runId: string):
       stage_count: context.contract.stages.length,
       result_kind: context.contract.result_kind,
     });
-    await sql`
-      update verification_runs
-      set status = 'finished', result = ${verdict.result}, score = ${verdict.score},
-        evidence_md = ${verdict.evidence_md}, finished_at = ${services.clock()}
-      where id = ${runId} and status <> 'finished'`;
+    await sql.begin(async (tx) => {
+      const finishedAt = services.clock();
+      const finished = await tx`
+        update verification_runs
+        set status = 'finished', result = ${verdict.result}, score = ${verdict.score},
+          evidence_md = ${verdict.evidence_md}, finished_at = ${finishedAt}
+        where id = ${runId} and status <> 'finished'`;
+      if (finished.count > 0) await recordRunFinished(tx, runId, finishedAt);
+    });
     return { kind: "finished", result: verdict.result };
   } finally {
     clearInterval(heartbeat);
@@ -132,14 +137,18 @@ async function withdrawnBeforeStart(services: Services, runId: string): Promise<
       select 1 from verification_stage_results st where st.verification_run_id = r.id) as withdrawn
     from verification_runs r join submissions s on s.id = r.submission_id where r.id = ${runId}`;
   if (!row?.withdrawn) return false;
-  await sql`
-    update verification_runs
-    set status = 'finished', result = 'inconclusive', score = null,
-      evidence_md = '**inconclusive**
+  await sql.begin(async (tx) => {
+    const finishedAt = services.clock();
+    const finished = await tx`
+      update verification_runs
+      set status = 'finished', result = 'inconclusive', score = null,
+        evidence_md = '**inconclusive**
 
 The submission was withdrawn before its verification began; nothing was run.',
-      finished_at = ${services.clock()}
-    where id = ${runId} and status <> 'finished'`;
+        finished_at = ${finishedAt}
+      where id = ${runId} and status <> 'finished'`;
+    if (finished.count > 0) await recordRunFinished(tx, runId, finishedAt);
+  });
   return true;
 }
 
@@ -235,10 +244,11 @@ export async function finishWithError(services: Services, runId: string, reason:
       set status = 'finished', result = 'error', evidence_md = ${reason},
         mechanism = ${tx.json(NO_MECHANISM as unknown as postgres.JSONValue)}, finished_at = ${now}
       where verification_run_id = ${runId} and status <> 'finished'`;
-    await tx`
+    const finished = await tx`
       update verification_runs
       set status = 'finished', result = 'error', score = null, evidence_md = ${`**error**\n\n${reason}`},
         started_at = coalesce(started_at, ${now}), finished_at = ${now}
       where id = ${runId} and status <> 'finished'`;
+    if (finished.count > 0) await recordRunFinished(tx, runId, now);
   });
 }

@@ -1,3 +1,4 @@
+import { recordRunRevoked } from "../agents/record-run-revoked.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import type { Services } from "../core/services/services.ts";
 import type { Viewer } from "../visibility/viewer.ts";
@@ -55,6 +56,8 @@ export async function revokeVerification(
       );
     }
     await tx`update verification_runs set revocation = ${tx.json(revocation)} where id = ${input.verification_run_id}`;
+    // The verdict the owner's Attempt counted on no longer stands: a criteria change for them.
+    await recordRunRevoked(tx, input.verification_run_id, input.reason_md, new Date(revocation.revoked_at));
     return { verification_run_id: input.verification_run_id, revocation };
   });
 }

@@ -3,6 +3,7 @@ import { signedUrlExpiry, signUrl } from "../../src/core/signing/signed-url.ts";
 import { referenceTarget } from "../../src/downloads/download-target.ts";
 import { resourceTemplates, tools } from "../../src/edges/mcp/tools/tools.ts";
 import { call } from "../attempts/support/solving-fixture.ts";
+import { modernRpc } from "../edges/mcp/support/json-rpc.ts";
 import type { TestClient } from "../edges/mcp/support/mcp-clients.ts";
 import { type SeededUser, seedCampaign } from "../support/seed-records.ts";
 import { describeWithDatabase } from "../support/test-database.ts";
@@ -35,6 +36,8 @@ interface LeakContext {
   client: TestClient;
   user: SeededUser;
   http(path: string, accept?: string): Promise<string>;
+  /** A JSON-RPC method of /mcp (the event methods), its whole answer as text. */
+  rpc(method: string, params: Record<string, unknown>): Promise<string>;
 }
 
 /** One read: a tool, a resource or a route, and how to call it. Its whole answer is inspected. */
@@ -192,6 +195,15 @@ const table: LeakRow[] = [
     covers: "get_review_assignment",
     read: tool("get_review_assignment", () => ({ assignment_id: "ras_0000000000" })),
   },
+  // Connected agents: jobs, criteria changes and every event the caller may see (a finished run
+  // of the submitter's among them, which names the run but never its withheld outcome).
+  { covers: "list_agent_jobs", read: tool("list_agent_jobs", () => ({})) },
+  { covers: "list_criteria_changes", read: tool("list_criteria_changes", () => ({})) },
+  {
+    covers: "get_criteria_change",
+    read: tool("get_criteria_change", () => ({ criteria_change_id: "crc_0000000000" })),
+  },
+  { covers: "events/list", read: (c) => c.rpc("events/list", { limit: 200 }) },
   // start_attempt is a write, but it returns the same resource lists as get_problem.
   { covers: "start_attempt", read: tool("start_attempt", (c) => ({ problem: c.slug })) },
   {
@@ -369,6 +381,8 @@ describeWithDatabase("nothing sealed leaks while sealed", () => {
               const response = await f.http(path, user, accept);
               return `${response.status} ${JSON.stringify([...response.headers])} ${await response.text()}`;
             },
+            rpc: async (method, params) =>
+              JSON.stringify((await modernRpc(f.url, user.token, method, params)).body),
           });
           for (const secret of secrets()) expect(text).not.toContain(secret);
           if (!row.document) expect(text).not.toMatch(WITHHELD_OUTCOME);

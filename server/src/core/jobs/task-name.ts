@@ -18,5 +18,7 @@ export const TaskName = {
   advanceReviewProcess: "advance_review_process",
   /** Invokes the hosted agent of one agent assignment, outside any transaction. */
   reviewAgentSeat: "review_agent_seat",
+  /** Delivers a webhook subscription's events after its cursor, in order (payload `subscription_id`). */
+  deliverEvents: "deliver_events",
 } as const;
 export type TaskName = (typeof TaskName)[keyof typeof TaskName];

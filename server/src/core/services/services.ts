@@ -34,6 +34,11 @@ export interface Services {
    * metadata documents from loopback addresses with self-signed certificates.
    */
   allowLoopbackOAuthClients?: boolean;
+  /**
+   * `SVC_WEBHOOK_ALLOW_LOOPBACK=1`, for tests only: event webhooks may be `http://` and reach
+   * loopback addresses (never private or link-local ones).
+   */
+  allowLoopbackWebhooks?: boolean;
   /** Sign in with GitHub (SVC_GITHUB_CLIENT_ID and _SECRET); undefined: not offered. */
   githubSignIn?: GitHubSignInSettings | undefined;
 }

@@ -67,6 +67,7 @@ export async function openServices(options: OpenServicesOptions): Promise<Servic
     sandboxBudget,
     hostedReviewers,
     allowLoopbackOAuthClients: (options.env ?? process.env).SVC_OAUTH_ALLOW_LOOPBACK_CLIENTS === "1",
+    allowLoopbackWebhooks: (options.env ?? process.env).SVC_WEBHOOK_ALLOW_LOOPBACK === "1",
     githubSignIn: githubSignInFromEnv(options.env ?? process.env),
   };
 }

@@ -2,6 +2,7 @@ import { McpServer, ResourceTemplate as SdkResourceTemplate } from "@modelcontex
 import { adaptResourceTemplate } from "./adapt-resource-template.ts";
 import { adaptTool } from "./adapt-tool.ts";
 import { callTool } from "./call-tool.ts";
+import { EVENTS_CAPABILITY, eventsCapability, registerEventMethods } from "./event-methods.ts";
 import type { McpCaller } from "./mcp-caller.ts";
 import { readResource } from "./read-resource.ts";
 import { resourceError } from "./resource-error.ts";
@@ -37,7 +38,11 @@ export function createServerFactory(
       { name: "svc", version: TOOL_CONTRACT_VERSION },
       {
         // Stateless: no connection outlives its request, so no list-changed notification is ever sent.
-        capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
+        capabilities: {
+          tools: { listChanged: false },
+          resources: { listChanged: false },
+          experimental: { [EVENTS_CAPABILITY]: eventsCapability },
+        },
         instructions: INSTRUCTIONS,
       },
     );
@@ -73,6 +78,7 @@ export function createServerFactory(
     server.server.setRequestHandler("resources/read", (request) =>
       readResource(adaptedTemplates, caller, request.params.uri),
     );
+    registerEventMethods(server.server, caller);
     return server;
   };
 }

@@ -1,5 +1,6 @@
 import { EventEmitter } from "node:events";
 import { Logger, type Runner, run, type TaskList, type WorkerEvents } from "graphile-worker";
+import { canSeeEvent } from "../../agents/can-see-event.ts";
 import { runValidationConformance } from "../../authoring/validation-conformance-job.ts";
 import { conformanceTask } from "../../conformance/conformance-task.ts";
 import { sweepPendingConformance } from "../../conformance/sweep-pending-conformance.ts";
@@ -13,6 +14,7 @@ import {
   WORKER_DEAD_MS,
 } from "../../core/jobs/worker-liveness.ts";
 import type { Services } from "../../core/services/services.ts";
+import { deliverEvents } from "../../events/deliver-events.ts";
 import { purgeExpiredOAuthState } from "../../oauth/purge-expired-oauth-state.ts";
 import { advanceReviewProcess } from "../../reviews/advance-review-process.ts";
 import { runAgentSeat } from "../../reviews/run-agent-seat.ts";
@@ -101,6 +103,9 @@ export async function startWorker(services: Services, options: WorkerOptions = {
       },
       [TaskName.reviewAgentSeat]: async (payload) => {
         await runAgentSeat(services, (payload as { assignment_id: string }).assignment_id);
+      },
+      [TaskName.deliverEvents]: async (payload) => {
+        await deliverEvents(services, (payload as { subscription_id: string }).subscription_id, canSeeEvent);
       },
       ...options.tasks,
     },

@@ -1,13 +1,17 @@
 import { readdirSync, readFileSync } from "node:fs";
 import {
+  AgentJobKind,
   AssignmentStatus,
   AttemptOutcome,
   AttemptStatus,
   CampaignAuthoredStatus,
   CampaignStatus,
   Capability,
+  CriteriaChangeKind,
   DraftStatus,
   EntryEventKind,
+  EventDelivery,
+  EventKind,
   GrantedRole,
   ImageState,
   MembershipRole,
@@ -96,6 +100,10 @@ const STORED: Record<string, { set: Record<string, string>; notStored?: string[]
   publication_requests_status: { set: PublicationRequestStatus },
   publication_requests_work_kind: { set: { campaign: "campaign", problem: "problem" } },
   publication_requests_visibility: { set: Visibility, notStored: [Visibility.private] },
+  events_kind: { set: EventKind },
+  event_subscriptions_delivery: { set: EventDelivery },
+  criteria_changes_kind: { set: CriteriaChangeKind },
+  agent_job_leases_kind: { set: AgentJobKind },
 };
 
 describe("the migrations' check lists and the schemas' closed sets", () => {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { recordInputsReleased } from "../../../agents/record-inputs-released.ts";
 import { prepareReferenceRelease } from "../../../sealing/prepare-reference-release.ts";
 import { unsealReferenceInputs } from "../../../sealing/unseal-reference-inputs.ts";
 import { getFinalEntry } from "../../../submissions/get-final-entry.ts";
@@ -54,7 +55,15 @@ const unsealReferenceInputsTool = defineTool({
       .describe("The acknowledgement_fingerprint prepare_reference_release returned."),
   }),
   async run({ services, principal }, input) {
-    return { ...(await unsealReferenceInputs(services.sql, viewerOf(principal), input, services.clock())) };
+    return {
+      ...(await unsealReferenceInputs(
+        services.sql,
+        viewerOf(principal),
+        input,
+        services.clock(),
+        recordInputsReleased,
+      )),
+    };
   },
 });
 

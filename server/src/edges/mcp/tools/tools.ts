@@ -1,5 +1,6 @@
 import type { ResourceTemplate } from "../resources/resource-template.ts";
 import { accountTools } from "./account-tools.ts";
+import { agentTools } from "./agent-tools.ts";
 import { artifactResources, artifactTools } from "./artifact-tools.ts";
 import { attemptTools } from "./attempt-tools.ts";
 import { authoringTools } from "./authoring-tools.ts";
@@ -37,6 +38,7 @@ export const tools: readonly Tool[] = [
   ...externalSystemTools,
   ...sealingTools,
   ...reviewTools,
+  ...agentTools,
 ];
 
 /** Every `svc://` resource template. */

@@ -1,0 +1,114 @@
+import { ProtocolError, ProtocolErrorCode, type Server } from "@modelcontextprotocol/server";
+import type { Scope } from "@svc/schemas";
+import { EventDelivery, EventKind, IdPrefix, idPattern } from "@svc/schemas";
+import { z } from "zod";
+import { canSeeEvent } from "../../agents/can-see-event.ts";
+import { ServiceError } from "../../core/errors/service-error.ts";
+import { listEvents } from "../../events/list-events.ts";
+import { subscribeEvents } from "../../events/subscribe-events.ts";
+import { unsubscribeEvents } from "../../events/unsubscribe-events.ts";
+import { internalError } from "./internal-error.ts";
+import { invalidInputError } from "./invalid-input-error.ts";
+import type { McpCaller } from "./mcp-caller.ts";
+
+/** The event methods of spec 6.1, declared under this experimental capability. */
+export const EVENTS_CAPABILITY = "svc/events";
+
+/** What the server declares, so a client knows the methods, kinds and deliveries before calling. */
+export const eventsCapability = {
+  methods: ["events/list", "events/subscribe", "events/unsubscribe"],
+  kinds: Object.values(EventKind),
+  deliveries: Object.values(EventDelivery),
+};
+
+const kinds = z.array(z.enum(EventKind)).min(1).max(10).optional();
+
+/** What any request's params may carry besides the method's own fields (the 2026-07-28 envelope). */
+const meta = { _meta: z.unknown().optional() };
+
+const ListParams = z.strictObject({
+  ...meta,
+  cursor: z.string().max(20).optional(),
+  kinds,
+  limit: z.number().int().min(1).max(200).default(50),
+});
+const SubscribeParams = z.strictObject({
+  ...meta,
+  kinds,
+  delivery: z.discriminatedUnion("type", [
+    z.strictObject({ type: z.literal("webhook"), url: z.string().min(1).max(2048) }),
+    z.strictObject({ type: z.literal("stream") }),
+  ]),
+});
+const UnsubscribeParams = z.strictObject({
+  ...meta,
+  subscription_id: z
+    .string()
+    .regex(idPattern(IdPrefix.eventSubscription), "must be a subscription id: esb_ and 10 to 32 characters"),
+});
+
+/**
+ * Registers events/list, events/subscribe and events/unsubscribe on one request's server through
+ * the SDK's custom-method handlers, params validated by their zod schemas. A refusal is a JSON-RPC
+ * error: InvalidParams (-32602) with the catalogue body in `data.error`, or InternalError.
+ */
+export function registerEventMethods(server: Server, caller: McpCaller): void {
+  // Params are taken as any object and checked here, so a bad one is the catalogue's
+  // invalid_input naming each field, as a tool's arguments are.
+  server.setRequestHandler("events/list", { params: AnyParams }, (params) =>
+    answer(caller, "events/list", "read", async () => {
+      const input = parse("events/list", ListParams, params);
+      return { ...(await listEvents(caller.services.sql, caller.principal.user.id, input, canSeeEvent)) };
+    }),
+  );
+  server.setRequestHandler("events/subscribe", { params: AnyParams }, (params) =>
+    answer(caller, "events/subscribe", "contribute", async () => {
+      const input = parse("events/subscribe", SubscribeParams, params);
+      return { ...(await subscribeEvents(caller.services, caller.principal.user.id, input)) };
+    }),
+  );
+  server.setRequestHandler("events/unsubscribe", { params: AnyParams }, (params) =>
+    answer(caller, "events/unsubscribe", "contribute", async () => {
+      const input = parse("events/unsubscribe", UnsubscribeParams, params);
+      return {
+        ...(await unsubscribeEvents(caller.services, caller.principal.user.id, input.subscription_id)),
+      };
+    }),
+  );
+}
+
+const AnyParams = z.looseObject({});
+
+function parse<Schema extends z.ZodObject>(
+  method: string,
+  schema: Schema,
+  params: unknown,
+): z.output<Schema> {
+  const parsed = schema.safeParse(params ?? {});
+  if (parsed.success) return parsed.data;
+  const accepted = Object.keys(schema.shape).filter((field) => field !== "_meta");
+  throw invalidInputError(method, parsed.error.issues, accepted);
+}
+
+async function answer(
+  caller: McpCaller,
+  method: string,
+  scope: Scope,
+  run: () => Promise<Record<string, unknown>>,
+): Promise<Record<string, unknown>> {
+  try {
+    if (!caller.principal.scopes.includes(scope)) {
+      throw new ServiceError(
+        "forbidden",
+        `${method} needs a token with the ${scope} scope and this one has ${caller.principal.scopes.join(" and ")}: issue one with \`svc-server token issue <handle> --scope ${scope}\``,
+      );
+    }
+    return await run();
+  } catch (error) {
+    const failure = error instanceof ServiceError ? error : internalError(caller, error, { method });
+    const { error: body } = failure.toBody();
+    const code =
+      failure.code === "internal" ? ProtocolErrorCode.InternalError : ProtocolErrorCode.InvalidParams;
+    throw new ProtocolError(code, `${method}: ${body.message}`, { error: body });
+  }
+}

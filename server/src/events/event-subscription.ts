@@ -1,0 +1,29 @@
+import type { EventKind } from "@svc/schemas";
+
+/** One row of event_subscriptions. */
+export interface EventSubscriptionRow {
+  id: string;
+  user_id: string;
+  kinds: EventKind[] | null;
+  delivery: "webhook";
+  url: string;
+  cursor: string;
+  failures: number;
+  retry_at: Date | null;
+  created_at: Date;
+  ended_at: Date | null;
+}
+
+export const SUBSCRIPTION_COLUMNS =
+  "id, user_id, kinds, delivery, url, cursor::text as cursor, failures, retry_at, created_at, ended_at";
+
+/** A subscription as its owner sees it. */
+export function subscriptionView(row: EventSubscriptionRow) {
+  return {
+    subscription_id: row.id,
+    kinds: row.kinds,
+    delivery: { type: row.delivery, url: row.url },
+    created_at: row.created_at.toISOString(),
+    ended_at: row.ended_at?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,134 @@
+import { EventKind } from "@svc/schemas";
+import type { Runner } from "graphile-worker";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { Services } from "../../src/core/services/services.ts";
+import { startWorker } from "../../src/edges/worker/start-worker.ts";
+import { appendEvent } from "../../src/events/append-event.ts";
+import { type RunningApp, startApp } from "../edges/mcp/support/start-app.ts";
+import { type SeededUser, seedUser } from "../support/seed-records.ts";
+import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
+import { testServices } from "../support/test-services.ts";
+import { type AgentClient, connectAgent } from "./support/agent-client.ts";
+import { WebhookReceiver } from "./support/webhook-receiver.ts";
+
+/** Webhook delivery by the worker: retries with backoff, redirects not followed, the delivery log, unsubscribing. */
+describeWithDatabase("webhook delivery", () => {
+  const db = useTestDatabase();
+  let services: Services;
+  let app: RunningApp;
+  let worker: Runner;
+  const receivers: WebhookReceiver[] = [];
+  const users: Record<string, SeededUser> = {};
+  const agents: AgentClient[] = [];
+
+  beforeAll(async () => {
+    services = { ...testServices(db.sql), allowLoopbackWebhooks: true };
+    app = await startApp(services);
+    worker = await startWorker(services, { pollInterval: 100 });
+    for (const handle of ["dan-wh", "eve-wh"])
+      users[handle] = await seedUser(db.sql, handle, { scopes: ["read", "contribute"] });
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const agent of agents) await agent.close();
+    await worker?.stop();
+    await app?.close();
+    for (const receiver of receivers) await receiver.stop();
+  });
+
+  async function subscribed(handle: string, kinds?: string[]) {
+    const receiver = new WebhookReceiver();
+    receivers.push(receiver);
+    const url = await receiver.start();
+    const agent = await connectAgent(app.url, users[handle]!.token);
+    agents.push(agent);
+    const { subscription, secret } = await agent.method("events/subscribe", {
+      ...(kinds && { kinds }),
+      delivery: { type: "webhook", url },
+    });
+    receiver.secret = secret;
+    return { receiver, agent, subscriptionId: subscription.subscription_id as string };
+  }
+
+  const personalEvent = (userId: string, n: number) =>
+    db.sql.begin((tx) =>
+      appendEvent(tx, {
+        kind: EventKind.runFinished,
+        occurredAt: new Date(),
+        audienceUserId: userId,
+        data: { n },
+      }),
+    );
+
+  it("retries a failed delivery with backoff, follows no redirect, keeps every attempt, and delivers in order", async () => {
+    const dan = users["dan-wh"]!.id;
+    const { receiver, subscriptionId } = await subscribed("dan-wh");
+    receiver.statuses = [500, 302];
+    const first = await personalEvent(dan, 1);
+    const second = await personalEvent(dan, 2);
+    await receiver.until((d) => d.filter((x) => x.answered === 200).length === 2);
+    expect(receiver.deliveries.map((d) => [d.body.id, d.answered])).toEqual([
+      [first, 500],
+      [first, 302],
+      [first, 200],
+      [second, 200],
+    ]);
+    expect(receiver.deliveries.every((d) => d.verified)).toBe(true);
+    // The receiver answers before the worker commits the attempt: wait for the cursor to pass the second event.
+    while (
+      (
+        await db.sql`select 1 from event_subscriptions where id = ${subscriptionId} and cursor = ${second}::bigint`
+      ).length === 0
+    )
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    // Each attempt is one delivery with its own id; the event id stays.
+    expect(new Set(receiver.deliveries.map((d) => d.headers["x-svc-delivery"])).size).toBe(4);
+    const log = await db.sql<
+      { event_id: string; status_code: number | null; delivered: boolean; error: string | null }[]
+    >`
+      select event_id::text as event_id, status_code, delivered, error from event_deliveries
+      where subscription_id = ${subscriptionId} order by id`;
+    expect(log.map((row) => [row.event_id, row.status_code, row.delivered])).toEqual([
+      [first, 500, false],
+      [first, 302, false],
+      [first, 200, true],
+      [second, 200, true],
+    ]);
+    expect(log[0]!.error).toMatch(/HTTP 500/);
+    expect(log[1]!.error).toMatch(/HTTP 302/);
+    const [state] = await db.sql`
+      select cursor::text as cursor, failures, retry_at from event_subscriptions where id = ${subscriptionId}`;
+    expect(state).toEqual({ cursor: second, failures: 0, retry_at: null });
+  }, 60_000);
+
+  it("resumes after the worker was down: every event once, in order", async () => {
+    const dan = users["dan-wh"]!.id;
+    const { receiver } = await subscribed("dan-wh");
+    await worker.stop();
+    const written: string[] = [];
+    for (let n = 0; n < 12; n++) written.push(await personalEvent(dan, 100 + n));
+    worker = await startWorker(services, { pollInterval: 100 });
+    await receiver.until((d) => d.length >= written.length);
+    expect(receiver.deliveries.map((d) => d.body.id)).toEqual(written);
+    expect(receiver.deliveries.every((d) => d.verified && d.answered === 200)).toBe(true);
+  }, 60_000);
+
+  it("delivers nothing to an ended subscription, nor another user's events, nor kinds it did not ask for", async () => {
+    const eve = users["eve-wh"]!.id;
+    const dan = users["dan-wh"]!.id;
+    const ended = await subscribed("eve-wh");
+    const onlyCriteria = await subscribed("eve-wh", ["criteria.changed"]);
+    const live = await subscribed("eve-wh");
+    await ended.agent.method("events/unsubscribe", { subscription_id: ended.subscriptionId });
+    await personalEvent(dan, 10);
+    const mine = await personalEvent(eve, 11);
+    await live.receiver.until((d) => d.length === 1);
+    expect(live.receiver.deliveries[0]!.body).toMatchObject({ id: mine, data: { n: 11 } });
+    // No job was queued for the ended or the criteria-only subscription (appendEvent wakes only matching live ones).
+    const queued = await db.sql`
+      select 1 from graphile_worker._private_jobs where payload->>'subscription_id' in ${db.sql([ended.subscriptionId, onlyCriteria.subscriptionId])}`;
+    expect(queued).toHaveLength(0);
+    expect(ended.receiver.deliveries).toEqual([]);
+    expect(onlyCriteria.receiver.deliveries).toEqual([]);
+  }, 60_000);
+});
