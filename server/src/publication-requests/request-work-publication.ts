@@ -1,4 +1,4 @@
-import { IdPrefix } from "@svc/schemas";
+import { IdPrefix, WorkSubjectKind } from "@svc/schemas";
 import { inTransaction } from "../core/db/in-transaction.ts";
 import { isUniqueViolation } from "../core/db/is-unique-violation.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
@@ -16,6 +16,9 @@ import {
   type PublicationRequestRow,
   toPublicationRequest,
 } from "./publication-request.ts";
+
+const PINNED = [WorkSubjectKind.work_draft, WorkSubjectKind.campaign, WorkSubjectKind.problem] as const;
+type PinnedSubjectKind = (typeof PINNED)[number];
 
 export type RequestWorkPublicationInput = {
   visibility?: PublishedVisibility | undefined;
@@ -41,7 +44,8 @@ export async function requestWorkPublication(
     return await inTransaction(services.sql, async (tx) => {
       const now = services.clock();
       let rows: PublicationRequestRow[];
-      let subject: { kind: "work_draft" | "campaign" | "problem"; id: string };
+      // A request pins a draft, or a Campaign or Problem snapshot.
+      let subject: { kind: PinnedSubjectKind; id: string };
       if (input.draft_id !== undefined) {
         const draft = await findDraft(tx, viewer, input.draft_id, { lock: true });
         checkDraftVersion(draft, input.expected_version);

@@ -1,4 +1,4 @@
-import type { ContractStage, RuleOwner, VerifierContractFile } from "@svc/schemas";
+import type { CheckerResult, ContractStage, RuleOwner, VerifierContractFile } from "@svc/schemas";
 import type postgres from "postgres";
 import { ServiceError } from "../core/errors/service-error.ts";
 import { enqueueRun } from "../core/jobs/enqueue-run.ts";
@@ -11,7 +11,7 @@ export interface AttestationInput {
   verification_run_id: string;
   stage_key: string;
   /** `error` is the service's own: a partner settles verified, refuted or inconclusive. */
-  result: "verified" | "refuted" | "inconclusive";
+  result: CheckerResult;
   reference: string;
   evidence_hash: string | null;
   evidence_md: string;

@@ -79,6 +79,8 @@ const table: LeakRow[] = [
   { covers: "search_problems", read: tool("search_problems", () => ({ query: "sealed instance" })) },
   { covers: "get_problem", read: tool("get_problem", (c) => ({ problem: c.slug })) },
   { covers: "get_problem", read: tool("get_problem", (c) => ({ problem: c.problemId, revision: 1 })) },
+  // The sealed Problem ranks nothing (pass/fail), so this is a refusal that must not leak either.
+  { covers: "get_leaderboard", read: tool("get_leaderboard", (c) => ({ problem: c.slug })) },
   { covers: "pick_problem", read: tool("pick_problem", () => ({})) },
   {
     covers: "get_review_protocol",
@@ -251,6 +253,10 @@ const table: LeakRow[] = [
   },
   { covers: "GET /api/problems", read: (c) => c.http("/api/problems?q=sealed") },
   { covers: "GET /api/problems/{problem}", read: (c) => c.http(`/api/problems/${c.slug}`) },
+  {
+    covers: "GET /api/problems/{problem}/leaderboard",
+    read: (c) => c.http(`/api/problems/${c.slug}/leaderboard`),
+  },
   {
     covers: "GET /api/problem-revisions/{prv}/reference/{key}",
     read: (c) => c.http(`/api/problem-revisions/${c.revisionId}/reference/instance`),

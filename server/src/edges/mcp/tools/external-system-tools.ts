@@ -1,3 +1,4 @@
+import { CheckerResult } from "@svc/schemas";
 import { z } from "zod";
 import { registerExternalSystem } from "../../../external-systems/register-external-system.ts";
 import { attestExternalStage } from "../../../verification/attest-external-stage.ts";
@@ -47,9 +48,7 @@ const attestExternalStageTool = defineTool({
   input: z.strictObject({
     verification_run_id: verificationRunId,
     stage_key: stageKey,
-    result: z
-      .enum(["verified", "refuted", "inconclusive"])
-      .describe("verified, refuted or inconclusive (error is the service's own)."),
+    result: z.enum(CheckerResult).describe("verified, refuted or inconclusive (error is the service's own)."),
     reference: z
       .string()
       .min(1)
