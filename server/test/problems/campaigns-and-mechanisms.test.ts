@@ -79,6 +79,7 @@ describe("discovery tools", () => {
       "get_campaign",
       "search_problems",
       "get_problem",
+      "get_leaderboard",
       "pick_problem",
       "get_review_protocol",
       "get_verifier_contract",

@@ -108,7 +108,12 @@ export const apiRoutes: FastifyPluginAsync<{ services: Services }> = async (plai
           "unless `revision` is given), ranked by the score's direction, with the metric and the baseline; " +
           "`withheld` says why a sealed evaluation shows no entry.",
         params: z.strictObject({ problem }),
-        querystring: fromQueryString(z.strictObject({ revision: problemOptions.revision })),
+        querystring: fromQueryString(
+          z.strictObject({
+            revision: problemOptions.revision,
+            working_attempt_id: problemOptions.working_attempt_id,
+          }),
+        ),
         response: {
           200: jsonResponse("The leaderboard.", leaderboardResult),
           ...readErrors,
@@ -123,7 +128,7 @@ export const apiRoutes: FastifyPluginAsync<{ services: Services }> = async (plai
       return getLeaderboard(
         context.services.sql,
         { viewer: viewerOf(context.principal), now: context.services.clock() },
-        { ...request.query, problem: request.params.problem },
+        { revision: request.query.revision, problem: request.params.problem },
       );
     },
   );

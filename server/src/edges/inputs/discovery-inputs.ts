@@ -80,6 +80,7 @@ export const searchProblemsInput = z.strictObject({
 export const getLeaderboardInput = z.strictObject({
   problem: z.string().min(1).max(64).describe("The Problem's slug or prb_ id."),
   revision: revisionNumber.optional().describe("A revision number; default the current one."),
+  working_attempt_id: workingAttemptId,
 });
 
 export const getProblemInput = z.strictObject({

@@ -49,10 +49,11 @@ const BAD_INPUT: Readonly<Record<string, readonly BadInput[]>> = {
     { url: `/api/problems/${"p".repeat(65)}/leaderboard`, parameter: "problem", in: "path" },
     { url: "/api/problems/junction/leaderboard?revision=0", parameter: "revision", in: "query" },
     {
-      url: "/api/problems/junction/leaderboard?working_attempt_id=att_0000000000",
+      url: "/api/problems/junction/leaderboard?working_attempt_id=nope",
       parameter: "working_attempt_id",
       in: "query",
     },
+    { url: "/api/problems/junction/leaderboard?limit=5", parameter: "limit", in: "query" },
   ],
   "/api/problem-revisions/:revision/reference/:key": [
     { url: `/api/problem-revisions/${PRB}/reference/instance`, parameter: "revision", in: "path" },
