@@ -36804,6 +36804,10 @@ var plan_schema_default = {
         runtime: { $ref: "verifier-implementation.schema.json#/$defs/runtime" },
         entrypoint: { $ref: "verifier-implementation.schema.json#/$defs/entrypoint" },
         limits: { $ref: "verifier-implementation.schema.json#/$defs/limits" },
+        source: {
+          description: "Present only when the package states it (verifier-implementation.json).",
+          $ref: "verifier-implementation.schema.json#/$defs/source"
+        },
         program: {
           type: ["object", "null"],
           additionalProperties: false,
@@ -37923,6 +37927,10 @@ var verifier_implementation_file_schema_default = {
         properties: {
           stage_key: { $ref: "common.schema.json#/$defs/key" },
           implementation: { type: "string", minLength: 1, maxLength: 500 },
+          source: {
+            description: "Provenance of the implementation: source_uri, source_revision (an exact commit) and license (an SPDX id).",
+            $ref: "verifier-implementation.schema.json#/$defs/source"
+          },
           limits: {
             type: "object",
             additionalProperties: false,
@@ -37974,16 +37982,7 @@ var verifier_implementation_schema_default = {
       description: "Computed server-side over runtime digest, entrypoint, limits, snapshotted harness files and the program.",
       $ref: "common.schema.json#/$defs/hash"
     },
-    source: {
-      type: "object",
-      additionalProperties: false,
-      required: ["source_uri", "source_revision", "license"],
-      properties: {
-        source_uri: { type: ["string", "null"], format: "uri", maxLength: 500 },
-        source_revision: { description: "An exact commit.", type: ["string", "null"], maxLength: 100 },
-        license: { description: "An SPDX license id.", type: ["string", "null"], maxLength: 100 }
-      }
-    },
+    source: { $ref: "#/$defs/source" },
     program: { $ref: "#/$defs/program" },
     conformance: { $ref: "#/$defs/conformance" },
     created_by_user_id: { $ref: "common.schema.json#/$defs/usr_id" },
@@ -37995,6 +37994,17 @@ var verifier_implementation_schema_default = {
     }
   },
   $defs: {
+    source: {
+      description: "Where the checker's source lives: all three keys required, each null when unknown.",
+      type: "object",
+      additionalProperties: false,
+      required: ["source_uri", "source_revision", "license"],
+      properties: {
+        source_uri: { type: ["string", "null"], format: "uri", maxLength: 500 },
+        source_revision: { description: "An exact commit.", type: ["string", "null"], maxLength: 100 },
+        license: { description: "An SPDX license id.", type: ["string", "null"], maxLength: 100 }
+      }
+    },
     runtime: {
       description: "A builtin (svc-builtin/<name>:<n>), a script runtime (svc-runtime/<name>:<n>) or a public image, with the digest that pins it.",
       type: "object",
@@ -38200,7 +38210,11 @@ var LintNotes = {
     meaning: "a linked binding's hash and size are the author's statement; sandbox stages never mount it"
   },
   deprecated_field: { meaning: "a field that is accepted and ignored" },
-  fixture_coverage: { meaning: "a sandbox stage lacks a verified or a refuted conformance fixture" }
+  fixture_coverage: { meaning: "a sandbox stage lacks a verified or a refuted conformance fixture" },
+  /** A service's validation only: the package pins a published protocol its publisher yanked. */
+  yanked_review_protocol: {
+    meaning: "a pinned review protocol is yanked: withdrawn from recommendation, though pins keep resolving"
+  }
 };
 var NoteCode = codesOf(LintNotes);
 var TreeErrors = {
@@ -38965,6 +38979,41 @@ function checkCeilings(ctx) {
   return over;
 }
 
+// app/src/lint/check-implementation-source.ts
+var EXACT_COMMIT = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+var SPDX_ID = /^(?:(?:DocumentRef-[A-Za-z0-9.-]+:)?LicenseRef-[A-Za-z0-9.-]+|[A-Za-z0-9][A-Za-z0-9.-]*\+?)$/;
+function checkImplementationSource(ctx, file, at, source) {
+  let ok = true;
+  if (source.source_revision !== null && !EXACT_COMMIT.test(source.source_revision)) {
+    ok = false;
+    ctx.error(
+      file,
+      at("source_revision"),
+      "schema_violation",
+      `source_revision "${source.source_revision}" is not an exact commit: give the full 40 (SHA-1) or 64 (SHA-256) lowercase hex digits of the commit, not a branch, tag or short hash`
+    );
+  }
+  if (source.license !== null && !SPDX_ID.test(source.license)) {
+    ok = false;
+    ctx.error(
+      file,
+      at("license"),
+      "schema_violation",
+      `license "${source.license}" is not one SPDX license id: name it as the SPDX list does (MIT, Apache-2.0, GPL-3.0-or-later, or LicenseRef-<name>), not an expression`
+    );
+  }
+  if (source.source_uri !== null && !/^https?:\/\//.test(source.source_uri)) {
+    ok = false;
+    ctx.error(
+      file,
+      at("source_uri"),
+      "schema_violation",
+      `source_uri "${source.source_uri}" must be an http(s) address where the source can be read`
+    );
+  }
+  return ok;
+}
+
 // app/src/lint/check-contract.ts
 var SANDBOX_ONLY = ["implementation", "reference_input_slots", "result_kind", "limits"];
 async function checkContract(ctx, prefix, protocol) {
@@ -39073,7 +39122,11 @@ async function checkContract(ctx, prefix, protocol) {
       continue;
     }
     const implementation = await resolveImplementation(ctx, prefix, stage, source, at, { slotKeys, roles });
-    if (implementation) implementations.push(implementation);
+    if (implementation) {
+      implementations.push(
+        source.provenance ? { ...implementation, source: source.provenance } : implementation
+      );
+    }
   }
   if (ctx.errors.length > before) return void 0;
   const document = structuredClone(contract);
@@ -39153,7 +39206,17 @@ async function readImplementationFile(ctx, prefix, contract) {
         `stage "${item.stage_key}" is named twice; keep one`
       );
     } else {
-      byStage.set(item.stage_key, { file, at, implementation: item.implementation, limits: item.limits });
+      const entry2 = {
+        file,
+        at,
+        implementation: item.implementation,
+        limits: item.limits
+      };
+      if (item.source) {
+        const where = (field) => pointer("implementations", index, "source", field);
+        if (checkImplementationSource(ctx, file, where, item.source)) entry2.provenance = item.source;
+      }
+      byStage.set(item.stage_key, entry2);
     }
   }
   return byStage;
@@ -40768,6 +40831,8 @@ function buildPlan(lint) {
         entrypoint: impl.entrypoint,
         limits: impl.limits,
         program: impl.program,
+        // Only when stated, so packages without it keep their plan and plan_hash.
+        ...impl.source ? { source: impl.source } : {},
         stages: []
       };
       verifier_implementations[impl.contentHash].stages.push({
