@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the service image from the Dockerfile and runs each of its roles against a PostgreSQL:
-# `migrate` applies the migrations, `serve` answers /healthz with {"ok":true} and exits 0 on
+# the image builds the authoring toolkit, `migrate` applies the migrations, `serve` answers /healthz with {"ok":true} and exits 0 on
 # SIGTERM, `worker` starts and exits 0 on SIGTERM. Needs a running Docker engine and a PostgreSQL
 # reachable from the host network (DATABASE_URL, default the machine's at 127.0.0.1:5432).
 #   scripts/check-service-image.sh            with NODE_IMAGE (default node:24-bookworm-slim)
@@ -32,6 +32,12 @@ DOCKERFILE
 fi
 docker build -q --build-arg NODE_IMAGE="$NODE_IMAGE" -t "$IMAGE" . >/dev/null
 echo "built $IMAGE on $NODE_IMAGE: $(docker image inspect --format '{{.Size}}' "$IMAGE") bytes"
+
+# The authoring toolkit (get_authoring_toolkit) is bundled by esbuild inside the service.
+toolkit_bytes="$(docker run --rm --entrypoint node "$IMAGE" --input-type=module -e \
+  'const { buildToolkit } = await import("/srv/svc/server/src/toolkit/build-toolkit.ts"); console.log((await buildToolkit()).length)')"
+[ "$toolkit_bytes" -gt 100000 ] || { echo "the image cannot build the authoring toolkit ($toolkit_bytes bytes)" >&2; exit 1; }
+echo "the image builds the authoring toolkit: $toolkit_bytes bytes"
 
 db="svc_image_check_$$"
 psql "$ADMIN_URL" -qc "create database $db"
