@@ -48,6 +48,7 @@ const PAGES: PageRow[] = [
   { path: "/reviews/rvp_0000000000000000/nodes/review", expect: BEARER_OR_SESSION },
   { path: "/review-assignments/rva_0000000000000000", expect: BEARER_OR_SESSION },
   { path: "/work/audit", expect: BEARER_OR_SESSION },
+  { path: "/me", expect: BEARER_OR_SESSION },
   { path: "/sign-in", expect: PUBLIC },
   // The website's reading pages: listed work is public (unknown or private work is 404 for all).
   { path: "/", expect: PUBLIC },
