@@ -77,6 +77,8 @@ export const reviewRoutes: FastifyPluginAsync<{ services: Services }> = async (a
     if (tooLong) {
       reply.status(400);
       error = `${tooLong}: give a slug or id of at most 64 characters`;
+      if (prefersJson(request.headers.accept))
+        throw new ServiceError("invalid_input", error, { field: tooLong });
     } else {
       try {
         ({ seats } = await pickReview(
@@ -86,7 +88,7 @@ export const reviewRoutes: FastifyPluginAsync<{ services: Services }> = async (a
           context.baseUrl,
         ));
       } catch (caught) {
-        if (!(caught instanceof ServiceError)) throw caught;
+        if (!(caught instanceof ServiceError) || prefersJson(request.headers.accept)) throw caught;
         reply.status(caught.status);
         error = caught.message;
       }

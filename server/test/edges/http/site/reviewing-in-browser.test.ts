@@ -217,8 +217,9 @@ describeWithBrowser("the reviewing pages in a real browser", () => {
     }
   });
 
-  it("2. without JavaScript: nothing is left to claim for the reviewer who submitted; a seat claimed from its case page and declined reopens", async () => {
+  it("2. without JavaScript: nothing left to claim after answering; a seat claimed from its case page and declined reopens; the submitter is refused", async () => {
     const context = await signedIn("rev-browser", false);
+    let seat: { review_process_id: string; node_id: string };
     try {
       const page = await context.newPage();
       await page.goto(`${app.url}/reviews`);
@@ -232,7 +233,7 @@ describeWithBrowser("the reviewing pages in a real browser", () => {
 
       // A second submission opens two new seats; claim one from its case page, then decline it.
       await submit();
-      const seat = await settled(async () => {
+      seat = await settled(async () => {
         const { seats } = await pickReview(services, viewerOf(reviewer.principal), { limit: 10 }, app.url);
         return seats[0] ?? null;
       }, "a second review seat");
@@ -250,6 +251,19 @@ describeWithBrowser("the reviewing pages in a real browser", () => {
       expect(await page.getByTestId("seats").getByTestId("open-seats").allTextContents()).toEqual(["2"]);
     } finally {
       await context.close();
+    }
+
+    // The submitter may not read, let alone claim, a seat on their own submission: a page says why.
+    const solver = await signedIn("sat-solver-b1", false);
+    try {
+      const page = await solver.newPage();
+      const answer = await page.goto(`${app.url}/reviews/${seat.review_process_id}/nodes/${seat.node_id}`);
+      expect(answer!.status()).toBe(403);
+      expect(await page.getByTestId("error-code").textContent()).toBe("conflict_of_interest");
+      await page.goto(`${app.url}/reviews`);
+      expect(await page.getByTestId("no-seats").count()).toBe(1);
+    } finally {
+      await solver.close();
     }
   });
 });
