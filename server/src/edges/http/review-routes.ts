@@ -13,7 +13,7 @@ import { getReviewCase } from "../../reviews/read/get-review-case.ts";
 import { listMyReviewAssignments } from "../../reviews/read/list-my-review-assignments.ts";
 import { type PickedSeat, pickReview } from "../../reviews/read/pick-review.ts";
 import { submitReviewResponse } from "../../reviews/submit-review-response.ts";
-import { sessionPrincipal } from "../../sessions/sessions.ts";
+import { currentSession, sessionPrincipal } from "../../sessions/sessions.ts";
 import type { Principal } from "../../users/principal.ts";
 import { requireScope } from "../../users/require-scope.ts";
 import { viewerOf } from "../../visibility/viewer.ts";
@@ -21,6 +21,7 @@ import { browserSecret, pageCaller, requireSignedIn } from "./browser-session.ts
 import { acceptFormPosts, csrfField, type FormBody, formOf } from "./form-posts.ts";
 import type { SiteVisitor } from "./html/render-site-page.ts";
 import { sendHtmlPage } from "./html/send-html-page.ts";
+import { renderErrorPage } from "./pages/render-error-page.ts";
 import { renderReviewAssignmentPage } from "./pages/render-review-assignment-page.ts";
 import { renderReviewCasePage } from "./pages/render-review-case-page.ts";
 import { claimPath, renderMyAssignmentsPage, renderOpenSeatsPage } from "./pages/render-review-seat-pages.ts";
@@ -57,7 +58,17 @@ const NOTICES = { declined: "Seat declined: it reopens for others." } as const;
  * (decline_review_assignment, then to my assignments).
  */
 export const reviewRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
-  acceptFormPosts(app, services, RESPONSE_BODY_LIMIT);
+  // A refusal (a claim refused, an unknown case) is a page of the site that says why, with its status.
+  acceptFormPosts(app, services, {
+    bodyLimit: RESPONSE_BODY_LIMIT,
+    errorPage: async (request, error) => {
+      const session = await currentSession(services, request.headers.cookie);
+      return renderErrorPage(error.code, error.message, {
+        handle: session?.user.handle ?? null,
+        path: request.url,
+      });
+    },
+  });
   const visitorOf = (request: FastifyRequest, principal: Principal): SiteVisitor => ({
     handle: principal.user.handle,
     path: request.url,

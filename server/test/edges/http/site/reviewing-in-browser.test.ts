@@ -229,7 +229,7 @@ describeWithBrowser("the reviewing pages in a real browser", () => {
       expect(await page.getByTestId("seats-error").textContent()).toContain("no-such-problem");
       const badStatus = await page.goto(`${app.url}/reviews/mine?status=sleeping`);
       expect(badStatus!.status()).toBe(400);
-      expect(await page.getByTestId("error-message").textContent()).toContain("status: choose one of");
+      expect(await page.getByTestId("error").textContent()).toContain("status: choose one of");
 
       // A second submission opens two new seats; claim one from its case page, then decline it.
       await submit();
@@ -259,7 +259,7 @@ describeWithBrowser("the reviewing pages in a real browser", () => {
       const page = await solver.newPage();
       const answer = await page.goto(`${app.url}/reviews/${seat.review_process_id}/nodes/${seat.node_id}`);
       expect(answer!.status()).toBe(403);
-      expect(await page.getByTestId("error-code").textContent()).toBe("conflict_of_interest");
+      expect(await page.getByTestId("error").getAttribute("data-code")).toBe("conflict_of_interest");
       await page.goto(`${app.url}/reviews`);
       expect(await page.getByTestId("no-seats").count()).toBe(1);
     } finally {
