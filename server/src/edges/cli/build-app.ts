@@ -4,6 +4,7 @@ import type { Services } from "../../core/services/services.ts";
 import { accountRoutes } from "../http/account-routes.ts";
 import { adminRoutes } from "../http/admin-routes.ts";
 import { apiRoutes } from "../http/api-routes.ts";
+import { dashboardRoutes } from "../http/dashboard-routes.ts";
 import { docsRoutes } from "../http/docs-routes.ts";
 import { downloadRoutes } from "../http/download-routes.ts";
 import { errorHandler } from "../http/error-handler.ts";
@@ -85,6 +86,7 @@ export function buildApp(services: Services, options: BuildAppOptions = {}) {
   app.register(signInRoutes, { services });
   app.register(settingsRoutes, { services });
   app.register(siteRoutes, { services });
+  app.register(dashboardRoutes, { services });
   app.register(workAuditRoutes, { services });
   return app;
 }

@@ -12,7 +12,7 @@ import { prefersJson } from "./prefers-json.ts";
 /** The form field that carries the CSRF token. */
 export const CSRF_FIELD = "_csrf";
 
-/** A form body is small: a token, a few ids. */
+/** A form body is small: a token, a few ids (a scope with longer text, as a review response, passes its own limit). */
 const FORM_BODY_LIMIT = 16 * 1024;
 
 /** A parsed `application/x-www-form-urlencoded` body: each field's first value. */
@@ -20,15 +20,26 @@ export type FormBody = Record<string, string>;
 
 /**
  * Makes the plugin scope `app` a home for browser forms: it parses urlencoded bodies (at most
- * 16 KiB), refuses every POST in the scope whose `_csrf` field is not the CSRF token of the
- * browser's session cookie (403 csrf_failed, a page for a browser, JSON for a client asking for
- * it), and shows errors as pages to browsers. Register every form POST route inside such a scope;
+ * `bodyLimit` bytes, 16 KiB unless given), refuses every POST in the scope whose `_csrf` field is
+ * not the CSRF token of the browser's session cookie (403 csrf_failed, a page for a browser, JSON
+ * for a client asking for it), and shows errors as pages to browsers (`errorPage`, else a plain
+ * one). Register every form POST route inside such a scope;
  * this hook is the one place the CSRF rule is checked.
  */
-export function acceptFormPosts(app: FastifyInstance, services: Services): void {
+export function acceptFormPosts(
+  app: FastifyInstance,
+  services: Services,
+  options: {
+    /** The largest body in bytes; 16 KiB unless given. */
+    bodyLimit?: number;
+    /** The page a refusal shows a browser; the plain "Not done" page unless given. */
+    errorPage?: (request: FastifyRequest, error: ServiceError) => Promise<Html>;
+  } = {},
+): void {
+  const { bodyLimit = FORM_BODY_LIMIT, errorPage } = options;
   app.addContentTypeParser(
     "application/x-www-form-urlencoded",
-    { parseAs: "string", bodyLimit: FORM_BODY_LIMIT },
+    { parseAs: "string", bodyLimit },
     (_request, body, done) => {
       const fields: FormBody = {};
       for (const [name, value] of new URLSearchParams(body as string)) fields[name] ??= value;
@@ -46,9 +57,11 @@ export function acceptFormPosts(app: FastifyInstance, services: Services): void 
       );
     }
   });
-  app.setErrorHandler((error, request, reply) => {
+  app.setErrorHandler(async (error, request, reply) => {
     if (error instanceof ServiceError && !prefersJson(request.headers.accept)) {
-      return sendErrorPage(reply, error);
+      if (!errorPage) return sendErrorPage(reply, error);
+      reply.status(error.status).header("cache-control", "no-store");
+      return sendHtmlPage(reply, await errorPage(request, error));
     }
     return errorHandler(error as ServiceError, request, reply);
   });

@@ -48,6 +48,9 @@ const PAGES: PageRow[] = [
   { path: "/reviews/rvp_0000000000000000/nodes/review", expect: BEARER_OR_SESSION },
   { path: "/review-assignments/rva_0000000000000000", expect: BEARER_OR_SESSION },
   { path: "/work/audit", expect: BEARER_OR_SESSION },
+  { path: "/me", expect: BEARER_OR_SESSION },
+  { path: "/reviews", expect: BEARER_OR_SESSION },
+  { path: "/reviews/mine", expect: BEARER_OR_SESSION },
   { path: "/sign-in", expect: PUBLIC },
   // The website's reading pages: listed work is public (unknown or private work is 404 for all).
   { path: "/", expect: PUBLIC },
@@ -64,6 +67,9 @@ const FORMS = [
   "/settings/tokens/tok_0000000000/revoke",
   "/settings/oauth-clients/grant0000/revoke",
   "/settings/sessions/ses_0000000000/revoke",
+  "/reviews/rpr_0000000000000000/nodes/readers/claim",
+  "/review-assignments/ras_0000000000000000/response",
+  "/review-assignments/ras_0000000000000000/decline",
 ];
 
 describeWithDatabase("the authorization matrix of the web pages", () => {

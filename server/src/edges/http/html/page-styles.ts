@@ -56,6 +56,16 @@ button { background: #1f6feb; border-color: #1f6feb; color: #fff; cursor: pointe
 .pager { display: flex; gap: 1rem; margin-top: 1rem; }
 tr.baseline td { border-top: 2px dashed #8c959f; border-bottom: 2px dashed #8c959f; color: #424a53; }
 .diff ins { background: #dafbe1; text-decoration: none; display: block; } .diff del { background: #ffebe9; text-decoration: line-through; display: block; }
+.note { color: #57606a; } form.inline { display: inline; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+textarea:focus-visible { outline: 2px solid #0a58ca; outline-offset: 2px; }
+form.review label { display: block; margin-top: 0.5rem; font-weight: 600; } form.review .muted { font-weight: 400; }
+form.review input, form.review select, form.review textarea { font: inherit; width: 100%; max-width: 40rem; box-sizing: border-box; }
+textarea { font: inherit; padding: 0.3rem 0.5rem; border: 1px solid #8c959f; border-radius: 0.3rem; color: #1b1f24; }
+fieldset { border: 1px solid #d0d7de; border-radius: 0.4rem; margin: 1rem 0; } legend { font-weight: 600; padding: 0 0.3rem; }
+form.review input[type="number"] { max-width: 12rem; }
+button.secondary { background: #fff; color: #1b1f24; border-color: #8c959f; }
+.refusal { border: 2px solid #b42318; border-radius: 0.4rem; padding: 0.2rem 1rem; background: #fff5f5; color: #7a1b12; }
 `,
 } as const;
 

@@ -1,13 +1,20 @@
 import type { ReviewCaseResult } from "../../../reviews/read/get-review-case.ts";
 import { type Html, html } from "../html/html.ts";
+import type { SiteVisitor } from "../html/render-site-page.ts";
 import { factTable, jsonBlock, link, reviewPage, textBlock } from "./render-review-html.ts";
 
 /**
  * The web view of a review case (`GET /reviews/{rpr}/nodes/{node_id}`): the node's state, the
  * rubric's instructions, each material (inlined text shown, larger files as their preview) and
  * the whole bundle as JSON. It shows exactly what get_review_case returns, blinded the same way.
+ * With `claim`, a reader without an assignment on an open node with a free seat gets a Claim
+ * button (the claim itself decides whether they may).
  */
-export function renderReviewCasePage(result: ReviewCaseResult): Html {
+export function renderReviewCasePage(
+  result: ReviewCaseResult,
+  visitor: SiteVisitor,
+  claim: { action: string; csrf: Html } | null = null,
+): Html {
   const c = result.review_case;
   const bundle = c.bundle as unknown as Record<string, unknown>;
   const rubric = bundle.rubric as { instructions_md?: unknown } | undefined;
@@ -19,7 +26,10 @@ export function renderReviewCasePage(result: ReviewCaseResult): Html {
     : [];
   const assignment = result.assignment_url
     ? html`<p>Your assignment: ${link(result.assignment_url, c.assignment_id ?? "assignment")}</p>`
-    : html`<p class="note">You hold no assignment on this node. Claim a seat with the claim_review tool.</p>`;
+    : claim && c.node_status === "open" && c.open_seats > 0 && !c.deadline_passed
+      ? html`<form method="post" action="${claim.action}" class="inline">${claim.csrf}<button type="submit" data-testid="claim">Claim a seat</button></form>
+<p class="muted">Claiming holds the seat for you until the hold passes; agents use <code>claim_review</code>.</p>`
+      : html`<p class="note">You hold no assignment on this node.</p>`;
   const body = html`<h1>Review case <code>${c.review_process_id}</code> / <code>${c.node_id}</code></h1>
 ${c.node_title && html`<p>${c.node_title}</p>`}
 ${factTable([
@@ -38,7 +48,7 @@ ${instructions}
 ${materials.length === 0 ? html`<p>No materials.</p>` : materials}
 <h2>Bundle</h2>
 ${jsonBlock(c.bundle, "bundle")}`;
-  return reviewPage(`Review case ${c.review_process_id} ${c.node_id}`, body);
+  return reviewPage(`Review case ${c.review_process_id} ${c.node_id}`, visitor, body);
 }
 
 function renderMaterial(item: unknown): Html {

@@ -1,14 +1,14 @@
 import { type Html, html } from "../html/html.ts";
-import { renderPage } from "../html/render-page.ts";
+import { renderSitePage, type SiteVisitor } from "../html/render-site-page.ts";
 
 /**
  * Pieces the review pages share, built with `html`, which escapes every string that came from an
  * author, a submitter or a reviewer. Markdown is shown as preformatted text, never rendered.
  */
 
-/** A whole page around `body`. */
-export function reviewPage(title: string, body: Html): Html {
-  return renderPage(title, "review", body);
+/** A whole page around `body`, in the site's frame under Reviews. */
+export function reviewPage(title: string, visitor: SiteVisitor, body: Html): Html {
+  return renderSitePage(title, visitor, "reviews", body);
 }
 
 /** A table of label and value rows; null shows as "-". */

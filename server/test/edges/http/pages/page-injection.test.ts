@@ -24,7 +24,13 @@ const EVIL_ESCAPED = "&lt;img src=x onerror=alert(1)&gt;&quot;&#39;&amp;&lt;scri
 
 /** Every element and attribute the pages emit themselves; anything else came from data. */
 const PAGE_TAGS = new Set(
-  "html head meta title style body h1 h2 h3 p code table tbody tr th td pre section span a".split(" "),
+  [
+    "html head meta title style body h1 h2 h3 p code table tbody tr th td pre section span a",
+    // The site's frame, and the response form on a held seat and the Claim button.
+    "header nav main footer div ul li strong form input fieldset legend label select option textarea button",
+  ]
+    .join(" ")
+    .split(" "),
 );
 const PAGE_ATTRIBUTES = new Set([
   "lang",
@@ -35,6 +41,23 @@ const PAGE_ATTRIBUTES = new Set([
   "data-testid",
   "data-stage",
   "href",
+  "id",
+  "for",
+  "role",
+  "rel",
+  "aria-labelledby",
+  "aria-label",
+  "aria-current",
+  "method",
+  "action",
+  "type",
+  "value",
+  "selected",
+  "rows",
+  "maxlength",
+  "min",
+  "max",
+  "step",
 ]);
 
 type Element = DefaultTreeAdapterMap["element"];
@@ -80,7 +103,7 @@ function expectInert(response: { headers: Headers; body: string }, times: number
   const attributes = elements.flatMap((e) => e.attrs.map((a) => a.name));
   expect(attributes.filter((name) => !PAGE_ATTRIBUTES.has(name))).toEqual([]);
   for (const a of elements.filter((e) => e.tagName === "a"))
-    expect(a.attrs.find((attr) => attr.name === "href")?.value).toMatch(/^(https?:\/\/|\/)/);
+    expect(a.attrs.find((attr) => attr.name === "href")?.value).toMatch(/^(https?:\/\/|\/|#main$)/);
   const text = textOf(document);
   expect(text.split(EVIL).length - 1).toBeGreaterThanOrEqual(times);
   return { elements, text };
@@ -276,5 +299,7 @@ describeWithDatabase("pages escape every field", () => {
   it("4. shows the bundle on a held seat's assignment page as text", async () => {
     const { elements } = expectInert(await page(bob, `/review-assignments/${bobAssignment}`), 0);
     expect(textOf(byTestId(elements, "bundle")!)).toContain(JSON.stringify(EVIL).slice(1, -1));
+    expect(byTestId(elements, "response-form")).toBeDefined();
+    expect(byTestId(elements, "response-form")).toBeDefined();
   });
 });

@@ -1,0 +1,65 @@
+import type { Attempt } from "../../../attempts/attempt.ts";
+import type { Submission } from "../../../submissions/submission.ts";
+import { type Html, html } from "../html/html.ts";
+import { renderSitePage, type SiteVisitor } from "../html/render-site-page.ts";
+
+/** What the dashboard shows: one page of the caller's Attempts, each with its Submissions. */
+export interface DashboardView {
+  attempts: ReadonlyArray<{ attempt: Attempt; submissions: readonly Submission[] }>;
+  /** The next page's address, or null on the last page. */
+  nextHref: string | null;
+  /** True when this is not the first page. */
+  paged: boolean;
+}
+
+/**
+ * The participant's dashboard (`GET /me`): their Attempts, newest first (what list_my_attempts
+ * returns), and under each its Submissions with the latest run's status and result (what
+ * list_submissions returns). A finished run without a result is withheld from its submitter by a
+ * sealed evaluation, and says "withheld", as the run page does.
+ */
+export function renderDashboardPage(view: DashboardView, visitor: SiteVisitor): Html {
+  const rows = view.attempts.map(({ attempt, submissions }) => renderAttempt(attempt, submissions));
+  const body = html`<h1>My work</h1>
+<p class="muted">Your attempts, newest first, with each submission's latest verification run. Agents read the same with <code>list_my_attempts</code> and <code>list_submissions</code>.</p>
+${
+  rows.length === 0
+    ? html`<p data-testid="no-attempts">${view.paged ? "No more attempts." : html`You have no attempt yet. Find a problem on <a href="/">Explore</a> and start one with <code>start_attempt</code>.`}</p>`
+    : html`<table data-testid="attempts">
+<caption class="muted">Attempts</caption>
+<thead><tr><th scope="col">Problem</th><th scope="col">Revision</th><th scope="col">Status</th><th scope="col">Outcome</th><th scope="col">Started</th><th scope="col">Submissions</th></tr></thead>
+<tbody>${rows}</tbody>
+</table>`
+}
+${view.nextHref && html`<p class="pager"><a href="${view.nextHref}" rel="next">Next page</a></p>`}`;
+  return renderSitePage("My work", visitor, "me", body);
+}
+
+function renderAttempt(attempt: Attempt, submissions: readonly Submission[]): Html {
+  const problem = `/problems/${encodeURIComponent(attempt.problem_slug)}`;
+  const list =
+    submissions.length === 0
+      ? html`<span class="muted">none</span>`
+      : html`<ul>${submissions.map(renderSubmission)}</ul>`;
+  return html`<tr data-attempt="${attempt.id}">
+<td><a href="${problem}">${attempt.problem_slug}</a><br><code class="muted">${attempt.id}</code></td>
+<td><a href="${problem}?revision=${String(attempt.revision_number)}">${String(attempt.revision_number)}</a></td>
+<td data-testid="attempt-status">${attempt.status}</td>
+<td>${attempt.outcome ?? "-"}</td>
+<td>${when(attempt.started_at)}</td>
+<td>${list}</td>
+</tr>`;
+}
+
+function renderSubmission(submission: Submission): Html {
+  const run = submission.latest_verification;
+  const result = run
+    ? html`<a href="/verifications/${encodeURIComponent(run.id)}">run ${run.status}</a>: <span data-testid="run-result">${run.result ?? (run.status === "finished" ? "withheld" : "pending")}</span>${run.score === null ? html`` : html`, score ${String(run.score)}`}`
+    : html`<span class="muted">no run</span>`;
+  return html`<li data-submission="${submission.id}"><code>${submission.id}</code>${submission.status === "withdrawn" ? html` (withdrawn)` : html``}: ${result}</li>`;
+}
+
+/** A time as people read it in a table: UTC to the minute. */
+function when(at: string): string {
+  return `${at.slice(0, 16).replace("T", " ")} UTC`;
+}
