@@ -19,12 +19,26 @@ export interface LocalRegistry {
 
 /**
  * Starts `docker-registry serve` on a free loopback port with filesystem storage and resolves once
- * its /v2/ endpoint answers (anonymous access: this registry has no auth section).
+ * its /v2/ endpoint answers. Anonymous unless `login` is given: then it is a private registry
+ * (htpasswd, bcrypt from python3's crypt module) that only that user may push to or pull from.
  */
-export async function startLocalRegistry(): Promise<LocalRegistry> {
+export async function startLocalRegistry(login?: { user: string; password: string }): Promise<LocalRegistry> {
   const dir = mkdtempSync(join(tmpdir(), "svc-registry-"));
   const port = await freePort();
   const config = join(dir, "config.yml");
+  const auth: string[] = [];
+  if (login) {
+    const { stdout } = await run("python3", [
+      "-W",
+      "ignore",
+      "-c",
+      "import crypt, sys; print(crypt.crypt(sys.argv[1], crypt.mksalt(crypt.METHOD_BLOWFISH)))",
+      login.password,
+    ]);
+    // The registry reads bcrypt's $2a$ form; python writes the same hash as $2b$.
+    writeFileSync(join(dir, "htpasswd"), `${login.user}:${stdout.trim().replace(/^\$2b\$/, "$2a$")}\n`);
+    auth.push("auth:", "  htpasswd:", "    realm: svc-test", `    path: ${join(dir, "htpasswd")}`);
+  }
   writeFileSync(
     config,
     [
@@ -38,6 +52,7 @@ export async function startLocalRegistry(): Promise<LocalRegistry> {
       "    enabled: true",
       "http:",
       `  addr: 127.0.0.1:${port}`,
+      ...auth,
       "",
     ].join("\n"),
   );
@@ -61,7 +76,8 @@ export async function startLocalRegistry(): Promise<LocalRegistry> {
   for (let i = 0; i < 300; i++) {
     if (child.exitCode !== null) break;
     const answered = await fetch(`http://${host}/v2/`).then(
-      (r) => r.status === 200,
+      // 401 is a private registry asking for its login: it is up.
+      (r) => r.status === 200 || r.status === 401,
       () => false,
     );
     if (answered) return { host, stop };
@@ -74,28 +90,6 @@ export async function startLocalRegistry(): Promise<LocalRegistry> {
 /** Whether this machine has the registry binary. */
 export function registryInstalled(): boolean {
   return existsSync(REGISTRY_BINARY);
-}
-
-/**
- * Builds `dir` (a Dockerfile and its context) as `<registry>/<repository>:<tag>` with the docker
- * CLI, pushes it, and removes the local copy so that provisioning really pulls it. Returns the
- * digest-pinned reference the registry gave.
- */
-export async function buildAndPush(
-  registry: LocalRegistry,
-  repository: string,
-  dir: string,
-): Promise<string> {
-  const tagged = `${registry.host}/${repository}:test`;
-  await run("docker", ["build", "-q", "-t", tagged, dir]);
-  await run("docker", ["push", "-q", tagged]);
-  const { stdout } = await run("docker", ["image", "inspect", "--format", "{{json .RepoDigests}}", tagged]);
-  const pinned = (JSON.parse(stdout) as string[]).find((ref) =>
-    ref.startsWith(`${registry.host}/${repository}@`),
-  );
-  if (!pinned) throw new Error(`the push of ${tagged} left no repository digest: ${stdout}`);
-  await run("docker", ["image", "rm", tagged]);
-  return pinned;
 }
 
 /** Removes a pulled image from the engine (cleanup after a test). */

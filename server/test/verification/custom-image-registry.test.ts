@@ -1,6 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { pingDocker } from "@svc/app";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,7 +22,6 @@ import {
 import { clientLines, envelopeOf, type TestClient } from "../edges/mcp/support/mcp-clients.ts";
 import { type RunningApp, startApp } from "../edges/mcp/support/start-app.ts";
 import {
-  buildAndPush,
   type LocalRegistry,
   registryInstalled,
   removeImage,
@@ -61,6 +62,43 @@ function customImagePackage(imageRef: string, slug: string): Files {
     const stages = contract.stages as Array<Record<string, unknown>>;
     stages[0]!.implementation = imageRef;
   });
+}
+
+/** A checker directory (Dockerfile and valid-script's checker on the python runtime) under `parent`. */
+function checkerDirectory(parent: string): string {
+  const dir = join(parent, "checker");
+  mkdirSync(dir);
+  writeFileSync(
+    join(dir, "Dockerfile"),
+    `FROM ${BASE_IMAGE}\nCOPY checker.py /checker/checker.py\nENTRYPOINT ["python3", "/checker/checker.py"]\n`,
+  );
+  writeFileSync(join(dir, "checker.py"), Buffer.from(fixturePackage("valid-script")["checker.py"]!));
+  return dir;
+}
+
+const SVC = fileURLToPath(new URL("../../../app/bin/svc.js", import.meta.url));
+
+/** Runs a command to its end with `input` on stdin. */
+async function svcWithInput(argv: string[], input: string, env: Record<string, string> = {}) {
+  return await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(argv[0]!, argv.slice(1), { env: { ...process.env, ...env } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}
+
+/** The `svc` command as a user runs it (its own Node, this environment plus `env`). */
+async function svc(args: string[], env: Record<string, string> = {}) {
+  return await svcWithInput([process.execPath, SVC, ...args], "", env);
 }
 
 /**
@@ -107,35 +145,76 @@ suite("custom images from a registry", () => {
     { role: "answer", filename: "answer.txt", media_type: "text/plain", content },
   ];
 
-  it("pushes, publishes, provisions by pull and runs a checker image", async () => {
-    const context = mkdtempSync(join(tmpdir(), "svc-checker-image-"));
+  it("svc verifier build pushes and pins a checker image; publication registers it, provisioning pulls it and runs use it", async () => {
+    const work = mkdtempSync(join(tmpdir(), "svc-checker-image-"));
     try {
-      writeFileSync(
-        join(context, "Dockerfile"),
-        `FROM ${BASE_IMAGE}\nCOPY checker.py /checker/checker.py\nENTRYPOINT ["python3", "/checker/checker.py"]\n`,
-      );
-      writeFileSync(join(context, "checker.py"), Buffer.from(fixturePackage("valid-script")["checker.py"]!));
-      const imageRef = await buildAndPush(registry, "svc-test/isqrt-checker", context);
-      pulled.push(imageRef);
-      const digest = imageRef.slice(imageRef.indexOf("@") + 1);
-      expect(digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+      const files = customImagePackage("./checker.py", "isqrt-custom-image");
+      const contractFile = join(work, "verifier-contract.json");
+      writeFileSync(contractFile, Buffer.from(files["verifier-contract.json"]!));
+      const checkerDir = checkerDirectory(work);
 
-      const files = customImagePackage(imageRef, "isqrt-custom-image");
-      const validation = await uploadAndValidate(services, verifier, files);
-      expect(validation.images).toEqual([{ image_ref: imageRef, image_digest: digest, state: "registered" }]);
-      const problem: PublishedProblem = await publishProblem(services, verifier, files);
+      const built = await svc([
+        "verifier",
+        "build",
+        checkerDir,
+        "--repository",
+        `${registry.host}/svc-test/isqrt-checker`,
+        "--stage",
+        "check_answer",
+        "--limits",
+        "timeout_seconds=20",
+        "--json",
+      ]);
+      expect(built.stderr).not.toMatch(/svc verifier build:/);
+      expect(built.code).toBe(0);
+      const out = JSON.parse(built.stdout);
+      // No buildx cloud builder is listed and none is configured: the local daemon builds.
+      expect(out).toMatchObject({
+        repository: `${registry.host}/svc-test/isqrt-checker`,
+        builder: "default",
+        contract_file: contractFile,
+        stage_key: "check_answer",
+      });
+      expect(out.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+      const imageRef = `${registry.host}/svc-test/isqrt-checker@${out.digest}`;
+      expect(out.image_ref).toBe(imageRef);
+      pulled.push(imageRef, `${registry.host}/svc-test/isqrt-checker:${out.tag}`);
+      // The digest is pinned into the stage, with the limits merged.
+      const contract = JSON.parse(readFileSync(contractFile, "utf8"));
+      expect(contract.stages[0]).toMatchObject({
+        implementation: imageRef,
+        limits: { timeout_seconds: 20, memory_mb: 128 },
+      });
+      // The registry holds that manifest for anyone.
+      const manifest = await fetch(
+        `http://${registry.host}/v2/svc-test/isqrt-checker/manifests/${out.digest}`,
+        {
+          method: "HEAD",
+          headers: { accept: "application/vnd.docker.distribution.manifest.v2+json" },
+        },
+      );
+      expect(manifest.status).toBe(200);
+      // Provisioning must really pull it: drop the engine's copies first.
+      for (const ref of pulled) await removeImage(ref);
+
+      const published = { ...files, "verifier-contract.json": readFileSync(contractFile) };
+      const validation = await uploadAndValidate(services, verifier, published);
+      expect(validation.images).toEqual([
+        { image_ref: imageRef, image_digest: out.digest, state: "registered" },
+      ]);
+      const problem: PublishedProblem = await publishProblem(services, verifier, published);
       expect((await imageStatus(imageRef)).state).toBe("registered");
 
       await provisionImage(services, imageRef);
-      const available = await imageStatus(digest);
+      const available = await imageStatus(out.digest);
       expect(available).toMatchObject({
         image_ref: imageRef,
-        image_digest: digest,
+        image_digest: out.digest,
         state: "available",
         state_reason: null,
         implementations: [{ stage_key: "check_answer", conformance: "pending" }],
       });
-      // It was pulled from the registry: the engine now holds it under its digest.
+      // It was pulled from the registry: the engine holds it under its digest again.
       const inspected = await docker.getImage(imageRef).inspect();
       expect(inspected.RepoDigests).toContain(imageRef);
 
@@ -160,9 +239,76 @@ suite("custom images from a registry", () => {
       expect(stage!.mechanism.sandbox).toMatchObject({
         verifier_implementation_id: problem.implementation_ids[0],
       });
-      expect(JSON.stringify(stage!.mechanism.sandbox)).toContain(digest);
+      expect(JSON.stringify(stage!.mechanism.sandbox)).toContain(out.digest);
     } finally {
-      rmSync(context, { recursive: true, force: true });
+      rmSync(work, { recursive: true, force: true });
+    }
+  }, 300_000);
+
+  it("svc verifier build refuses a private repository, and fails clearly with no builder", async () => {
+    const login = { user: "svc-test", password: "correct horse battery staple" };
+    const privateRegistry = await startLocalRegistry(login);
+    const work = mkdtempSync(join(tmpdir(), "svc-checker-image-"));
+    const config = mkdtempSync(join(tmpdir(), "svc-docker-config-"));
+    try {
+      const checkerDir = checkerDirectory(work);
+      const contractFile = join(work, "verifier-contract.json");
+      const contractText = Buffer.from(
+        customImagePackage("./checker.py", "isqrt-private")["verifier-contract.json"]!,
+      ).toString();
+      writeFileSync(contractFile, contractText);
+      // The author is logged in (so the push works); the anonymous pull is what fails.
+      const loggedIn = await svcWithInput(
+        [
+          "docker",
+          "--config",
+          config,
+          "login",
+          "--username",
+          login.user,
+          "--password-stdin",
+          privateRegistry.host,
+        ],
+        login.password,
+      );
+      expect(loggedIn.code).toBe(0);
+      const repository = `${privateRegistry.host}/svc-test/private-checker`;
+      const refused = await svc(
+        [
+          "verifier",
+          "build",
+          checkerDir,
+          "--repository",
+          repository,
+          "--tag",
+          "private",
+          "--stage",
+          "check_answer",
+          "--json",
+        ],
+        { DOCKER_CONFIG: config },
+      );
+      pulled.push(`${repository}:private`);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(
+        /svc verifier build: .*private-checker@sha256:[0-9a-f]{64} is not anonymously pullable \(a private repository is an error\)/,
+      );
+      expect(refused.stdout).toBe("");
+      // Nothing was pinned.
+      expect(readFileSync(contractFile, "utf8")).toBe(contractText);
+
+      // No cloud builder listed, none configured, and no daemon answering: a clear failure.
+      const none = await svc(["verifier", "build", checkerDir, "--repository", repository, "--json"], {
+        DOCKER_HOST: "unix:///nonexistent/docker.sock",
+      });
+      expect(none.code).toBe(1);
+      expect(none.stderr).toMatch(
+        /^svc verifier build: no builder: docker buildx lists no cloud builder, SVC_CLOUD_BUILDER, DOCKER_USERNAME, DOCKER_PAT are not all set, and no local Docker daemon answers/,
+      );
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+      rmSync(config, { recursive: true, force: true });
+      await privateRegistry.stop();
     }
   }, 300_000);
 
