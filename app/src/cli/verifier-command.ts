@@ -237,6 +237,23 @@ export async function verifierStatusCommand(
       lines.push(
         `  ${String(impl.verifier_implementation_id)} ${String(impl.contract_id)}/${String(impl.stage_key)} conformance ${String(impl.conformance)}`,
       );
+      // Differential conformance: what this version changes against the stage's current one.
+      const differential = impl.differential as
+        | {
+            differential_against_implementation_id: string | null;
+            disagreements: Array<Record<string, unknown>>;
+          }
+        | undefined;
+      if (differential?.differential_against_implementation_id) {
+        lines.push(
+          `    compared with ${differential.differential_against_implementation_id}: ${differential.disagreements.length} fixture(s) differ`,
+        );
+        for (const d of differential.disagreements) {
+          lines.push(
+            `      ${String(d.fixture_key)}: ${String(d.result)} here, ${String(d.against_result)} there`,
+          );
+        }
+      }
     }
     io.stdout(`${lines.join("\n")}\n`);
     return 0;

@@ -1,3 +1,9 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { runImplementationConformance } from "../../src/conformance/run-implementation-conformance.ts";
 import type { Services } from "../../src/core/services/services.ts";
@@ -10,6 +16,9 @@ import { seedImplementation } from "../support/seed-records.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
 import { testServices } from "../support/test-services.ts";
 import { type PublishedProblem, publishProblem } from "./support/verification-harness.ts";
+
+const runFile = promisify(execFile);
+const SVC = fileURLToPath(new URL("../../../app/bin/svc.js", import.meta.url));
 
 /**
  * Differential conformance (issue 19 item 5) over MCP: a new implementation of a stage with a
@@ -110,6 +119,22 @@ describeWithDatabase("differential conformance", () => {
       disagreements: [],
     });
     expect(byId.get(v3).current).toBe(true);
+
+    // svc verifier status prints it for a person.
+    const { token } = await issueToken(db.sql, author.user.handle, ["read"]);
+    // Asynchronous: the service answering it runs in this process.
+    const status_cli = await runFile(
+      process.execPath,
+      [SVC, "verifier", "status", "svc-builtin/json-schema-check:1", "--server", app.url],
+      {
+        encoding: "utf8",
+        env: { ...process.env, SVC_TOKEN: token, HOME: mkdtempSync(join(tmpdir(), "svc-home-")) },
+      },
+    );
+    expect(status_cli.stderr).toBe("");
+    expect(status_cli.stdout).toContain(`  ${v2} ${contractId}/sat_check conformance failed\n`);
+    expect(status_cli.stdout).toContain(`    compared with ${v1}: 2 fixture(s) differ\n`);
+    expect(status_cli.stdout).toMatch(/ {6}satisfying: \w+ here, verified there\n/);
 
     // The stored record says the same, and the disagreements cannot be rewritten.
     const [record] = await db.sql`select conformance from verifier_implementations where id = ${v2}`;
