@@ -11,8 +11,9 @@ export interface FixtureDisagreement {
 }
 
 /**
- * What an implementation's differential conformance found, as get_sandbox_image_status and get_verifier_contract show
- * it; read here because both reads (and the worker that writes it) may import this folder.
+ * What an implementation's differential conformance found, as get_sandbox_image_status and
+ * get_verifier_contract show it. It lives in this folder because both reads and the conformance
+ * worker that writes it may import it without a cycle between the server's folders.
  */
 export interface Differential {
   /** The stage's current implementation it was compared with; null when there was none. */
