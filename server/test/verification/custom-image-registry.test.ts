@@ -5,9 +5,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { pingDocker } from "@svc/app";
 import Docker from "dockerode";
+import type { Runner } from "graphile-worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runImplementationConformance } from "../../src/conformance/run-implementation-conformance.ts";
 import type { Services } from "../../src/core/services/services.ts";
+import { startWorker } from "../../src/edges/worker/start-worker.ts";
 import { provisionImage } from "../../src/sandbox-images/provision-image.ts";
 import { issueToken } from "../../src/users/issue-token.ts";
 import type { Principal } from "../../src/users/principal.ts";
@@ -132,10 +134,13 @@ suite("custom images from a registry", () => {
     await registry?.stop();
   });
 
+  /** get_sandbox_image_status over MCP, as the verifier (one session for the whole suite). */
   async function imageStatus(image: string) {
-    const { token } = await issueToken(db.sql, verifier.user.handle, ["read"]);
-    const client = await clientLines[0].connect(app.url, token);
-    clients.push(client);
+    if (clients.length === 0) {
+      const { token } = await issueToken(db.sql, verifier.user.handle, ["read"]);
+      clients.push(await clientLines[0].connect(app.url, token));
+    }
+    const client = clients[0]!;
     const result = await client.callTool("get_sandbox_image_status", { image });
     expect(result.isError).not.toBe(true);
     return envelopeOf(result) as Record<string, any>;
@@ -334,4 +339,51 @@ suite("custom images from a registry", () => {
     expect(stage).toMatchObject({ result: "error" });
     expect(stage!.evidence_md).toContain(`provisioning the image ${imageRef} failed`);
   });
+
+  it("the worker's provision_image job, queued by validation, pulls the image and its conformance job then passes it", async () => {
+    const work = mkdtempSync(join(tmpdir(), "svc-checker-image-"));
+    let worker: Runner | undefined;
+    try {
+      const files = customImagePackage("./checker.py", "isqrt-worker-image");
+      const contractFile = join(work, "verifier-contract.json");
+      writeFileSync(contractFile, Buffer.from(files["verifier-contract.json"]!));
+      const repository = `${registry.host}/svc-test/isqrt-worker`;
+      const built = await svc([
+        "verifier",
+        "build",
+        checkerDirectory(work),
+        "--repository",
+        repository,
+        "--tag",
+        "worker",
+        "--stage",
+        "check_answer",
+        "--json",
+      ]);
+      expect(built.code).toBe(0);
+      const { image_ref: imageRef } = JSON.parse(built.stdout) as { image_ref: string };
+      pulled.push(imageRef, `${repository}:worker`);
+      for (const ref of pulled) await removeImage(ref);
+
+      const published = { ...files, "verifier-contract.json": readFileSync(contractFile) };
+      await uploadAndValidate(services, verifier, published);
+      await publishProblem(services, verifier, published);
+      worker = await startWorker(services, { concurrency: 2, pollInterval: 100 });
+      // Readiness, not a timed assertion: the jobs take as long as the pull and the fixtures do
+      // (a conformance job that finds the image still provisioning looks again 15 s later).
+      let status = await imageStatus(imageRef);
+      for (let i = 0; i < 600 && status.implementations[0].conformance === "pending"; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        status = await imageStatus(imageRef);
+      }
+      expect(status).toMatchObject({
+        state: "available",
+        implementations: [{ stage_key: "check_answer", conformance: "passed" }],
+      });
+      expect((await docker.getImage(imageRef).inspect()).RepoDigests).toContain(imageRef);
+    } finally {
+      await worker?.stop();
+      rmSync(work, { recursive: true, force: true });
+    }
+  }, 300_000);
 });
