@@ -302,6 +302,28 @@ suite("custom images from a registry", () => {
       // Nothing was pinned.
       expect(readFileSync(contractFile, "utf8")).toBe(contractText);
 
+      // --dry-run prints the local daemon's commands and changes nothing.
+      const dry = await svc([
+        "verifier",
+        "build",
+        checkerDir,
+        "--repository",
+        repository,
+        "--tag",
+        "t",
+        "--stage",
+        "check_answer",
+        "--dry-run",
+      ]);
+      expect(dry.code).toBe(0);
+      expect(dry.stdout.split("\n").slice(0, 4)).toEqual([
+        `docker build --platform linux/amd64 --tag ${repository}:t ${checkerDir}`,
+        `docker push ${repository}:t`,
+        `docker image inspect --format '{{json .RepoDigests}}' ${repository}:t`,
+        `docker --config '<empty temporary directory>' pull --platform linux/amd64 '${repository}@<digest>'`,
+      ]);
+      expect(readFileSync(contractFile, "utf8")).toBe(contractText);
+
       // No cloud builder listed, none configured, and no daemon answering: a clear failure.
       const none = await svc(["verifier", "build", checkerDir, "--repository", repository, "--json"], {
         DOCKER_HOST: "unix:///nonexistent/docker.sock",
