@@ -6,6 +6,7 @@ import { ServiceCallError } from "../client/service-call-error.ts";
 import type { CliDeps } from "./cli-deps.ts";
 import { type CliIo, UsageError } from "./cli-io.ts";
 import { connectService } from "./connect-service.ts";
+import { type Builder, type CommandRunner, pickBuilder, runCommand } from "./pick-builder.ts";
 
 export interface VerifierBuildOptions {
   repository?: string;
@@ -21,18 +22,21 @@ const LIMIT_KEYS = ["memory_mb", "vcpu", "disk_mb", "timeout_seconds"] as const;
 
 /**
  * `svc verifier build <checker-dir>` (spec 4.2): builds the directory's Dockerfile for
- * linux/amd64 with `docker buildx`, pushes it to `--repository` (else SVC_IMAGE_REPOSITORY),
- * reads the pushed digest, confirms an anonymous pull works (a private repository is an error),
- * and with a contract (`--contract`, else verifier-contract.json in the parent directory) and
- * `--stage` writes `repository@sha256:...` into the stage's implementation, with `--limits`
- * merged into its limits. `--dry-run` prints the commands and changes nothing. Builder: a cloud
- * builder `docker buildx ls` already lists, else the local daemon; none is an error.
+ * linux/amd64, pushes it to `--repository` (else SVC_IMAGE_REPOSITORY), reads the pushed digest,
+ * confirms an anonymous pull works (with an empty Docker config: a private repository is an
+ * error), and with a contract (`--contract`, else verifier-contract.json in the parent directory)
+ * and `--stage` writes `repository@sha256:...` into the stage's implementation, with `--limits`
+ * merged into its limits. `--dry-run` prints the commands and changes nothing. The builder is
+ * chosen by `pickBuilder` (spec 4.2's order); a cloud builder builds and pushes with
+ * `docker buildx`, the local daemon with `docker build` and `docker push` (no buildx plugin
+ * needed). Build output goes to stderr, so `--json` stdout stays one document.
  */
 export async function verifierBuildCommand(
   dir: string,
   options: VerifierBuildOptions,
   io: CliIo,
   env: Readonly<Record<string, string | undefined>> = process.env,
+  run: CommandRunner = runCommand,
 ): Promise<number> {
   const checkerDir = resolve(dir);
   if (!existsSync(join(checkerDir, "Dockerfile"))) throw new UsageError(`${checkerDir} has no Dockerfile`);
@@ -46,34 +50,34 @@ export async function verifierBuildCommand(
   const writeContract = options.stage !== undefined && existsSync(contractFile);
   if (options.stage !== undefined && !writeContract)
     throw new UsageError(`no contract at ${contractFile}; pass --contract <path>`);
-  const builder = options.dryRun ? "<cloud builder or local daemon>" : pickBuilder();
+  const builder = pickBuilder(env, run, { create: !options.dryRun });
+  if (builder.kind === "none") {
+    io.stderr(`svc verifier build: ${builder.reason}\n`);
+    return 1;
+  }
   const ref = `${repository}:${tag}`;
-  const commands = [
-    [
-      "docker",
-      "buildx",
-      "build",
-      ...(builder.startsWith("<") || builder === "default" ? [] : ["--builder", builder]),
-      "--platform",
-      "linux/amd64",
-      "--tag",
-      ref,
-      "--push",
-      checkerDir,
-    ],
-    ["docker", "buildx", "imagetools", "inspect", ref, "--format", "{{json .Manifest.Digest}}"],
-    [
-      "docker",
-      "--config",
-      "<empty temporary directory>",
-      "pull",
-      "--platform",
-      "linux/amd64",
-      `${repository}@<digest>`,
-    ],
+  const build = buildCommands(builder, ref, checkerDir);
+  const digestCommand =
+    builder.kind === "cloud"
+      ? ["docker", "buildx", "imagetools", "inspect", ref, "--format", "{{json .Manifest.Digest}}"]
+      : ["docker", "image", "inspect", "--format", "{{json .RepoDigests}}", ref];
+  const pullCommand = (pinned: string, config: string) => [
+    "docker",
+    "--config",
+    config,
+    "pull",
+    "--platform",
+    "linux/amd64",
+    pinned,
   ];
   if (options.dryRun) {
-    for (const command of commands) io.stdout(`${command.map(quote).join(" ")}\n`);
+    for (const command of [
+      ...build,
+      digestCommand,
+      pullCommand(`${repository}@<digest>`, "<empty temporary directory>"),
+    ]) {
+      io.stdout(`${command.map(quote).join(" ")}\n`);
+    }
     if (writeContract) {
       io.stdout(
         `# then: write "${repository}@<digest>" into ${contractFile} stage "${options.stage}"${limits ? ` with limits ${JSON.stringify(limits)}` : ""}\n`,
@@ -81,36 +85,34 @@ export async function verifierBuildCommand(
     }
     return 0;
   }
-  if (builder === "") {
-    io.stderr(
-      "svc verifier build: no builder: no cloud builder is listed and no local Docker daemon answers\n",
-    );
-    return 1;
+  for (const command of build) {
+    // Progress on stderr: stdout is the command's answer.
+    const done = spawnSync(command[0]!, command.slice(1), { stdio: ["ignore", 2, 2] });
+    if (done.status !== 0) {
+      io.stderr(
+        `svc verifier build: ${command.slice(0, 3).join(" ")} failed (exit ${done.status}); is ${repository} reachable and are you logged in?\n`,
+      );
+      return 1;
+    }
   }
-  const build = spawnSync(commands[0]![0]!, commands[0]!.slice(1), {
-    stdio: ["ignore", "inherit", "inherit"],
-  });
-  if (build.status !== 0) {
-    io.stderr(
-      `svc verifier build: the build or push failed (exit ${build.status}); is ${repository} reachable and are you logged in?\n`,
-    );
-    return 1;
-  }
-  const inspect = spawnSync(commands[1]![0]!, commands[1]!.slice(1), { encoding: "utf8" });
-  const digest = /sha256:[0-9a-f]{64}/.exec(inspect.stdout ?? "")?.[0];
+  const inspect = run(digestCommand);
+  // RepoDigests lists every repository the image was pushed to: take this one's.
+  const digest = new RegExp(
+    `${escapeRegExp(builder.kind === "cloud" ? "" : `${repository}@`)}(sha256:[0-9a-f]{64})`,
+  ).exec(inspect.stdout)?.[1];
   if (inspect.status !== 0 || digest === undefined) {
-    io.stderr(`svc verifier build: cannot read the pushed digest of ${ref}: ${inspect.stderr}\n`);
+    io.stderr(
+      `svc verifier build: cannot read the pushed digest of ${ref}: ${inspect.stderr || inspect.stdout}\n`,
+    );
     return 1;
   }
   const pinned = `${repository}@${digest}`;
   const emptyConfig = mkdtempSync(join(tmpdir(), "svc-anon-"));
   try {
-    const pull = spawnSync("docker", ["--config", emptyConfig, "pull", "--platform", "linux/amd64", pinned], {
-      encoding: "utf8",
-    });
+    const pull = run(pullCommand(pinned, emptyConfig));
     if (pull.status !== 0) {
       io.stderr(
-        `svc verifier build: ${pinned} is not anonymously pullable (a private repository is an error): ${pull.stderr}\n`,
+        `svc verifier build: ${pinned} is not anonymously pullable (a private repository is an error): ${pull.stderr.trim()}\n`,
       );
       return 1;
     }
@@ -123,15 +125,44 @@ export async function verifierBuildCommand(
     digest,
     repository,
     tag,
-    builder,
+    builder: builder.name,
     ...(writeContract ? { contract_file: contractFile, stage_key: options.stage } : {}),
   };
   io.stdout(
     options.json
       ? `${JSON.stringify(out, null, 2)}\n`
-      : `built ${pinned}${writeContract ? `; wrote it into ${contractFile} stage ${options.stage}` : ""}\n`,
+      : `built ${pinned} with ${builder.name}${writeContract ? `; wrote it into ${contractFile} stage ${options.stage}` : ""}\n`,
   );
   return 0;
+}
+
+/** The build-and-push commands of each kind of builder. */
+function buildCommands(builder: Builder, ref: string, dir: string): string[][] {
+  if (builder.kind === "cloud") {
+    return [
+      [
+        "docker",
+        "buildx",
+        "build",
+        "--builder",
+        builder.name,
+        "--platform",
+        "linux/amd64",
+        "--tag",
+        ref,
+        "--push",
+        dir,
+      ],
+    ];
+  }
+  return [
+    ["docker", "build", "--platform", "linux/amd64", "--tag", ref, dir],
+    ["docker", "push", ref],
+  ];
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /** `memory_mb=512,vcpu=2` as a partial limits object; anything else is a usage error. */
@@ -174,17 +205,6 @@ export function writeImplementation(
   writeFileSync(contractFile, `${JSON.stringify(contract, null, 2)}\n`);
 }
 
-function pickBuilder(): string {
-  const listed = spawnSync("docker", ["buildx", "ls"], { encoding: "utf8" });
-  const cloud = (listed.stdout ?? "")
-    .split("\n")
-    .map((l) => l.split(/\s+/)[0] ?? "")
-    .find((name) => name.startsWith("cloud-"));
-  if (cloud) return cloud.replace(/\*$/, "");
-  const info = spawnSync("docker", ["info", "--format", "{{.ServerVersion}}"], { encoding: "utf8" });
-  return info.status === 0 ? "default" : "";
-}
-
 function quote(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, "'\\''")}'`;
 }
@@ -217,6 +237,23 @@ export async function verifierStatusCommand(
       lines.push(
         `  ${String(impl.verifier_implementation_id)} ${String(impl.contract_id)}/${String(impl.stage_key)} conformance ${String(impl.conformance)}`,
       );
+      // Differential conformance: what this version changes against the stage's current one.
+      const differential = impl.differential as
+        | {
+            differential_against_implementation_id: string | null;
+            disagreements: Array<Record<string, unknown>>;
+          }
+        | undefined;
+      if (differential?.differential_against_implementation_id) {
+        lines.push(
+          `    compared with ${differential.differential_against_implementation_id}: ${differential.disagreements.length} fixture(s) differ`,
+        );
+        for (const d of differential.disagreements) {
+          lines.push(
+            `      ${String(d.fixture_key)}: ${String(d.result)} here, ${String(d.against_result)} there`,
+          );
+        }
+      }
     }
     io.stdout(`${lines.join("\n")}\n`);
     return 0;

@@ -11,14 +11,21 @@ export interface ConformanceRecord {
   differential_against_implementation_id: string | null;
 }
 
-/** The record a finished fixture suite leaves on its implementation. */
-export function conformanceRecord(report: ConformanceReport, checkedAt: Date): ConformanceRecord {
+/**
+ * The record a finished fixture suite leaves on its implementation; `differentialAgainst` names
+ * the stage's current implementation it was also compared with, if there was one.
+ */
+export function conformanceRecord(
+  report: ConformanceReport,
+  checkedAt: Date,
+  differentialAgainst: string | null = null,
+): ConformanceRecord {
   return {
     status: report.status,
     checked_at: checkedAt.toISOString(),
     fixtures_total: report.fixtures_total,
     fixtures_passed: report.fixtures_passed,
     failures: report.failures,
-    differential_against_implementation_id: null,
+    differential_against_implementation_id: differentialAgainst,
   };
 }

@@ -5,6 +5,7 @@ import type { Services } from "../core/services/services.ts";
 import { readableContractSql } from "../visibility/mechanism-visibility-sql.ts";
 import type { Viewer } from "../visibility/viewer.ts";
 import { imageKind, liveImageState } from "./image-state.ts";
+import { type Differential, readDifferentials } from "./read-differentials.ts";
 
 export interface SandboxImageStatus {
   image_ref: string;
@@ -18,6 +19,8 @@ export interface SandboxImageStatus {
     contract_id: string;
     stage_key: string;
     conformance: ConformanceStatus;
+    /** Differential conformance against the stage's then-current implementation (issue 19 item 5). */
+    differential: Differential;
   }>;
 }
 
@@ -63,6 +66,10 @@ export async function getSandboxImageStatus(
       { image },
     );
   }
+  const differentials = await readDifferentials(
+    sql,
+    rows.map((row) => row.id),
+  );
   const live = await liveImageState(sql, await services.sandbox.engines(), imageRef);
   return {
     image_ref: imageRef,
@@ -76,6 +83,7 @@ export async function getSandboxImageStatus(
       contract_id: row.verifier_contract_id,
       stage_key: row.stage_key,
       conformance: row.status,
+      differential: differentials.get(row.id)!,
     })),
   };
 }

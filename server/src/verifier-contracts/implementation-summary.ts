@@ -1,6 +1,7 @@
 import { currentImplementations } from "@svc/app";
 import type { ConformanceStatus, ImplementationSource } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
+import { type Differential, readDifferentials } from "../sandbox-images/read-differentials.ts";
 
 /** One VerifierImplementation as get_verifier_contract summarizes it. */
 export interface ImplementationSummary {
@@ -21,7 +22,7 @@ export interface ImplementationSummary {
     checked_at: string | null;
     fixtures_total: number;
     fixtures_passed: number;
-  };
+  } & Differential;
   created_at: string;
   yanked_at: string | null;
   /** The stage's current implementation: its highest non-yanked version whose conformance passed. */
@@ -57,6 +58,10 @@ export async function implementationSummaries(
     from verifier_implementations where verifier_contract_id = ${contractId}
     order by stage_key, version_number`;
   const choices = currentImplementations(rows);
+  const differentials = await readDifferentials(
+    sql,
+    rows.map((row) => row.id),
+  );
   return rows.map((row) => ({
     id: row.id,
     stage_key: row.stage_key,
@@ -72,6 +77,7 @@ export async function implementationSummaries(
       checked_at: row.conformance.checked_at,
       fixtures_total: row.conformance.fixtures_total,
       fixtures_passed: row.conformance.fixtures_passed,
+      ...differentials.get(row.id)!,
     },
     created_at: row.created_at.toISOString(),
     yanked_at: row.yanked_at?.toISOString() ?? null,

@@ -280,12 +280,14 @@ export async function seedImplementation(
     author: string;
     status?: "pending" | "passed" | "failed";
     yanked?: boolean;
+    /** The builtin it runs; the SAT checker unless stated. */
+    imageRef?: string;
   },
 ): Promise<string> {
   const id = randomId(IdPrefix.verifierImplementation);
   const runtime = {
     kind: "container",
-    image_ref: "svc-builtin/sat-assignment-check:1",
+    image_ref: options.imageRef ?? "svc-builtin/sat-assignment-check:1",
     image_digest: sha256("x"),
   };
   const status = options.status ?? "passed";
