@@ -7,7 +7,13 @@ import { svcWith } from "../../../app/test/cli/support-run.ts";
 import { addUser } from "../../src/users/add-user.ts";
 import { grantCapability } from "../../src/users/grant-capability.ts";
 import { issueToken } from "../../src/users/issue-token.ts";
-import { editJson, type Files, fixturePackage } from "../authoring/support/authoring-harness.ts";
+import {
+  editJson,
+  type Files,
+  fixturePackage,
+  SLOW_ANSWER,
+  sleepyScript,
+} from "../authoring/support/authoring-harness.ts";
 import { clientLines, envelopeOf, type TestClient } from "../edges/mcp/support/mcp-clients.ts";
 import { type FleetProcess, migrateOnce, startFleetProcess } from "../support/fleet.ts";
 import { type LoadBalancer, startLoadBalancer } from "../support/load-balancer.ts";
@@ -220,22 +226,7 @@ describeWithDatabase("a fleet: two web replicas and two workers over one databas
     }
   }, 240_000);
 
-  const slowAnswer = "424242";
-  /** valid-script whose checker sleeps 5 s on one answer, so a run can be caught mid-stage. */
-  const sleepyScript = (): Files => {
-    const base = fixturePackage("valid-script");
-    const checker = Buffer.from(base["checker.py"]!).toString("utf8");
-    const sleepy = checker.replace(
-      "    if value * value == TARGET:",
-      `    if value == ${slowAnswer}:\n        import time\n        time.sleep(5)\n    if value * value == TARGET:`,
-    );
-    const files = editJson({ ...base, "checker.py": sleepy }, "verifier-contract.json", (contract) => {
-      (contract.stages as { limits: Record<string, number> }[])[0]!.limits = { timeout_seconds: 120 };
-    });
-    return editJson(files, "problem.json", (problem) => {
-      problem.slug = "sleepy-root";
-    });
-  };
+  const sleepy = () => sleepyScript(5);
   /** The id a worker process locks its jobs with (graphile-worker's pool id). */
   const workerIdsOf = (member: FleetProcess): string[] =>
     (member.lines.find((line) => line.msg === "verification workers started")?.worker_ids as string[]) ?? [];
@@ -243,7 +234,7 @@ describeWithDatabase("a fleet: two web replicas and two workers over one databas
   it.skipIf(!hasBwrap)(
     "a worker killed with SIGKILL mid-run: its runs finish on the other worker, each once",
     async () => {
-      const published = await draft(lb.url, sleepyScript());
+      const published = await draft(lb.url, sleepy());
       expect(published.code, published.stderr).toBe(0);
       await db.sql`update problems set visibility = 'unlisted' where slug = 'sleepy-root'`;
       await waitFor(
@@ -260,7 +251,7 @@ describeWithDatabase("a fleet: two web replicas and two workers over one databas
         const { artifact } = await call(client, "upload_artifact", {
           attempt_id: attempt.id,
           filename: "answer.txt",
-          content_text: `${slowAnswer}\n`,
+          content_text: `${SLOW_ANSWER}\n`,
         });
         const created = await call(client, "create_submission", {
           attempt_id: attempt.id,

@@ -11,12 +11,13 @@ import { claimReview } from "../../src/reviews/claim-review.ts";
 import { readAssignmentRows } from "../../src/reviews/read-process-rows.ts";
 import { issueToken } from "../../src/users/issue-token.ts";
 import {
-  editJson,
   type Files,
   fixturePackage,
   newAuthor,
   newUser,
   recordCounts,
+  SLOW_ANSWER,
+  sleepyScript,
   zipFiles,
 } from "../authoring/support/authoring-harness.ts";
 import { clientLines, envelopeOf, type TestClient } from "../edges/mcp/support/mcp-clients.ts";
@@ -129,27 +130,12 @@ describeWithDatabase("kill -9 at each phase", () => {
   };
 
   const author = { token: "" };
-  const slowAnswer = "424242";
-  /** valid-script whose checker sleeps 8 s on one answer, so a run can be killed mid-stage. */
-  const sleepyScript = (): Files => {
-    const base = fixturePackage("valid-script");
-    const checker = Buffer.from(base["checker.py"]!).toString("utf8");
-    const sleepy = checker.replace(
-      "    if value * value == TARGET:",
-      `    if value == ${slowAnswer}:\n        import time\n        time.sleep(8)\n    if value * value == TARGET:`,
-    );
-    const files = editJson({ ...base, "checker.py": sleepy }, "verifier-contract.json", (contract) => {
-      (contract.stages as { limits: Record<string, number> }[])[0]!.limits = { timeout_seconds: 120 };
-    });
-    return editJson(files, "problem.json", (problem) => {
-      problem.slug = "sleepy-root";
-    });
-  };
+  const sleepy = () => sleepyScript(8);
 
   it("evil/kill-9-during-validation and evil/kill-9-during-publish: nothing half-written, and the next try succeeds once", async () => {
     const principal = await newAuthor(db.sql);
     author.token = (await issueToken(db.sql, principal.user.handle, ["read", "contribute"])).token;
-    const files = hasBwrap ? sleepyScript() : fixturePackage("valid-builtin-sat");
+    const files = hasBwrap ? sleepy() : fixturePackage("valid-builtin-sat");
 
     // Validation, held at its final write: the upload row is locked by the test.
     let running = await serve();
@@ -236,7 +222,7 @@ describeWithDatabase("kill -9 at each phase", () => {
       const { artifact } = await call(client, "upload_artifact", {
         attempt_id: attempt.id,
         filename: "answer.txt",
-        content_text: `${slowAnswer}\n`,
+        content_text: `${SLOW_ANSWER}\n`,
       });
       const created = await call(client, "create_submission", {
         attempt_id: attempt.id,

@@ -44,6 +44,28 @@ export function editJson(files: Files, path: string, edit: (value: Record<string
   return { ...files, [path]: JSON.stringify(value, null, 2) };
 }
 
+/** The answer on which sleepyScript's checker sleeps. */
+export const SLOW_ANSWER = "424242";
+
+/**
+ * valid-script as Problem `sleepy-root`, whose checker sleeps `seconds` on SLOW_ANSWER (and
+ * answers as before otherwise), with a 120 s stage timeout: a run can be caught mid-stage.
+ */
+export function sleepyScript(seconds: number): Files {
+  const base = fixturePackage("valid-script");
+  const checker = Buffer.from(base["checker.py"]!).toString("utf8");
+  const sleepy = checker.replace(
+    "    if value * value == TARGET:",
+    `    if value == ${SLOW_ANSWER}:\n        import time\n        time.sleep(${seconds})\n    if value * value == TARGET:`,
+  );
+  const files = editJson({ ...base, "checker.py": sleepy }, "verifier-contract.json", (contract) => {
+    (contract.stages as { limits: Record<string, number> }[])[0]!.limits = { timeout_seconds: 120 };
+  });
+  return editJson(files, "problem.json", (problem) => {
+    problem.slug = "sleepy-root";
+  });
+}
+
 /** The deterministic ZIP `svc upload` would send. */
 export async function zipFiles(files: Files): Promise<Buffer> {
   return await zipTree(memoryTree(files));
