@@ -88,7 +88,10 @@ describe("svc verifier build --dry-run", () => {
   it("prints the buildx build, digest read and anonymous pull without running them", async () => {
     const pkg = writePackage({ "checker/Dockerfile": "FROM scratch\n", "verifier-contract.json": "{}" });
     cleanups.push(pkg.remove);
-    const run = await svcWith({}, [
+    // A cloud builder named by the environment (spec 4.2's second choice): a dry run names it
+    // without creating it, whatever this machine's Docker has, so the printed plan is fixed.
+    const cloud = { SVC_CLOUD_BUILDER: "me/builder", DOCKER_USERNAME: "me", DOCKER_PAT: "dckr_pat_test" };
+    const run = await svcWith({ env: cloud }, [
       "verifier",
       "build",
       join(pkg.dir, "checker"),
