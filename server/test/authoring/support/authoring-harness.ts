@@ -44,6 +44,23 @@ export function editJson(files: Files, path: string, edit: (value: Record<string
   return { ...files, [path]: JSON.stringify(value, null, 2) };
 }
 
+/**
+ * valid-builtin-sat with valid-review's review stage (and its protocol) after the SAT stage: a run
+ * is verified once the checker passes and the reviewers accept.
+ */
+export function satWithReviewStage(): Files {
+  const review = fixturePackage("valid-review");
+  return editJson(
+    { ...fixturePackage("valid-builtin-sat"), "review-protocol.json": review["review-protocol.json"]! },
+    "verifier-contract.json",
+    (contract) => {
+      const reviewStage = JSON.parse(Buffer.from(review["verifier-contract.json"]!).toString("utf8"))
+        .stages[0];
+      (contract.stages as unknown[]).push(reviewStage);
+    },
+  );
+}
+
 /** The answer on which sleepyScript's checker sleeps. */
 export const SLOW_ANSWER = "424242";
 

@@ -2,7 +2,7 @@ import type { Runner } from "graphile-worker";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Services } from "../../../src/core/services/services.ts";
 import { startWorker } from "../../../src/edges/worker/start-worker.ts";
-import { editJson, fixturePackage } from "../../authoring/support/authoring-harness.ts";
+import { satWithReviewStage } from "../../authoring/support/authoring-harness.ts";
 import { clientLines, envelopeOf, type TestClient } from "../../edges/mcp/support/mcp-clients.ts";
 import { type RunningApp, startApp } from "../../edges/mcp/support/start-app.ts";
 import { type SeededUser, seedUser } from "../../support/seed-records.ts";
@@ -35,16 +35,7 @@ describeWithDatabase("a reviewed submission over MCP", () => {
     submitter = await seedUser(db.sql, "sat-solver-x9", { scopes: ["read", "contribute"] });
     first = await seedUser(db.sql, "first-reviewer", { scopes: ["read", "contribute"] });
     second = await seedUser(db.sql, "second-reviewer", { scopes: ["read", "contribute"] });
-    const review = fixturePackage("valid-review");
-    const files = editJson(
-      { ...fixturePackage("valid-builtin-sat"), "review-protocol.json": review["review-protocol.json"]! },
-      "verifier-contract.json",
-      (contract) => {
-        const reviewStage = JSON.parse(Buffer.from(review["verifier-contract.json"]!).toString("utf8"))
-          .stages[0];
-        (contract.stages as unknown[]).push(reviewStage);
-      },
-    );
+    const files = satWithReviewStage();
     const problem = await publishProblem(services, author.principal, files);
     await db.sql`update problems set visibility = 'unlisted' where id = ${problem.problem_id}`;
     await settled(async () => {

@@ -8,7 +8,7 @@ import { claimReview } from "../../../../src/reviews/claim-review.ts";
 import { pickReview } from "../../../../src/reviews/read/pick-review.ts";
 import { submitReviewResponse } from "../../../../src/reviews/submit-review-response.ts";
 import { viewerOf } from "../../../../src/visibility/viewer.ts";
-import { editJson, fixturePackage } from "../../../authoring/support/authoring-harness.ts";
+import { satWithReviewStage } from "../../../authoring/support/authoring-harness.ts";
 import { type SeededUser, seedUser } from "../../../support/seed-records.ts";
 import { signInInBrowser } from "../../../support/sign-in-in-browser.ts";
 import { describeWithDatabase, useTestDatabase } from "../../../support/test-database.ts";
@@ -50,16 +50,7 @@ describeWithBrowser("the reviewing pages in a real browser", () => {
     submitter = await seedUser(db.sql, "sat-solver-b1", { scopes: ["read", "contribute"] });
     reviewer = await seedUser(db.sql, "rev-browser", { scopes: ["read", "contribute"] });
     second = await seedUser(db.sql, "rev-second", { scopes: ["read", "contribute"] });
-    const review = fixturePackage("valid-review");
-    const files = editJson(
-      { ...fixturePackage("valid-builtin-sat"), "review-protocol.json": review["review-protocol.json"]! },
-      "verifier-contract.json",
-      (contract) => {
-        const reviewStage = JSON.parse(Buffer.from(review["verifier-contract.json"]!).toString("utf8"))
-          .stages[0];
-        (contract.stages as unknown[]).push(reviewStage);
-      },
-    );
+    const files = satWithReviewStage();
     const problem = await publishProblem(services, author.principal, files);
     await db.sql`update problems set visibility = 'unlisted' where id = ${problem.problem_id}`;
     await settled(async () => {
