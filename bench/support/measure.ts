@@ -41,3 +41,24 @@ export async function throughput(
 
 /** `12.3 ms`. */
 export const ms = (value: number) => `${value.toFixed(1)} ms`;
+
+/**
+ * One summary line in the stable format `npm run bench` collects into its table:
+ * `summary<TAB>name<TAB>figure<TAB>baseline<TAB>ratio`, where figure and baseline carry their
+ * unit (`27.8 ms`, `412 runs/s`) and ratio is figure / baseline. Keep `name` the same from run to
+ * run so the figures can be compared.
+ */
+export function printSummary(line: {
+  name: string;
+  figure: number;
+  baseline: number;
+  unit: string;
+  baselineName?: string;
+}): void {
+  const format = (value: number) => `${value >= 100 ? value.toFixed(0) : value.toFixed(1)} ${line.unit}`;
+  const baseline = line.baselineName
+    ? `${format(line.baseline)} (${line.baselineName})`
+    : format(line.baseline);
+  const ratio = line.baseline === 0 ? "n/a" : `${(line.figure / line.baseline).toFixed(2)}x`;
+  console.log(["summary", line.name, format(line.figure), baseline, ratio].join("\t"));
+}
