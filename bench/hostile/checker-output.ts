@@ -24,6 +24,7 @@ import {
   type SandboxBackend,
 } from "@svc/app";
 import Docker from "dockerode";
+import { printSummary } from "../support/measure.ts";
 
 const DISK_MB = 1100;
 
@@ -130,4 +131,15 @@ for (const { name, backend, binding } of backends) {
   console.log(
     `${row(`evil/disk-fill (${DISK_MB} MB)`, fill)}  ratio ${(fill.growth / Math.max(baseline.growth, 1)).toFixed(1)}x baseline`,
   );
+  // Growth under 1 MiB is noise: the baseline is floored at 1 MiB, as in the ratios above.
+  const summary = (label: string, m: typeof baseline) =>
+    printSummary({
+      name: `hostile-checkers ${name} ${label} host RSS growth`,
+      figure: m.growth,
+      baseline: Math.max(baseline.growth, 1),
+      unit: "MiB",
+      baselineName: "1 MB evidence",
+    });
+  summary("evidence flood", flood);
+  summary("disk fill", fill);
 }

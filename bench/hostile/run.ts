@@ -13,7 +13,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
-import { ms, percentile } from "../support/measure.ts";
+import { ms, percentile, printSummary } from "../support/measure.ts";
 import { type CheckerFigures, prepareCheckers } from "./checkers.ts";
 import { prepareValidations } from "./validation.ts";
 
@@ -166,6 +166,13 @@ try {
     console.log(`  ${outcome}`);
     console.log(`  ${line("/healthz during the load", samples, baseline)}`);
     console.log(`  server event loop delay during the load: p99 ${ms(loop.p99)}, max ${ms(loop.max)}`);
+    printSummary({
+      name: `hostile /healthz p99 (${scenario.name})`,
+      figure: percentile(samples, 99),
+      baseline: percentile(baseline, 99),
+      unit: "ms",
+      baselineName: "no load",
+    });
     console.log(
       `  server RSS before ${before.rss.toFixed(0)} MiB, peak ${after.peak.toFixed(0)} MiB (+${(after.peak - before.rss).toFixed(0)} MiB); ` +
         `target /healthz p99 < 100 ms: ${percentile(samples, 99) < 100 ? "met" : "MISSED"}`,

@@ -13,6 +13,7 @@ import type { ProtocolNode } from "@svc/schemas";
 import { createAjv } from "../../schemas/src/create-ajv.ts";
 import { checkReviewResponse } from "../../server/src/reviews/check-review-response.ts";
 import { reduceNode } from "../../server/src/reviews/reduce/reduce-node.ts";
+import { printSummary } from "../support/measure.ts";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 20_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);
@@ -84,3 +85,17 @@ console.log(
 console.log(
   `k_of_n over 25 judgments: ${us(reduction)} with every step; plain count ${us(plainCount)}; ratio ${(reduction / plainCount).toFixed(1)}x`,
 );
+printSummary({
+  name: "reviews rubric check",
+  figure: rubricCheck,
+  baseline: bareValidation,
+  unit: "µs",
+  baselineName: "bare ajv",
+});
+printSummary({
+  name: "reviews k_of_n 25",
+  figure: reduction,
+  baseline: plainCount,
+  unit: "µs",
+  baselineName: "plain count",
+});

@@ -36,7 +36,7 @@ import {
 } from "../../server/test/verification/support/verification-harness.ts";
 import { seedProblems } from "../mcp/seed-problems.ts";
 import { benchDatabase } from "../support/bench-database.ts";
-import { throughput } from "../support/measure.ts";
+import { printSummary, throughput } from "../support/measure.ts";
 
 const SUBMISSIONS = Number(process.env.BENCH_SUBMISSIONS ?? 300);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -175,6 +175,27 @@ try {
   line("scale: get_problem over MCP, 1 web replica", web1, "calls/s", web1);
   line("scale: get_problem over MCP, 2 web replicas", web2, "calls/s", web1);
   console.log(`  requests per replica in the 2-replica run (cumulative): ${JSON.stringify(served)}`);
+  printSummary({
+    name: "scale verify 2 workers",
+    figure: verify2,
+    baseline: verify1,
+    unit: "runs/s",
+    baselineName: "1 worker",
+  });
+  printSummary({
+    name: "scale verify 4 workers",
+    figure: verify4,
+    baseline: verify1,
+    unit: "runs/s",
+    baselineName: "1 worker",
+  });
+  printSummary({
+    name: "scale get_problem 2 replicas",
+    figure: web2,
+    baseline: web1,
+    unit: "calls/s",
+    baselineName: "1 replica",
+  });
 } finally {
   for (const member of processes) await member.stop("SIGKILL");
   await db.close();

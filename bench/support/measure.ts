@@ -55,7 +55,8 @@ export function printSummary(line: {
   unit: string;
   baselineName?: string;
 }): void {
-  const format = (value: number) => `${value >= 100 ? value.toFixed(0) : value.toFixed(1)} ${line.unit}`;
+  const decimals = (value: number) => (value >= 100 ? 0 : value >= 10 ? 1 : 2);
+  const format = (value: number) => `${value.toFixed(decimals(Math.abs(value)))} ${line.unit}`;
   const baseline = line.baselineName
     ? `${format(line.baseline)} (${line.baselineName})`
     : format(line.baseline);
