@@ -1,6 +1,7 @@
 import { readdirSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
+import { standaloneValidators } from "../../schemas/src/standalone-validators.ts";
 
 /** The repository root: the bundle's paths are relative to it, whoever builds. */
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -37,6 +38,18 @@ const inlineSchemas: Plugin = {
   },
 };
 
+/** Every schema's validator compiled at build time, not at each start (schemas/src/precompiled-validators.ts). */
+const precompileValidators: Plugin = {
+  name: "precompile-validators",
+  setup(b) {
+    b.onLoad({ filter: /schemas[\\/]src[\\/]precompiled-validators\.ts$/ }, () => ({
+      loader: "js",
+      contents: standaloneValidators(),
+      resolveDir: fileURLToPath(new URL("../../schemas/src/", import.meta.url)),
+    }));
+  },
+};
+
 /**
  * Bundles the `svc` command line (app/src/cli/main.ts) into app/dist: plain JavaScript, so no
  * TypeScript is stripped and no module is resolved at start-up, split at each dynamic `import()`
@@ -64,7 +77,7 @@ export async function buildCli(): Promise<void> {
       js: 'import { createRequire as __svcCreateRequire } from "node:module";\nconst require = __svcCreateRequire(import.meta.url);',
     },
     external: ["dockerode"],
-    plugins: [inlineSchemas],
+    plugins: [inlineSchemas, precompileValidators],
   });
   const inputs = Object.keys(result.metafile.inputs)
     .filter((path) => !path.includes("node_modules/"))
