@@ -6,6 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     pool: "forks",
     // One PostgreSQL for the run (DATABASE_URL, else an embedded one); each server test file gets its own database.
-    globalSetup: ["server/test/support/global-setup.ts"],
+    // The spawned `svc` commands run the bundle (app/bin/svc.js), so it is rebuilt from the sources first.
+    globalSetup: ["server/test/support/global-setup.ts", "app/test/support/build-cli-setup.ts"],
   },
 });

@@ -9450,7 +9450,7 @@ var require_readable = __commonJS({
   "node_modules/undici/lib/api/readable.js"(exports, module) {
     "use strict";
     var assert2 = __require("node:assert");
-    var { Readable } = __require("node:stream");
+    var { Readable: Readable2 } = __require("node:stream");
     var { RequestAbortedError, NotSupportedError, InvalidArgumentError, AbortError } = require_errors();
     var util = require_util();
     var { ReadableStreamFrom } = require_util();
@@ -9462,7 +9462,7 @@ var require_readable = __commonJS({
     var kContentLength = /* @__PURE__ */ Symbol("kContentLength");
     var noop2 = () => {
     };
-    var BodyReadable = class extends Readable {
+    var BodyReadable = class extends Readable2 {
       constructor({
         resume,
         abort,
@@ -9804,7 +9804,7 @@ var require_api_request = __commonJS({
   "node_modules/undici/lib/api/api-request.js"(exports, module) {
     "use strict";
     var assert2 = __require("node:assert");
-    var { Readable } = require_readable();
+    var { Readable: Readable2 } = require_readable();
     var { InvalidArgumentError, RequestAbortedError } = require_errors();
     var util = require_util();
     var { getResolveErrorBodyCallback } = require_util3();
@@ -9899,7 +9899,7 @@ var require_api_request = __commonJS({
         const parsedHeaders = responseHeaders === "raw" ? util.parseHeaders(rawHeaders) : headers;
         const contentType = parsedHeaders["content-type"];
         const contentLength = parsedHeaders["content-length"];
-        const res = new Readable({
+        const res = new Readable2({
           resume,
           abort,
           contentType,
@@ -10214,7 +10214,7 @@ var require_api_pipeline = __commonJS({
   "node_modules/undici/lib/api/api-pipeline.js"(exports, module) {
     "use strict";
     var {
-      Readable,
+      Readable: Readable2,
       Duplex,
       PassThrough
     } = __require("node:stream");
@@ -10228,7 +10228,7 @@ var require_api_pipeline = __commonJS({
     var { addSignal, removeSignal } = require_abort_signal();
     var assert2 = __require("node:assert");
     var kResume = /* @__PURE__ */ Symbol("resume");
-    var PipelineRequest = class extends Readable {
+    var PipelineRequest = class extends Readable2 {
       constructor() {
         super({ autoDestroy: true });
         this[kResume] = null;
@@ -10245,7 +10245,7 @@ var require_api_pipeline = __commonJS({
         callback(err);
       }
     };
-    var PipelineResponse = class extends Readable {
+    var PipelineResponse = class extends Readable2 {
       constructor(resume) {
         super({ autoDestroy: true });
         this[kResume] = resume;
@@ -13570,7 +13570,7 @@ var require_fetch = __commonJS({
       subresourceSet
     } = require_constants3();
     var EE = __require("node:events");
-    var { Readable, pipeline, finished } = __require("node:stream");
+    var { Readable: Readable2, pipeline, finished } = __require("node:stream");
     var { addAbortListener, isErrored, isReadable, bufferToLowerCasedHeaderName } = require_util();
     var { dataURLProcessor, serializeAMimeType, minimizeSupportedMimeType } = require_data_url();
     var { getGlobalDispatcher } = require_global2();
@@ -14509,7 +14509,7 @@ var require_fetch = __commonJS({
                   }
                 }
               }
-              this.body = new Readable({ read: resume });
+              this.body = new Readable2({ read: resume });
               const onError = this.onError.bind(this);
               resolve3({
                 status,
@@ -36053,7 +36053,7 @@ function applyCeilings(schema, property = "") {
 // schemas/src/create-ajv.ts
 var import__ = __toESM(require__(), 1);
 var import_ajv_formats = __toESM(require_dist(), 1);
-function createAjv() {
+function createAjv(code = {}) {
   const ajv2 = new import__.Ajv2020({
     strict: true,
     allowUnionTypes: true,
@@ -36061,7 +36061,7 @@ function createAjv() {
     useDefaults: true,
     verbose: true,
     inlineRefs: false,
-    code: { optimize: false }
+    code: { optimize: false, ...code }
   });
   import_ajv_formats.default.default(ajv2);
   return ajv2;
@@ -36266,6 +36266,9 @@ function comparePaths(a, b) {
 function compareText(a, b) {
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+// schemas/src/precompiled-validators.ts
+var precompiledValidators = void 0;
 
 // schemas/json/campaign.schema.json
 var campaign_schema_default = {
@@ -38139,7 +38142,7 @@ function schemaId(name) {
 var ajv;
 var validators = /* @__PURE__ */ new Map();
 function compileSchema(name) {
-  const cached2 = validators.get(name);
+  const cached2 = validators.get(name) ?? precompiledValidators?.get(name);
   if (cached2 !== void 0) return cached2;
   if (ajv === void 0) {
     ajv = createAjv();
@@ -40967,6 +40970,7 @@ function readPublication(envelope) {
 
 // app/src/tree/zip-tree.ts
 var import_yazl = __toESM(require_yazl(), 1);
+import { Readable } from "node:stream";
 import { buffer } from "node:stream/consumers";
 var FIXED_MTIME = new Date(1980, 0, 1);
 async function zipTree(tree) {
@@ -40974,12 +40978,15 @@ async function zipTree(tree) {
   const output = buffer(zip.outputStream);
   for (const path of [...tree.paths()].sort(comparePaths2)) {
     const bytes = await tree.read(path);
-    zip.addBuffer(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), path, {
+    const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const options = {
       mtime: FIXED_MTIME,
       mode: 33188,
       compress: true,
-      forceDosTimestamp: true
-    });
+      forceDosTimestamp: true,
+      size: data.length
+    };
+    zip.addReadStreamLazy(path, options, (callback) => callback(null, Readable.from([data])));
   }
   zip.end();
   return await output;

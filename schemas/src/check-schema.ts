@@ -1,6 +1,7 @@
 import type { Ajv2020, ValidateFunction } from "ajv/dist/2020.js";
 import { createAjv } from "./create-ajv.ts";
 import { formatIssues, type SchemaIssue } from "./format-issues.ts";
+import { precompiledValidators } from "./precompiled-validators.ts";
 import { loadedSchemas } from "./schema-document.ts";
 import { type SchemaName, schemaId } from "./schema-name.ts";
 
@@ -17,7 +18,7 @@ const validators = new Map<SchemaName, ValidateFunction>();
  * Throws when a schema file is missing or does not compile in strict mode: a bug, not bad input.
  */
 export function compileSchema(name: SchemaName): ValidateFunction {
-  const cached = validators.get(name);
+  const cached = validators.get(name) ?? precompiledValidators?.get(name);
   if (cached !== undefined) return cached;
   if (ajv === undefined) {
     ajv = createAjv();

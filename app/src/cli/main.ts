@@ -1,20 +1,10 @@
 import { Command, CommanderError } from "commander";
-import { type CliDeps, defaultDeps } from "./cli-deps.ts";
+import type { CliDeps } from "./cli-deps.ts";
 import { type CliIo, processIo, UsageError } from "./cli-io.ts";
-import { type DraftOptions, draftCommand } from "./draft-command.ts";
-import { initCommand } from "./init-command.ts";
-import { lintCommand } from "./lint-command.ts";
-import { loginCommand, logoutCommand } from "./login-command.ts";
-import { type TestOptions, testCommand } from "./test-command.ts";
-import { uploadCommand } from "./upload-command.ts";
-import {
-  type VerifierBuildOptions,
-  verifierBuildCommand,
-  verifierStatusCommand,
-} from "./verifier-command.ts";
-import { type VerifyOptions, verifyCommand } from "./verify-command.ts";
-import { whoamiCommand } from "./whoami-command.ts";
-import { yankCommand } from "./yank-command.ts";
+import type { DraftOptions } from "./draft-command.ts";
+import type { TestOptions } from "./test-command.ts";
+import type { VerifierBuildOptions } from "./verifier-command.ts";
+import type { VerifyOptions } from "./verify-command.ts";
 
 /**
  * Runs `svc` with the given arguments (without node and script) and returns the exit code.
@@ -26,7 +16,9 @@ export async function runCli(
   deps: Partial<CliDeps> = {},
 ): Promise<number> {
   let exitCode = 0;
-  const cli = defaultDeps(deps);
+  // Each command's modules load when it runs (dynamic import): `svc lint` starts without the MCP
+  // client, and only the sandbox commands load dockerode.
+  const services = async () => (await import("./cli-deps.ts")).defaultDeps(deps);
   const program = new Command("svc")
     .description("Author, lint and publish verifiable problems for the svc service.")
     .exitOverride()
@@ -40,7 +32,7 @@ export async function runCli(
     .option("--fix", "write fixture content_hash and size_bytes from the files")
     .option("--json", "print {ok, errors, notes, plan, plan_hash} as JSON")
     .action(async (dir: string, options: { fix?: boolean; json?: boolean }) => {
-      exitCode = await lintCommand(dir, options, io);
+      exitCode = await (await import("./lint-command.ts")).lintCommand(dir, options, io);
     });
 
   program
@@ -49,7 +41,7 @@ export async function runCli(
     .argument("[dir]", "where to create it", ".")
     .option("--campaign", "scaffold a campaign folder with one problem")
     .action(async (dir: string, options: { campaign?: boolean }) => {
-      exitCode = await initCommand(dir, options, io);
+      exitCode = await (await import("./init-command.ts")).initCommand(dir, options, io);
     });
 
   program
@@ -61,6 +53,8 @@ export async function runCli(
     .option("--server <url>", "the service's base address (default SVC_BASE_URL, else http://127.0.0.1:8787)")
     .option("--mcp", "sign in with a one-time code your connected agent approves with authorize_cli")
     .action(async (options: { token?: string; server?: string; mcp?: boolean }) => {
+      const cli = await services();
+      const { loginCommand } = await import("./login-command.ts");
       exitCode = await loginCommand(options, io, cli.env, { openBrowser: cli.openBrowser, sleep: cli.sleep });
     });
 
@@ -68,7 +62,7 @@ export async function runCli(
     .command("logout")
     .description("revoke the stored credential on the service and forget it")
     .action(async () => {
-      exitCode = await logoutCommand(io, cli.env);
+      exitCode = await (await import("./login-command.ts")).logoutCommand(io, (await services()).env);
     });
 
   const serverOption = "the service's base address (default SVC_BASE_URL, else the one svc login stored)";
@@ -79,7 +73,12 @@ export async function runCli(
     .option("--json", "print the validation envelope with upload_id and content_hash")
     .option("--server <url>", serverOption)
     .action(async (dir: string, options: { json?: boolean; server?: string }) => {
-      exitCode = await uploadCommand(dir, options, io, cli);
+      exitCode = await (await import("./upload-command.ts")).uploadCommand(
+        dir,
+        options,
+        io,
+        await services(),
+      );
     });
 
   for (const [name, summary] of [
@@ -97,7 +96,12 @@ export async function runCli(
       .option("--shard-bytes <n>", "at most n bytes zipped per shard (lowers the ceiling of 24 MiB)")
       .option("--server <url>", serverOption)
       .action(async (dir: string, options: DraftOptions) => {
-        exitCode = await draftCommand(dir, options, io, cli);
+        exitCode = await (await import("./draft-command.ts")).draftCommand(
+          dir,
+          options,
+          io,
+          await services(),
+        );
       });
   }
 
@@ -107,7 +111,7 @@ export async function runCli(
     .option("--json", "print the whoami envelope")
     .option("--server <url>", serverOption)
     .action(async (options: { json?: boolean; server?: string }) => {
-      exitCode = await whoamiCommand(options, io, cli);
+      exitCode = await (await import("./whoami-command.ts")).whoamiCommand(options, io, await services());
     });
 
   program
@@ -118,7 +122,12 @@ export async function runCli(
     .option("--image <ref>", "Docker image realising svc-runtime/python:1 (default SVC_PYTHON_IMAGE)")
     .option("--sandbox <backend>", "force bwrap or docker (default SVC_SANDBOX, else detected)")
     .action(async (dir: string, options: TestOptions) => {
-      exitCode = await testCommand(dir, options, io, cli.env);
+      exitCode = await (await import("./test-command.ts")).testCommand(
+        dir,
+        options,
+        io,
+        (await services()).env,
+      );
     });
 
   program
@@ -135,7 +144,12 @@ export async function runCli(
     .option("--sandbox <backend>", "force bwrap or docker (default SVC_SANDBOX, else detected)")
     .option("--server <url>", serverOption)
     .action(async (problem: string, options: VerifyOptions) => {
-      exitCode = await verifyCommand(problem, options, io, cli);
+      exitCode = await (await import("./verify-command.ts")).verifyCommand(
+        problem,
+        options,
+        io,
+        await services(),
+      );
     });
 
   const verifier = program.command("verifier").description("build and inspect checker images");
@@ -156,7 +170,8 @@ export async function runCli(
     .option("--json", "print {image_ref, digest, repository, tag, builder, contract_file?, stage_key?}")
     .option("--dry-run", "print the commands and change nothing")
     .action(async (dir: string, options: VerifierBuildOptions) => {
-      exitCode = await verifierBuildCommand(dir, options, io, cli.env);
+      const { verifierBuildCommand } = await import("./verifier-command.ts");
+      exitCode = await verifierBuildCommand(dir, options, io, (await services()).env);
     });
   verifier
     .command("status")
@@ -165,7 +180,8 @@ export async function runCli(
     .option("--json", "print the tool's envelope")
     .option("--server <url>", serverOption)
     .action(async (image: string, options: { json?: boolean; server?: string }) => {
-      exitCode = await verifierStatusCommand(image, options, io, cli);
+      const { verifierStatusCommand } = await import("./verifier-command.ts");
+      exitCode = await verifierStatusCommand(image, options, io, await services());
     });
 
   verifier
@@ -178,7 +194,13 @@ export async function runCli(
     .option("--json", "print the tool's envelope")
     .option("--server <url>", serverOption)
     .action(async (id: string, options: { reason?: string; json?: boolean; server?: string }) => {
-      exitCode = await yankCommand("verifier", id, options, io, cli);
+      exitCode = await (await import("./yank-command.ts")).yankCommand(
+        "verifier",
+        id,
+        options,
+        io,
+        await services(),
+      );
     });
 
   const protocol = program.command("protocol").description("maintain published review protocols");
@@ -190,7 +212,13 @@ export async function runCli(
     .option("--json", "print the tool's envelope")
     .option("--server <url>", serverOption)
     .action(async (id: string, options: { reason?: string; json?: boolean; server?: string }) => {
-      exitCode = await yankCommand("protocol", id, options, io, cli);
+      exitCode = await (await import("./yank-command.ts")).yankCommand(
+        "protocol",
+        id,
+        options,
+        io,
+        await services(),
+      );
     });
 
   try {

@@ -69,8 +69,11 @@ export async function publishUpload(
   const upload = await findOwnUpload(services.sql, userId, input.upload_id);
   const recorded = publishable(upload, input.plan_hash);
   if (recorded) return recorded;
-  const tree = await readUploadTree(services.blobs, upload.content_hash);
-  await storePackageBytes(services.blobs, tree, upload.validation!.plan!);
+  await storePackageBytes(
+    services.blobs,
+    () => readUploadTree(services.blobs, upload.content_hash),
+    upload.validation!.plan!,
+  );
 
   try {
     return await services.sql.begin(async (tx) => {

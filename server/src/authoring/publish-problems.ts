@@ -26,16 +26,31 @@ export async function publishProblems(
   campaigns: ReadonlyMap<string, CampaignPlacement>,
   ids: { skills: ReadonlyMap<string, string>; contracts: ReadonlyMap<string, string> },
 ): Promise<PublishedProblem[]> {
+  const bySlug = new Map(entries.map((e) => [e.slug, e]));
+  const campaignOf = (problem: PlanProblem) =>
+    problem.campaign_slug ? (campaigns.get(problem.campaign_slug) ?? null) : null;
+  // Every created problem in one statement and their first revisions in another: a campaign of
+  // 300 new problems is two round trips, not 600.
+  const created = await createProblems(
+    ctx,
+    ctx.plan.problems
+      .filter((problem) => bySlug.get(problem.slug)?.action === "create")
+      .map((problem) => ({
+        problem,
+        campaign: campaignOf(problem),
+        revision: revisionOf(problem, ids.skills, ids.contracts),
+      })),
+  );
   const published: PublishedProblem[] = [];
   for (const problem of ctx.plan.problems) {
-    const entry = entries.find((e) => e.slug === problem.slug);
+    const entry = bySlug.get(problem.slug);
     if (!entry) throw new Error(`the reconciliation lacks problem ${problem.slug}`);
-    const campaign = problem.campaign_slug ? (campaigns.get(problem.campaign_slug) ?? null) : null;
+    const campaign = campaignOf(problem);
     const existing = live.get(problem.slug);
     let placed: { problem_id: string; revision_id: string; revision_number: number; visibility: Visibility };
     switch (entry.action) {
       case "create":
-        placed = await createProblem(ctx, problem, campaign, revisionOf(problem, ids.skills, ids.contracts));
+        placed = created.get(problem.slug)!;
         break;
       case "revise":
         placed = await reviseProblem(
@@ -87,33 +102,77 @@ function current(row: LiveProblemRow) {
   };
 }
 
-async function createProblem(
-  ctx: PublishContext,
-  problem: PlanProblem,
-  campaign: CampaignPlacement | null,
-  revision: RevisionContent,
-) {
+interface NewProblem {
+  problem: PlanProblem;
+  campaign: CampaignPlacement | null;
+  revision: RevisionContent;
+}
+
+/**
+ * Creates problems owned by the publisher, each with revision 1: private when standalone, 'listed'
+ * inside a Campaign. Returns where each was placed, by slug.
+ */
+async function createProblems(ctx: PublishContext, creates: readonly NewProblem[]) {
+  const placed = new Map<
+    string,
+    { problem_id: string; revision_id: string; revision_number: number; visibility: Visibility }
+  >();
+  if (creates.length === 0) return placed;
   const { tx } = ctx;
-  const id = randomId(IdPrefix.problem);
-  const revisionId = randomId(IdPrefix.problemRevision);
-  const visibility: Visibility = campaign ? "listed" : "private";
-  const components = taskComponents(problem);
-  // The current-revision key is deferred: the problem names its first revision before it exists.
+  const rows = creates.map(({ problem, campaign }) => {
+    const components = taskComponents(problem);
+    const visibility: Visibility = campaign ? "listed" : "private";
+    const row = {
+      id: randomId(IdPrefix.problem),
+      slug: problem.slug,
+      campaign_id: campaign?.campaign_id ?? null,
+      structure: problem.structure,
+      title: problem.title,
+      summary: problem.summary,
+      priority_weight: problem.priority_weight,
+      visibility,
+      current_revision_id: randomId(IdPrefix.problemRevision),
+      task_components: components,
+      task_fingerprint: taskFingerprint(components),
+      statement_md: problem.statement_md,
+    };
+    placed.set(problem.slug, {
+      problem_id: row.id,
+      revision_id: row.current_revision_id,
+      revision_number: 1,
+      visibility,
+    });
+    return row;
+  });
+  // The current-revision key is deferred: each problem names its first revision before it exists.
   await tx`
     insert into problems (id, slug, owner_user_id, campaign_id, structure, title, summary, priority_weight, visibility,
       current_revision_id, current_revision_number, task_components, task_fingerprint, search_document)
-    values (${id}, ${problem.slug}, ${ctx.userId}, ${campaign?.campaign_id ?? null}, ${problem.structure},
-      ${problem.title}, ${problem.summary}, ${problem.priority_weight}, ${visibility}, ${revisionId}, 1,
-      ${tx.json(components as never)}, ${taskFingerprint(components)},
-      svc_problem_search_document(${problem.title}, ${problem.summary}, ${problem.statement_md}))`;
-  await insertRevision(ctx, id, revisionId, 1, revision, null);
-  ctx.audit.push({
-    action: "create",
-    subject_kind: "problem",
-    subject_id: id,
-    detail: { slug: problem.slug, problem_revision_id: revisionId, revision_number: 1 },
-  });
-  return { problem_id: id, revision_id: revisionId, revision_number: 1, visibility };
+    select p.id, p.slug, ${ctx.userId}, p.campaign_id, p.structure, p.title, p.summary, p.priority_weight, p.visibility,
+      p.current_revision_id, 1, p.task_components, p.task_fingerprint,
+      svc_problem_search_document(p.title, p.summary, p.statement_md)
+    from jsonb_to_recordset(${tx.json(rows as never)}) as p(id text, slug text, campaign_id text,
+      structure text, title text, summary text, priority_weight float8, visibility text, current_revision_id text,
+      task_components jsonb, task_fingerprint text, statement_md text)`;
+  await insertRevisions(
+    ctx,
+    creates.map(({ revision }, i) => ({
+      problemId: rows[i]!.id,
+      revisionId: rows[i]!.current_revision_id,
+      number: 1,
+      revision,
+      changelog: null,
+    })),
+  );
+  for (const row of rows) {
+    ctx.audit.push({
+      action: "create",
+      subject_kind: "problem",
+      subject_id: row.id,
+      detail: { slug: row.slug, problem_revision_id: row.current_revision_id, revision_number: 1 },
+    });
+  }
+  return placed;
 }
 
 async function reviseProblem(
@@ -127,7 +186,9 @@ async function reviseProblem(
   const revisionId = randomId(IdPrefix.problemRevision);
   const number = row.current_revision_number + 1;
   const components = taskComponents(problem);
-  await insertRevision(ctx, row.problem_id, revisionId, number, revision, problem.revision_note);
+  await insertRevisions(ctx, [
+    { problemId: row.problem_id, revisionId, number, revision, changelog: problem.revision_note },
+  ]);
   await tx`
     update problems set title = ${problem.title}, summary = ${problem.summary}, priority_weight = ${problem.priority_weight},
       current_revision_id = ${revisionId}, current_revision_number = ${number},
@@ -179,23 +240,41 @@ async function updateProblem(
   });
 }
 
-async function insertRevision(
-  ctx: PublishContext,
-  problemId: string,
-  revisionId: string,
-  number: number,
-  revision: RevisionContent,
-  changelog: string | null,
-): Promise<void> {
+interface NewRevision {
+  problemId: string;
+  revisionId: string;
+  number: number;
+  revision: RevisionContent;
+  changelog: string | null;
+}
+
+/** Inserts revisions in one statement (a sealed one first gets its evaluation, sealingWithEvaluation). */
+async function insertRevisions(ctx: PublishContext, revisions: readonly NewRevision[]): Promise<void> {
   const { tx } = ctx;
-  const sealing = revision.sealing && (await sealingWithEvaluation(ctx, problemId, revision));
+  const rows = [];
+  for (const { problemId, revisionId, number, revision, changelog } of revisions) {
+    const sealing = revision.sealing && (await sealingWithEvaluation(ctx, problemId, revision));
+    rows.push({
+      id: revisionId,
+      problem_id: problemId,
+      revision_number: number,
+      statement_md: revision.statement_md,
+      benchmark: revision.benchmark ?? null,
+      verifier_contract_id: revision.verifier_contract_id,
+      verifier_input_bindings: revision.verifier_input_bindings,
+      sealing: sealing || null,
+      skill_refs: revision.skill_refs,
+      changelog_md: changelog,
+    });
+  }
   await tx`
     insert into problem_revisions (id, problem_id, revision_number, statement_md, context_md, benchmark,
       verifier_contract_id, verifier_input_bindings, sealing, skill_refs, changelog_md, created_by_user_id, created_at, upload_id)
-    values (${revisionId}, ${problemId}, ${number}, ${revision.statement_md}, null,
-      ${revision.benchmark ? tx.json(revision.benchmark as never) : null}, ${revision.verifier_contract_id},
-      ${tx.json(revision.verifier_input_bindings as never)}, ${sealing ? tx.json(sealing as never) : null},
-      ${tx.json(revision.skill_refs as never)}, ${changelog}, ${ctx.userId}, ${ctx.now}, ${ctx.uploadId})`;
+    select r.id, r.problem_id, r.revision_number, r.statement_md, null, r.benchmark, r.verifier_contract_id,
+      r.verifier_input_bindings, r.sealing, r.skill_refs, r.changelog_md, ${ctx.userId}, ${ctx.now}, ${ctx.uploadId}
+    from jsonb_to_recordset(${tx.json(rows as never)}) as r(id text, problem_id text,
+      revision_number int, statement_md text, benchmark jsonb, verifier_contract_id text,
+      verifier_input_bindings jsonb, sealing jsonb, skill_refs jsonb, changelog_md text)`;
 }
 
 /**

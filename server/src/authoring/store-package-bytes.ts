@@ -10,8 +10,14 @@ import type { BlobStore } from "../core/blobs/blob-store.ts";
  * hash only, so the package's files are matched by hash; only files whose size some wanted hash has
  * are hashed. Blobs are content-addressed and puts idempotent, so this runs before the publishing
  * transaction: a failed publication leaves at most unreferenced blobs, never a record without bytes.
+ * Hashes already in the store are skipped, and the package is unpacked (`tree`) only when some
+ * blob is missing: a republication of unchanged files unpacks nothing.
  */
-export async function storePackageBytes(blobs: BlobStore, tree: FileTree, plan: Plan): Promise<void> {
+export async function storePackageBytes(
+  blobs: BlobStore,
+  tree: () => Promise<FileTree>,
+  plan: Plan,
+): Promise<void> {
   const wanted = new Map<string, number>();
   for (const skill of Object.values(plan.skills)) {
     for (const file of skill.files) wanted.set(file.content_hash, file.size_bytes);
@@ -37,11 +43,17 @@ export async function storePackageBytes(blobs: BlobStore, tree: FileTree, plan: 
       if (input.url === null) wanted.set(input.content_hash, input.size_bytes);
     }
   }
+  const stored = await Promise.all(
+    [...wanted.keys()].map(async (hash) => [hash, await blobs.has(hash)] as const),
+  );
+  for (const [hash, has] of stored) if (has) wanted.delete(hash);
+  if (wanted.size === 0) return;
+  const files = await tree();
   const sizes = new Set(wanted.values());
-  for (const path of tree.paths()) {
+  for (const path of files.paths()) {
     if (wanted.size === 0) break;
-    if (!sizes.has(tree.size(path)!)) continue;
-    const bytes = await tree.read(path);
+    if (!sizes.has(files.size(path)!)) continue;
+    const bytes = await files.read(path);
     const hash = sha256(bytes);
     if (!wanted.has(hash)) continue;
     await blobs.put(bytes, { expectedHash: hash });

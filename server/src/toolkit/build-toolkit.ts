@@ -37,15 +37,22 @@ const inlineSchemas: Plugin = {
 };
 
 /**
- * The esbuild options of the authoring toolkit: the `svc` command line (app/bin/svc.js) as one
- * ESM file with every dependency inside, so it runs on a recent Node with nothing installed.
+ * The esbuild options of the authoring toolkit: the `svc` command line (what app/bin/svc.js runs)
+ * as one ESM file with every dependency inside, so it runs on a recent Node with nothing installed.
  * Native helpers that ssh2 (under dockerode) loads inside try/catch stay outside: without them it
  * falls back to plain JavaScript.
  */
 export function toolkitOptions(): BuildOptions {
   return {
     absWorkingDir: ROOT,
-    entryPoints: ["app/bin/svc.js"],
+    // app/bin/svc.js picks the repository's own bundle or the sources; the toolkit is neither.
+    stdin: {
+      contents:
+        'import { runCli } from "./app/src/cli/main.ts";\nprocess.exitCode = await runCli(process.argv.slice(2));\n',
+      resolveDir: ROOT,
+      sourcefile: "svc.mjs",
+      loader: "ts",
+    },
     bundle: true,
     platform: "node",
     format: "esm",

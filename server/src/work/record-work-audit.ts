@@ -19,10 +19,13 @@ export async function recordWorkAudit(
   entries: readonly WorkAuditEntry[],
   occurredAt: Date,
 ): Promise<void> {
-  for (const e of entries) {
-    await sql`
-      insert into work_audit (occurred_at, actor_user_id, upload_id, action, subject_kind, subject_id, detail)
-      values (${occurredAt}, ${actorUserId}, ${uploadId}, ${e.action}, ${e.subject_kind}, ${e.subject_id},
-        ${sql.json((e.detail ?? {}) as Parameters<Sql["json"]>[0])})`;
-  }
+  if (entries.length === 0) return;
+  // One statement for all of them (a 300-problem publication audits 300 creates), in their order.
+  const rows = entries.map((e) => ({ ...e, detail: e.detail ?? {} }));
+  await sql`
+    insert into work_audit (occurred_at, actor_user_id, upload_id, action, subject_kind, subject_id, detail)
+    select ${occurredAt}, ${actorUserId}, ${uploadId}, e.value->>'action', e.value->>'subject_kind',
+      e.value->>'subject_id', e.value->'detail'
+    from jsonb_array_elements(${sql.json(rows as Parameters<Sql["json"]>[0])}) with ordinality as e(value, n)
+    order by e.n`;
 }
