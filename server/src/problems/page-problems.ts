@@ -40,11 +40,18 @@ export async function pageProblems(
     where: postgres.Fragment;
     keys: SortKey[];
     tier?: TierKey;
+    /**
+     * Plan with this call's values every time (an unnamed statement) rather than reuse a plan
+     * made for any value: where a full-text condition's selectivity picks the plan (an index walk
+     * for a broad query, the GIN index for a selective one), a generic plan assumes a few hundred
+     * matches and sorted tens of thousands for a broad query.
+     */
+    planEachCall?: boolean;
     limit: number;
     after?: Array<number | string>;
   },
 ): Promise<ProblemPage> {
-  const { where, keys, tier, limit, after } = options;
+  const { where, keys, tier, planEachCall = false, limit, after } = options;
   const tierCount = tier ? 1 : 0;
   const keyCount = keys.length + tierCount;
   if (after !== undefined && after.length !== keys.length + tierCount)
@@ -66,9 +73,9 @@ export async function pageProblems(
       ", ",
     )})`;
 
-  let rows: Array<ProblemRow & Record<string, number | string>>;
+  let query: postgres.PendingQuery<Array<ProblemRow & Record<string, number | string>>>;
   if (!tier) {
-    rows = await sql`
+    query = sql`
       select ${problemColumnsSql(sql)}, ${selectKeys}
       from problems p left join campaigns c on c.id = p.campaign_id
       where ${where} and ${after === undefined ? sql`true` : positionAfter(after)}
@@ -95,11 +102,12 @@ export async function pageProblems(
       Array.from({ length: keyCount }, (_, i) => sql`${sql(`k${i}`)}`),
       ", ",
     );
-    rows = await sql`
+    query = sql`
       select * from (${joinFragments(sql, branches, " union all ")}) tiers
       order by ${outerKeys}
       limit ${limit + 1}`;
   }
+  const rows = await (planEachCall ? unprepared(query) : query);
   const more = rows.length > limit;
   const page = rows.slice(0, limit);
   const last = page.at(-1);
@@ -111,6 +119,12 @@ export async function pageProblems(
     }),
     next: more && last ? Array.from({ length: keyCount }, (_, i) => last[`k${i}`]!) : null,
   };
+}
+
+/** postgres.js sends a query whose options say `prepare: false` as an unnamed statement. */
+function unprepared<T extends object>(query: T): T {
+  (query as unknown as { options: { prepare: boolean } }).options.prepare = false;
+  return query;
 }
 
 function cast(sql: Sql, value: number | string, type: SortKey["type"]): postgres.Fragment {

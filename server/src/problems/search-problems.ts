@@ -95,6 +95,7 @@ export async function searchProblems(
     where: joinFragments(sql, filters, " and "),
     keys,
     ...(tier ? { tier } : {}),
+    planEachCall: tsquery !== undefined,
     limit: options.limit,
     after: position?.k,
   });
