@@ -5,9 +5,13 @@
  * - get_problem calls per second through the MCP endpoint (a real SDK client, bearer auth,
  *   visibility checks, the full envelope with signed URLs) and through a plain fastify route
  *   that selects the same problem and revision and returns them as JSON; their ratio;
- * - search_problems latency p50 and p95 over MCP and through the plain route running one
- *   full-text query; their ratio. Broad queries (two common words: thousands of matches, all
- *   ranked) and selective ones (a title number: one match) are measured apart.
+ * - the same over MCP from a 2026-07-28 client (per-request envelopes, no SSE);
+ * - search_problems latency p50 and p95 over MCP and through the plain route running the same
+ *   full-text query (title and summary matches, then statement matches, each by priority); their
+ *   ratio; and the former order, ts_rank over every match, as bare SQL. Broad queries (two common
+ *   words: tens of thousands of matches) and selective ones (a title number: one match) are
+ *   measured apart.
+ * Ends with `printSummary` lines: `mcp get_problem`, `search broad p95`, `search selective p95`.
  * Run with `npm run bench:mcp` (DATABASE_URL, else the embedded PostgreSQL).
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
@@ -18,7 +22,7 @@ import { openServices } from "../../server/src/edges/cli/open-services.ts";
 import { addUser } from "../../server/src/users/add-user.ts";
 import { issueToken } from "../../server/src/users/issue-token.ts";
 import { benchDatabase } from "../support/bench-database.ts";
-import { ms, percentile, sample, throughput } from "../support/measure.ts";
+import { ms, percentile, printSummary, sample, throughput } from "../support/measure.ts";
 import { seedProblems } from "./seed-problems.ts";
 
 const PROBLEMS = Number(process.env.BENCH_PROBLEMS ?? 100_000);
@@ -60,7 +64,22 @@ try {
       where p.slug = ${request.params.slug}`;
     return row;
   });
+  // The same page search_problems reads: each tier an index walk in priority order (migration 019).
+  const tier = (condition: string) => `(
+      select id, slug, title, summary, structure, priority_weight, active_attempts,
+        -priority_weight as k1, slug collate "C" as k2, ${condition.startsWith("not") ? 1 : 0} as k0
+      from problems
+      where search_document @@ websearch_to_tsquery('english', $1)
+        and ${condition} title_document @@ websearch_to_tsquery('english', $1)
+        and visibility = 'listed' and status = 'open' and current_revision_id is not null
+      order by -priority_weight, slug collate "C" limit 51)`;
+  const tieredSearch = `select * from (${tier("")} union all ${tier("not")}) t order by k0, k1, k2 limit 51`;
   plain.get<{ Querystring: { q: string } }>("/search", async (request) => {
+    const problems = await db.sql.unsafe(tieredSearch, [request.query.q]);
+    return { problems };
+  });
+  // The order search_problems had before: every match ranked by ts_rank.
+  plain.get<{ Querystring: { q: string } }>("/search-ranked", async (request) => {
     const problems = await db.sql`
       select id, slug, title, summary, structure, priority_weight, active_attempts from problems
       where search_document @@ websearch_to_tsquery('english', ${request.query.q})
@@ -77,6 +96,15 @@ try {
       requestInit: { headers: { authorization: `Bearer ${token}` } },
     }),
   );
+  const modern = new Client(
+    { name: "bench-mcp-modern", version: "1.0.0" },
+    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+  );
+  await modern.connect(
+    new StreamableHTTPClientTransport(new URL(`${serviceUrl}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
   const slug = (i: number) => `bench-${(i * 7919) % PROBLEMS}`;
   const call = async (name: string, args: Record<string, unknown>) => {
     const result = await client.callTool({ name, arguments: args });
@@ -88,6 +116,13 @@ try {
     seconds: SECONDS,
     concurrency: CONCURRENCY,
   });
+  const modernGet = await throughput(
+    async (i) => {
+      const result = await modern.callTool({ name: "get_problem", arguments: { problem: slug(i) } });
+      if (result.isError) throw new Error(`get_problem failed: ${JSON.stringify(result.content)}`);
+    },
+    { seconds: SECONDS, concurrency: CONCURRENCY },
+  );
   const plainGet = await throughput(async (i) => (await fetch(`${plainUrl}/problems/${slug(i)}`)).json(), {
     seconds: SECONDS,
     concurrency: CONCURRENCY,
@@ -100,11 +135,17 @@ try {
       async (i) => (await fetch(`${plainUrl}/search?q=${encodeURIComponent(query(i))}`)).json(),
       SEARCHES,
     ),
+    ranked: await sample(
+      async (i) => (await fetch(`${plainUrl}/search-ranked?q=${encodeURIComponent(query(i))}`)).json(),
+      Math.ceil(SEARCHES / 4),
+      5,
+    ),
   });
   const broadSearch = await searches(broad);
   const selectiveSearch = await searches(selective);
 
   await client.close();
+  await modern.close();
   await app.close();
   await plain.close();
 
@@ -114,9 +155,10 @@ try {
   console.log(
     `  get_problem over MCP        ${mcpGet.toFixed(0)} calls/s (${CONCURRENCY} concurrent callers)`,
   );
+  console.log(`  the same, 2026-07-28 client  ${modernGet.toFixed(0)} calls/s`);
   console.log(`  plain fastify JSON route    ${plainGet.toFixed(0)} calls/s`);
   console.log(`  ratio (plain / MCP)         ${(plainGet / mcpGet).toFixed(2)}x`);
-  for (const [label, { mcp, plain: baseline }] of [
+  for (const [label, { mcp, plain: baseline, ranked }] of [
     ["broad", broadSearch],
     ["selective", selectiveSearch],
   ] as const) {
@@ -131,6 +173,28 @@ try {
     );
     console.log(`  plain full-text route      p50 ${ms(pp50)}  p95 ${ms(pp95)}`);
     console.log(`  ratio (MCP / plain, p50)   ${(mp50 / pp50).toFixed(2)}x`);
+    console.log(
+      `  former order, ts_rank SQL  p50 ${ms(percentile(ranked, 50))}  p95 ${ms(percentile(ranked, 95))}  (${ranked.length} searches)`,
+    );
+  }
+  printSummary({
+    name: "mcp get_problem",
+    figure: mcpGet,
+    baseline: plainGet,
+    unit: "calls/s",
+    baselineName: "plain route",
+  });
+  for (const [label, { mcp, plain: baseline }] of [
+    ["broad", broadSearch],
+    ["selective", selectiveSearch],
+  ] as const) {
+    printSummary({
+      name: `search ${label} p95`,
+      figure: percentile(mcp, 95),
+      baseline: percentile(baseline, 95),
+      unit: "ms",
+      baselineName: "plain route",
+    });
   }
 } finally {
   await db.close();

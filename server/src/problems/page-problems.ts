@@ -11,6 +11,16 @@ export interface SortKey {
   type: "float8" | "int4" | "text";
 }
 
+/**
+ * A leading sort key whose value is the number of the tier a row falls in: tier `i` holds the rows
+ * that meet `conditions[i]` (the conditions exclude each other and together cover the page's rows).
+ * Each tier is read as its own keyset scan in the order of the remaining keys, so an index on
+ * those keys serves it and a page stops reading after `limit` rows per tier, however many match.
+ */
+export interface TierKey {
+  conditions: postgres.Fragment[];
+}
+
 /** A page of Problems and the sort key values of its last row, or null when nothing follows. */
 export interface ProblemPage {
   rows: ProblemRow[];
@@ -19,53 +29,102 @@ export interface ProblemPage {
 
 /**
  * One keyset page of `problems p left join campaigns c` filtered by `where`, ordered by `keys`
- * (ascending, the last one unique), starting after `after`. Reads one row more than `limit` to
- * know whether another page follows. Keyset paging (not OFFSET) keeps each row on exactly one
- * page while rows are added, and costs the same on page 100 as on page 1.
+ * (ascending, the last one unique), starting after `after`; with `tier`, ordered by the tier
+ * first (its value comes first in `after` and `next`). Reads one row more than `limit` to know
+ * whether another page follows. Keyset paging (not OFFSET) keeps each row on exactly one page
+ * while rows are added, and costs the same on page 100 as on page 1.
  */
 export async function pageProblems(
   sql: Sql,
-  options: { where: postgres.Fragment; keys: SortKey[]; limit: number; after?: Array<number | string> },
+  options: {
+    where: postgres.Fragment;
+    keys: SortKey[];
+    tier?: TierKey;
+    /**
+     * Plan with this call's values every time (an unnamed statement) rather than reuse a plan
+     * made for any value: where a full-text condition's selectivity picks the plan (an index walk
+     * for a broad query, the GIN index for a selective one), a generic plan assumes a few hundred
+     * matches and sorted tens of thousands for a broad query.
+     */
+    planEachCall?: boolean;
+    limit: number;
+    after?: Array<number | string>;
+  },
 ): Promise<ProblemPage> {
-  const { where, keys, limit, after } = options;
+  const { where, keys, tier, planEachCall = false, limit, after } = options;
+  const tierCount = tier ? 1 : 0;
+  const keyCount = keys.length + tierCount;
+  if (after !== undefined && after.length !== keys.length + tierCount)
+    throw new ServiceError("invalid_input", "cursor does not fit", { field: "cursor" });
   const keyList = joinFragments(
     sql,
     keys.map((key) => key.expression),
     ", ",
   );
-  let position = sql`true`;
-  if (after !== undefined) {
-    if (after.length !== keys.length)
-      throw new ServiceError("invalid_input", "cursor does not fit", { field: "cursor" });
-    const values = joinFragments(
-      sql,
-      keys.map((key, i) => cast(sql, after[i]!, key.type)),
-      ", ",
-    );
-    position = sql`(${keyList}) > (${values})`;
-  }
   const selectKeys = joinFragments(
     sql,
-    keys.map((key, i) => sql`${key.expression} as ${sql(`k${i}`)}`),
+    keys.map((key, i) => sql`${key.expression} as ${sql(`k${i + tierCount}`)}`),
     ", ",
   );
-  const rows = await sql<Array<ProblemRow & Record<string, number | string>>>`
-    select ${problemColumnsSql(sql)}, ${selectKeys}
-    from problems p left join campaigns c on c.id = p.campaign_id
-    where ${where} and ${position}
-    order by ${keyList}
-    limit ${limit + 1}`;
+  const positionAfter = (values: Array<number | string>) =>
+    sql`(${keyList}) > (${joinFragments(
+      sql,
+      keys.map((key, i) => cast(sql, values[i]!, key.type)),
+      ", ",
+    )})`;
+
+  let query: postgres.PendingQuery<Array<ProblemRow & Record<string, number | string>>>;
+  if (!tier) {
+    query = sql`
+      select ${problemColumnsSql(sql)}, ${selectKeys}
+      from problems p left join campaigns c on c.id = p.campaign_id
+      where ${where} and ${after === undefined ? sql`true` : positionAfter(after)}
+      order by ${keyList}
+      limit ${limit + 1}`;
+  } else {
+    const afterTier = after === undefined ? 0 : after[0];
+    if (typeof afterTier !== "number" || !Number.isSafeInteger(afterTier)) throw badCursor();
+    if (afterTier < 0 || afterTier >= tier.conditions.length) throw badCursor();
+    // Tiers before the cursor's are done; the cursor's own continues after its position.
+    const branches = tier.conditions.flatMap((condition, i) => {
+      if (i < afterTier) return [];
+      const position = after !== undefined && i === afterTier ? positionAfter(after.slice(1)) : sql`true`;
+      return [
+        sql`(select ${problemColumnsSql(sql)}, ${i}::int4 as k0, ${selectKeys}
+          from problems p left join campaigns c on c.id = p.campaign_id
+          where ${where} and ${condition} and ${position}
+          order by ${keyList}
+          limit ${limit + 1})`,
+      ];
+    });
+    const outerKeys = joinFragments(
+      sql,
+      Array.from({ length: keyCount }, (_, i) => sql`${sql(`k${i}`)}`),
+      ", ",
+    );
+    query = sql`
+      select * from (${joinFragments(sql, branches, " union all ")}) tiers
+      order by ${outerKeys}
+      limit ${limit + 1}`;
+  }
+  const rows = await (planEachCall ? unprepared(query) : query);
   const more = rows.length > limit;
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return {
     rows: page.map((row) => {
       const copy: Record<string, unknown> = { ...row };
-      for (let i = 0; i < keys.length; i++) delete copy[`k${i}`];
+      for (let i = 0; i < keyCount; i++) delete copy[`k${i}`];
       return copy as unknown as ProblemRow;
     }),
-    next: more && last ? keys.map((_, i) => last[`k${i}`]!) : null,
+    next: more && last ? Array.from({ length: keyCount }, (_, i) => last[`k${i}`]!) : null,
   };
+}
+
+/** postgres.js sends a query whose options say `prepare: false` as an unnamed statement. */
+function unprepared<T extends object>(query: T): T {
+  (query as unknown as { options: { prepare: boolean } }).options.prepare = false;
+  return query;
 }
 
 function cast(sql: Sql, value: number | string, type: SortKey["type"]): postgres.Fragment {

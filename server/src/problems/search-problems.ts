@@ -7,7 +7,7 @@ import { cursorFingerprint, decodeCursor, encodeCursor } from "../core/paging/pa
 import type { Viewer } from "../visibility/viewer.ts";
 import { discoverableProblemSql } from "../visibility/visibility-sql.ts";
 import { joinFragments } from "./join-fragments.ts";
-import { pageProblems, type SortKey } from "./page-problems.ts";
+import { pageProblems, type SortKey, type TierKey } from "./page-problems.ts";
 import { type Problem, toProblem } from "./problem.ts";
 import { ProblemOrder } from "./problem-order.ts";
 import type { ProblemRow } from "./problem-row.ts";
@@ -40,8 +40,8 @@ export interface SearchProblemsResult {
 /**
  * search_problems (spec 4.1): listed Problems and the viewer's own, matched with PostgreSQL
  * full-text search (`websearch_to_tsquery('english', query)` against the weighted title, summary
- * and statement document) and paged by keyset. With a query, `priority` order ranks by
- * `ts_rank` first. Unlisted and other owners' private work never appears, administrators included.
+ * and statement document) and paged by keyset. With a query, `priority` order puts title and
+ * summary matches first (matchTiers). Unlisted and other owners' private work never appears, administrators included.
  */
 export async function searchProblems(
   sql: Sql,
@@ -70,20 +70,22 @@ export async function searchProblems(
     order: options.order,
   });
   const tsquery = query === undefined ? undefined : sql`websearch_to_tsquery('english', ${query})`;
+  const tier = options.order === ProblemOrder.priority && tsquery ? matchTiers(sql, tsquery) : undefined;
   // The number of keys does not depend on the seed, which the cursor itself may carry.
-  const keyCount = sortKeys(sql, options.order, tsquery, "").length;
+  const keyCount = sortKeys(sql, options.order, "").length + (tier ? 1 : 0);
   const position =
     options.cursor === undefined ? undefined : decodeCursor(options.cursor, fingerprint, keyCount);
   const seed =
     options.order === ProblemOrder.random ? (position?.s ?? randomBytes(8).toString("hex")) : undefined;
-  const keys = sortKeys(sql, options.order, tsquery, seed);
+  const keys = sortKeys(sql, options.order, seed);
 
   const filters: postgres.Fragment[] = [
     discoverableProblemSql(sql, viewer),
     sql`p.current_revision_id is not null`,
     sql`p.status = ${options.status}`,
   ];
-  if (tsquery) filters.push(sql`p.search_document @@ ${tsquery}`);
+  // The tiers match the query themselves; other orders filter on the whole document.
+  if (tsquery && !tier) filters.push(sql`p.search_document @@ ${tsquery}`);
   if (campaignId !== undefined) filters.push(sql`p.campaign_id = ${campaignId}`);
   if (options.structure !== undefined) filters.push(sql`p.structure = ${options.structure}`);
   if (options.standalone === true) filters.push(sql`p.campaign_id is null`);
@@ -92,6 +94,8 @@ export async function searchProblems(
   const page = await pageProblems(sql, {
     where: joinFragments(sql, filters, " and "),
     keys,
+    ...(tier ? { tier } : {}),
+    planEachCall: tsquery !== undefined,
     limit: options.limit,
     after: position?.k,
   });
@@ -105,24 +109,26 @@ export async function searchProblems(
   };
 }
 
+/**
+ * Relevance within `priority` order, bounded in cost: Problems whose title and summary match the
+ * query come first (tier 0), then those that match through their statement (tier 1), each tier by
+ * priority. Ranking every match with ts_rank read each matching document (tens of milliseconds
+ * per ten thousand matches); a tier is read in priority order and stops after one page.
+ */
+function matchTiers(sql: Sql, tsquery: postgres.Fragment): TierKey {
+  const document = sql`p.search_document @@ ${tsquery}`;
+  const title = sql`p.title_document @@ ${tsquery}`;
+  // Both conditions check the whole document: a -excluded word may sit in the statement alone.
+  return { conditions: [sql`${document} and ${title}`, sql`${document} and not ${title}`] };
+}
+
 /** The keyset for an order, all ascending: descending numbers are negated; the slug breaks ties. */
-function sortKeys(
-  sql: Sql,
-  order: ProblemOrder,
-  tsquery: postgres.Fragment | undefined,
-  seed: string | undefined,
-): SortKey[] {
+function sortKeys(sql: Sql, order: ProblemOrder, seed: string | undefined): SortKey[] {
   const priority: SortKey = { expression: sql`-p.priority_weight`, type: "float8" };
   const slug: SortKey = { expression: sql`p.slug collate "C"`, type: "text" };
   switch (order) {
     case ProblemOrder.priority:
-      return tsquery
-        ? [
-            { expression: sql`-ts_rank(p.search_document, ${tsquery})::float8`, type: "float8" },
-            priority,
-            slug,
-          ]
-        : [priority, slug];
+      return [priority, slug];
     case ProblemOrder.least_attempted:
       return [{ expression: sql`p.active_attempts`, type: "int4" }, priority, slug];
     case ProblemOrder.random:

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { beforeAll, expect, it } from "vitest";
 import type { Services } from "../../src/core/services/services.ts";
 import type { ProblemWithAttempts } from "../../src/problems/search-problems.ts";
@@ -111,6 +112,42 @@ describeWithDatabase("search_problems", () => {
     const result = await search(stranger, { query: "knapsack" });
     expect(result.problems.map((p) => p.slug)).toEqual(["knapsack-title", "bag-statement"]);
     expect(result.order).toBe("priority");
+  });
+
+  it("lists title and summary matches first, then statement matches, each by priority, across pages", async () => {
+    const query = "knapsack OR graph OR statement";
+    const expected = [
+      // Tier 0: the title or summary matches, highest priority first.
+      "petersen",
+      "knapsack-title",
+      // Tier 1: the statement alone matches, highest priority first, the slug on ties.
+      "bag-statement",
+      "benchmark-sort",
+      "discovery-primes",
+      ...["filler-0", "filler-1", "filler-2", "filler-3", "filler-4", "filler-5", "filler-6"],
+    ];
+    expect((await search(stranger, { query })).problems.map((p) => p.slug)).toEqual(expected);
+    // Whatever the page size, the cursor chain crosses from one tier to the next without a gap.
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: expected.length + 1 }), async (limit) => {
+        expect(await allPages(stranger, { query, limit })).toEqual(expected);
+      }),
+      { numRuns: 6 },
+    );
+  });
+
+  it("refuses a cursor whose tier is out of range", async () => {
+    const first = await search(stranger, { query: "knapsack OR graph", limit: 1 });
+    const decoded = JSON.parse(Buffer.from(first.cursor!, "base64url").toString("utf8"));
+    for (const tier of [2, -1, 0.5, "0"]) {
+      const cursor = Buffer.from(JSON.stringify({ ...decoded, k: [tier, ...decoded.k.slice(1)] })).toString(
+        "base64url",
+      );
+      await expect(search(stranger, { query: "knapsack OR graph", limit: 1, cursor })).rejects.toMatchObject({
+        code: "invalid_input",
+        details: { field: "cursor" },
+      });
+    }
   });
 
   it("returns the canonical Problem with active_attempts and nothing else", async () => {

@@ -18,6 +18,10 @@ export function connectSql(url: string, log: Logger, options: { max?: number } =
     // JIT compilation costs 200-350 ms on lookups whose cost the planner overestimates (the
     // visibility checks' jsonb containment), far more than it ever saves on this service's
     // short queries.
-    connection: { application_name: "svc", jit: "off" },
+    // Parallel workers likewise: the planner underestimates how many rows pass the visibility
+    // filter, so a keyset page that an index walk reads in 0.2 ms got a Gather Merge whose
+    // worker start-up took 200 ms on a busy 2-core machine (docs/operations.md, "Where the time
+    // goes: MCP and search").
+    connection: { application_name: "svc", jit: "off", max_parallel_workers_per_gather: 0 },
   });
 }

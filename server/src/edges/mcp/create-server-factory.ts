@@ -1,9 +1,13 @@
-import { McpServer, ResourceTemplate as SdkResourceTemplate } from "@modelcontextprotocol/server";
+import {
+  McpServer,
+  ResourceTemplate as SdkResourceTemplate,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
 import { adaptResourceTemplate } from "./adapt-resource-template.ts";
 import { adaptTool } from "./adapt-tool.ts";
 import { callTool } from "./call-tool.ts";
 import { EVENTS_CAPABILITY, eventsCapability, registerEventMethods } from "./event-methods.ts";
-import type { McpCaller } from "./mcp-caller.ts";
+import { callerOf } from "./mcp-caller.ts";
 import { readResource } from "./read-resource.ts";
 import { resourceError } from "./resource-error.ts";
 import type { ResourceTemplate } from "./resources/resource-template.ts";
@@ -18,22 +22,22 @@ const INSTRUCTIONS =
   "working_attempt_id naming your own Attempt; svc:// resource URIs accept a trailing ?working_attempt_id=att_...";
 
 /**
- * Prepares the tools and resource templates once and returns a function that builds the
- * McpServer for one request's caller. The endpoint is stateless, so every request gets a fresh
- * server (the SDK's serving entry requires that); what it costs per request is registering
- * prepared definitions, never converting schemas or compiling templates.
+ * Prepares the tools and resource templates once and returns a function that builds an McpServer
+ * with all of them registered. Every handler reads its caller from the request it answers (the
+ * `authInfo` the /mcp route attached), never from the server, so one server may answer many
+ * requests one after another (serverPool) and building one is not a per-request cost.
  */
 export function createServerFactory(
   tools: readonly Tool[],
   templates: readonly ResourceTemplate[],
-): (caller: McpCaller) => McpServer {
+): () => McpServer {
   const adaptedTools = tools.map(adaptTool);
   const adaptedTemplates = templates.map(adaptResourceTemplate);
   for (const names of [tools.map((t) => t.name), templates.map((t) => t.name)]) {
     const duplicate = names.find((name, i) => names.indexOf(name) !== i);
     if (duplicate) throw new Error(`two MCP tools or resource templates are named ${duplicate}`);
   }
-  return (caller) => {
+  return () => {
     const server = new McpServer(
       { name: "svc", version: TOOL_CONTRACT_VERSION },
       {
@@ -51,13 +55,14 @@ export function createServerFactory(
       server.registerTool(
         tool.name,
         { title: tool.title, description: tool.description, inputSchema, annotations },
-        (args) => callTool(adapted, caller, args),
+        (args, context) => callTool(adapted, callerOf(context.http?.authInfo), args),
       );
     }
     for (const { template } of adaptedTemplates) {
       const { list } = template;
       const listed = list
-        ? async () => {
+        ? async (context: ServerContext) => {
+            const caller = callerOf(context.http?.authInfo);
             try {
               return { resources: await list.call(template, caller) };
             } catch (error) {
@@ -70,15 +75,16 @@ export function createServerFactory(
         template.name,
         new SdkResourceTemplate(template.uriTemplate, { list: listed }),
         { title: template.title, description: template.description },
-        (uri) => readResource(adaptedTemplates, caller, uri.href),
+        (uri, _variables, context) =>
+          readResource(adaptedTemplates, callerOf(context.http?.authInfo), uri.href),
       );
     }
     // The SDK's own read handler matches the URI as sent; spec 4.1 strips a trailing
     // working_attempt_id first and echoes the URI unchanged, so reads are answered here.
-    server.server.setRequestHandler("resources/read", (request) =>
-      readResource(adaptedTemplates, caller, request.params.uri),
+    server.server.setRequestHandler("resources/read", (request, context) =>
+      readResource(adaptedTemplates, callerOf(context.http?.authInfo), request.params.uri),
     );
-    registerEventMethods(server.server, caller);
+    registerEventMethods(server.server);
     return server;
   };
 }

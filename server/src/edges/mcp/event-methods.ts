@@ -9,7 +9,7 @@ import { subscribeEvents } from "../../events/subscribe-events.ts";
 import { unsubscribeEvents } from "../../events/unsubscribe-events.ts";
 import { internalError } from "./internal-error.ts";
 import { invalidInputError } from "./invalid-input-error.ts";
-import type { McpCaller } from "./mcp-caller.ts";
+import { callerOf, type McpCaller } from "./mcp-caller.ts";
 
 /** The event methods of spec 6.1, declared under this experimental capability. */
 export const EVENTS_CAPABILITY = "svc/events";
@@ -48,27 +48,28 @@ const UnsubscribeParams = z.strictObject({
 });
 
 /**
- * Registers events/list, events/subscribe and events/unsubscribe on one request's server through
- * the SDK's custom-method handlers, params validated by their zod schemas. A refusal is a JSON-RPC
+ * Registers events/list, events/subscribe and events/unsubscribe through the SDK's custom-method
+ * handlers, each reading its caller from the request it answers, params validated by their zod
+ * schemas. A refusal is a JSON-RPC
  * error: InvalidParams (-32602) with the catalogue body in `data.error`, or InternalError.
  */
-export function registerEventMethods(server: Server, caller: McpCaller): void {
+export function registerEventMethods(server: Server): void {
   // Params are taken as any object and checked here, so a bad one is the catalogue's
   // invalid_input naming each field, as a tool's arguments are.
-  server.setRequestHandler("events/list", { params: AnyParams }, (params) =>
-    answer(caller, "events/list", "read", async () => {
+  server.setRequestHandler("events/list", { params: AnyParams }, (params, context) =>
+    answer(callerOf(context.http?.authInfo), "events/list", "read", async (caller) => {
       const input = parse("events/list", ListParams, params);
       return { ...(await listEvents(caller.services.sql, caller.principal.user.id, input, canSeeEvent)) };
     }),
   );
-  server.setRequestHandler("events/subscribe", { params: AnyParams }, (params) =>
-    answer(caller, "events/subscribe", "contribute", async () => {
+  server.setRequestHandler("events/subscribe", { params: AnyParams }, (params, context) =>
+    answer(callerOf(context.http?.authInfo), "events/subscribe", "contribute", async (caller) => {
       const input = parse("events/subscribe", SubscribeParams, params);
       return { ...(await subscribeEvents(caller.services, caller.principal.user.id, input)) };
     }),
   );
-  server.setRequestHandler("events/unsubscribe", { params: AnyParams }, (params) =>
-    answer(caller, "events/unsubscribe", "contribute", async () => {
+  server.setRequestHandler("events/unsubscribe", { params: AnyParams }, (params, context) =>
+    answer(callerOf(context.http?.authInfo), "events/unsubscribe", "contribute", async (caller) => {
       const input = parse("events/unsubscribe", UnsubscribeParams, params);
       return {
         ...(await unsubscribeEvents(caller.services, caller.principal.user.id, input.subscription_id)),
@@ -94,7 +95,7 @@ async function answer(
   caller: McpCaller,
   method: string,
   scope: Scope,
-  run: () => Promise<Record<string, unknown>>,
+  run: (caller: McpCaller) => Promise<Record<string, unknown>>,
 ): Promise<Record<string, unknown>> {
   try {
     if (!caller.principal.scopes.includes(scope)) {
@@ -103,7 +104,7 @@ async function answer(
         `${method} needs a token with the ${scope} scope and this one has ${caller.principal.scopes.join(" and ")}: issue one with \`svc-server token issue <handle> --scope ${scope}\``,
       );
     }
-    return await run();
+    return await run(caller);
   } catch (error) {
     const failure = error instanceof ServiceError ? error : internalError(caller, error, { method });
     const { error: body } = failure.toBody();

@@ -9,8 +9,9 @@ import { allowedHostnames } from "../http/allowed-hostnames.ts";
 import { protectedResourceMetadataUrl } from "../http/protected-resource-metadata.ts";
 import { publicBaseUrl } from "../http/request-principal.ts";
 import { createServerFactory } from "./create-server-factory.ts";
-import { callerAuthInfo, callerOf, type McpCaller } from "./mcp-caller.ts";
+import { callerAuthInfo, type McpCaller } from "./mcp-caller.ts";
 import type { ResourceTemplate } from "./resources/resource-template.ts";
+import { serverPool } from "./server-pool.ts";
 import type { Tool } from "./tools/tool.ts";
 import { resourceTemplates as registeredTemplates, tools as registeredTools } from "./tools/tools.ts";
 
@@ -29,14 +30,15 @@ export interface McpRoutesOptions {
  * `/mcp`: the Model Context Protocol over Streamable HTTP, stateless. A bearer token is checked
  * before the SDK sees the request (401 with an RFC 9728 challenge otherwise); then the SDK's
  * serving entry answers the 2026-07-28 revision (`server/discover`, per-request envelopes) and,
- * for 2025-era clients, the stateless fallback, each request on a fresh McpServer. No state
- * outlives a request, so any replica answers any request; GET and DELETE (session streams and
+ * for 2025-era clients, the stateless fallback, each request on an McpServer of its own, taken
+ * from a pool of idle ones (serverPool). No state outlives a request, so any replica answers any
+ * request; GET and DELETE (session streams and
  * session ends) are answered 405, since there are no sessions.
  */
 export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, options) => {
   const { services, tools = registeredTools, resourceTemplates = registeredTemplates } = options;
-  const buildServer = createServerFactory(tools, resourceTemplates);
-  const handler = createMcpHandler((context) => buildServer(callerOf(context.authInfo)), {
+  const server = serverPool(createServerFactory(tools, resourceTemplates));
+  const handler = createMcpHandler((context) => server(context.era), {
     onerror: (error) => services.log.warn({ err: error }, "MCP request refused"),
   });
   const serve = toNodeHandler(handler, {

@@ -135,6 +135,19 @@ describeWithDatabase("the /mcp endpoint", () => {
     expect(body.result).toMatchObject({ structuredContent: { user: { handle: "ada" } } });
   });
 
+  it("answers every caller as itself while requests of two callers interleave on reused servers", async () => {
+    await addUser(db.sql, { handle: "bea" });
+    const bea = (await issueToken(db.sql, "bea", ["read"])).token;
+    const calls = Array.from({ length: 40 }, (_, i) => {
+      const [handle, caller] = i % 2 === 0 ? ["ada", token] : ["bea", bea];
+      const rpc = i % 4 < 2 ? modernRpc : legacyRpc;
+      return rpc(app.url, caller, "tools/call", { name: "whoami", arguments: {} }).then(({ body }) => {
+        expect(body.result).toMatchObject({ structuredContent: { user: { handle } } });
+      });
+    });
+    await Promise.all(calls);
+  });
+
   it("answers GET and DELETE with 405: the endpoint keeps no sessions", async () => {
     for (const method of ["GET", "DELETE"]) {
       const response = await fetch(`${app.url}/mcp`, {
