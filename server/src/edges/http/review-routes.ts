@@ -13,11 +13,10 @@ import { getReviewCase } from "../../reviews/read/get-review-case.ts";
 import { listMyReviewAssignments } from "../../reviews/read/list-my-review-assignments.ts";
 import { type PickedSeat, pickReview } from "../../reviews/read/pick-review.ts";
 import { submitReviewResponse } from "../../reviews/submit-review-response.ts";
-import { currentSession, sessionPrincipal } from "../../sessions/sessions.ts";
+import { currentSession } from "../../sessions/sessions.ts";
 import type { Principal } from "../../users/principal.ts";
-import { requireScope } from "../../users/require-scope.ts";
 import { viewerOf } from "../../visibility/viewer.ts";
-import { browserSecret, pageCaller, requireSignedIn } from "./browser-session.ts";
+import { browserSecret, formPrincipal, pageCaller } from "./browser-session.ts";
 import { acceptFormPosts, csrfField, type FormBody, formOf } from "./form-posts.ts";
 import type { SiteVisitor } from "./html/render-site-page.ts";
 import { sendHtmlPage } from "./html/send-html-page.ts";
@@ -265,14 +264,8 @@ export const reviewRoutes: FastifyPluginAsync<{ services: Services }> = async (a
       .redirect(`/review-assignments/${encodeURIComponent(id)}`, 303);
   });
 
-  /** The session's principal with contribute scope, as the write tools require; null once answered. */
-  async function signedInPrincipal(request: FastifyRequest, reply: FastifyReply): Promise<Principal | null> {
-    const session = await requireSignedIn(services, request, reply);
-    if (!session) return null;
-    const principal = await sessionPrincipal(services, session);
-    requireScope(principal, "contribute");
-    return principal;
-  }
+  const signedInPrincipal = (request: FastifyRequest, reply: FastifyReply) =>
+    formPrincipal(services, request, reply);
 
   function sendAssignmentPage(
     request: FastifyRequest,
