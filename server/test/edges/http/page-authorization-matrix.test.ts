@@ -47,6 +47,7 @@ const PAGES: PageRow[] = [
   { path: "/verifications/vrn_0000000000000000/stages/check/evidence/a/b.txt", expect: BEARER_OR_SESSION },
   { path: "/reviews/rvp_0000000000000000/nodes/review", expect: BEARER_OR_SESSION },
   { path: "/review-assignments/rva_0000000000000000", expect: BEARER_OR_SESSION },
+  { path: "/review-processes/rpr_0000000000000000", expect: BEARER_OR_SESSION },
   { path: "/work/audit", expect: BEARER_OR_SESSION },
   { path: "/work", expect: BEARER_OR_SESSION },
   { path: "/work/uploads/aup_0000000000000000", expect: BEARER_OR_SESSION },
