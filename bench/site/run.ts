@@ -7,7 +7,7 @@
  * rendering alone (renderLeaderboardPage on the same data, in process). Every figure line reads
  * `name  figure  baseline  ratio`. Run with `npm run bench:site` (DATABASE_URL, else the embedded
  * PostgreSQL). The goal (issue 16): a list page of 1,000 rows under 100 ms of server time.
- * Also the author's "My work" page (`/work`) over 1,000 Problems, each row with its forms.
+ * Also the author's "My work" page (`/work`) of an author with 1,000 Problems (its first page of 50).
  * Summary lines (printSummary) close the output.
  */
 import { pino } from "pino";
@@ -94,8 +94,8 @@ try {
   line("site: leaderboard page, 1,000 rows, p50", percentile(page, 50), percentile(health, 50));
   line("site: leaderboard page, 1,000 rows, p95", percentile(page, 95), percentile(health, 95));
   line("site: the same as JSON from /api, p50", percentile(json, 50), percentile(health, 50));
-  line("site: My work page, 1,000 problems, p50", percentile(myWork, 50), percentile(health, 50));
-  line("site: My work page, 1,000 problems, p95", percentile(myWork, 95), percentile(health, 95));
+  line("site: My work page (50 of 1,000 problems), p50", percentile(myWork, 50), percentile(health, 50));
+  line("site: My work page (50 of 1,000 problems), p95", percentile(myWork, 95), percentile(health, 95));
   line(
     "site: rendering 1,000 rows alone, p50 (vs the JSON read)",
     percentile(render, 50),
@@ -109,7 +109,7 @@ try {
     baselineName: "/healthz",
   });
   printSummary({
-    name: "site: My work page of 1,000 problems, p50",
+    name: "site: My work page, 50 of 1,000 problems, p50",
     figure: percentile(myWork, 50),
     baseline: percentile(health, 50),
     unit: "ms",

@@ -35,7 +35,7 @@ type Notice = keyof typeof NOTICES;
 const WORK_KINDS = ["campaign", "problem"] as const;
 
 /**
- * The authoring pages (issue 16): `GET /work` ("My work": the caller's Campaigns, Problems,
+ * The authoring pages (issue 16): `GET /work` ("My work", `?page=` for Problems past the first 50: the caller's Campaigns, Problems,
  * VerifierImplementations, ReviewProtocols and uploads, listMyWork) and `GET /work/uploads/{id}`
  * (an upload's plan and reconciliation). Pages take the session or a bearer token; the forms are
  * for signed-in browsers, CSRF-checked, and each calls the same function as its MCP tool:
@@ -71,13 +71,17 @@ export const workRoutes: FastifyPluginAsync<{ services: Services }> = async (app
     principal: Principal,
     notice: string | null,
     refusal: MyWorkRefusal | null,
+    page = 1,
   ) {
-    const work = await listMyWork(services.sql, viewerOf(principal));
+    const work = await listMyWork(services.sql, viewerOf(principal), { page });
     reply.header("cache-control", "private, no-store");
     const csrf = csrfField(services, browserSecret(services, request, reply));
     return sendHtmlPage(
       reply,
-      renderMyWorkPage({ work, csrf, notice, refusal }, { ...visitorOf(request, principal), path: "/work" }),
+      renderMyWorkPage(
+        { work, csrf, notice, refusal, page },
+        { ...visitorOf(request, principal), path: "/work" },
+      ),
     );
   }
 
@@ -105,16 +109,28 @@ export const workRoutes: FastifyPluginAsync<{ services: Services }> = async (app
     return reply.header("cache-control", "no-store").redirect(`/work?done=${notice}`, 303);
   }
 
-  app.get<{ Querystring: { done?: string } }>("/work", async (request, reply) => {
+  app.get<{ Querystring: { done?: string; page?: string } }>("/work", async (request, reply) => {
     const context = await pageCaller(services, request, reply);
     if (!context) return reply;
     const { done } = request.query;
     const notice = done !== undefined && Object.hasOwn(NOTICES, done) ? NOTICES[done as Notice] : null;
+    const page = request.query.page === undefined ? 1 : Number(request.query.page);
+    if (!Number.isInteger(page) || page < 1 || page > 10_000) {
+      const error = new ServiceError("invalid_input", "page must be a whole number from 1 to 10000", {
+        field: "page",
+      });
+      if (prefersJson(request.headers.accept)) throw error;
+      reply.status(error.status);
+      return sendHtmlPage(
+        reply,
+        renderErrorPage(error.code, error.message, visitorOf(request, context.principal)),
+      );
+    }
     if (prefersJson(request.headers.accept)) {
       reply.header("cache-control", "private, no-store");
-      return listMyWork(services.sql, viewerOf(context.principal));
+      return listMyWork(services.sql, viewerOf(context.principal), { page });
     }
-    return sendMyWork(request, reply, context.principal, notice, null);
+    return sendMyWork(request, reply, context.principal, notice, null, page);
   });
 
   app.post("/work/visibility", (request, reply) =>

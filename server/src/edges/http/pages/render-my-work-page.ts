@@ -17,6 +17,8 @@ export interface MyWorkView {
   csrf: Html;
   notice: string | null;
   refusal: MyWorkRefusal | null;
+  /** The page of Problems shown, from 1. */
+  page: number;
 }
 
 /**
@@ -121,7 +123,12 @@ ${refusal && html`<p role="alert" class="error" data-testid="page-refusal" data-
 <h2>Campaigns</h2>
 ${workTable(work.campaigns, "Your campaigns", "campaigns")}
 <h2>Problems</h2>
-${workTable(work.problems, "Your problems", "problems")}
+${workTable(work.problems, `Your problems, page ${view.page}`, "problems")}
+${
+  view.page > 1 || work.more_problems
+    ? html`<p class="pager">${view.page > 1 ? html`<a href="/work?page=${String(view.page - 1)}" rel="prev">Previous page</a>` : ""}${work.more_problems ? html`<a href="/work?page=${String(view.page + 1)}" rel="next" data-testid="next-problems">Next page</a>` : ""}</p>`
+    : ""
+}
 <h2>Verifier implementations</h2>
 ${
   implementations.length === 0

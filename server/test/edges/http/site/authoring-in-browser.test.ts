@@ -61,7 +61,7 @@ describeWithBrowser("the authoring pages in a real browser", () => {
     uploadId = requested.upload_id;
     app = await startApp(services);
     browser = await launchBrowser();
-  });
+  }, 60_000);
   afterAll(async () => {
     await browser?.close();
     await app?.close();
@@ -259,7 +259,8 @@ describeWithBrowser("the authoring pages in a real browser", () => {
       expect(await page.getByTestId("plan").textContent()).toContain('"problems"');
       await expectAccessible(page);
       await screenshot(page, "work-upload");
-      await page.getByTestId("publish").click();
+      // Publishing does the whole publication before the page answers: more than a click's time.
+      await page.getByTestId("publish").click({ timeout: 60_000 });
       expect(await page.getByTestId("upload-state").textContent()).toBe("published");
       expect(await page.getByTestId("publish-result").count()).toBe(1);
       expect(await page.getByTestId("publish").count()).toBe(0);
@@ -272,5 +273,30 @@ describeWithBrowser("the authoring pages in a real browser", () => {
     } finally {
       await context.close();
     }
-  });
+  }, 90_000);
+
+  it("8. pages problems 50 at a time; a page that is not a whole number is refused naming the field", async () => {
+    const services = testServices(db.sql);
+    for (let i = 0; i < 50; i++) await seedProblem(services, { owner: ada.id, slug: `many-${i}` });
+    const context = await signedIn("ada");
+    try {
+      const page = await context.newPage();
+      await page.goto(`${app.url}/work`);
+      const rows = page.getByTestId("problems").locator("tbody > tr");
+      expect(await rows.count()).toBe(50);
+      await page.getByTestId("next-problems").click();
+      expect(new URL(page.url()).search).toBe("?page=2");
+      const [owned] = await db.sql<{ count: number }[]>`
+        select count(*)::int as count from problems where owner_user_id = ${ada.id}`;
+      expect(owned!.count).toBeGreaterThan(50);
+      expect(await rows.count()).toBe(owned!.count - 50);
+      expect(await page.getByTestId("next-problems").count()).toBe(0);
+      const bad = await page.goto(`${app.url}/work?page=zero`);
+      expect(bad!.status()).toBe(400);
+      expect(await page.getByTestId("error").getAttribute("data-code")).toBe("invalid_input");
+      expect(await page.getByTestId("error").textContent()).toContain("page must be a whole number");
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
 });
