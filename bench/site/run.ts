@@ -7,6 +7,8 @@
  * rendering alone (renderLeaderboardPage on the same data, in process). Every figure line reads
  * `name  figure  baseline  ratio`. Run with `npm run bench:site` (DATABASE_URL, else the embedded
  * PostgreSQL). The goal (issue 16): a list page of 1,000 rows under 100 ms of server time.
+ * Also the author's "My work" page (`/work`) of an author with 1,000 Problems (its first page of 50).
+ * Summary lines (printSummary) close the output.
  */
 import { pino } from "pino";
 import { buildApp } from "../../server/src/edges/cli/build-app.ts";
@@ -21,7 +23,7 @@ import {
   seedUser,
 } from "../../server/test/support/seed-records.ts";
 import { benchDatabase } from "../support/bench-database.ts";
-import { percentile, sample } from "../support/measure.ts";
+import { percentile, printSummary, sample } from "../support/measure.ts";
 
 const ROWS = 1000;
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
@@ -55,6 +57,10 @@ try {
       score: (i * 7919) % 10007,
     });
   }
+  // The author's own work: 1,000 more Problems, private, for the "My work" page.
+  for (let i = 0; i < ROWS - 1; i++) {
+    await seedProblem(services, { owner: owner.id, slug: `own-${i}`, title: `Own problem ${i}` });
+  }
   const seedSeconds = (performance.now() - seedStart) / 1000;
   const app = buildApp(services);
   const url = await app.listen({ host: "127.0.0.1", port: 0 });
@@ -69,6 +75,7 @@ try {
   const health = await sample(get("/healthz"), REQUESTS);
   const json = await sample(get("/api/problems/crowded/leaderboard", auth), REQUESTS);
   const page = await sample(get("/problems/crowded/leaderboard"), REQUESTS);
+  const myWork = await sample(get("/work", { ...auth, accept: "text/html" }), REQUESTS);
   const board = await getLeaderboard(db.sql, { viewer: null, now: new Date() }, { problem: "crowded" });
   if (board.entries.length !== ROWS) throw new Error(`expected ${ROWS} entries, got ${board.entries.length}`);
   const render = await sample(
@@ -87,11 +94,27 @@ try {
   line("site: leaderboard page, 1,000 rows, p50", percentile(page, 50), percentile(health, 50));
   line("site: leaderboard page, 1,000 rows, p95", percentile(page, 95), percentile(health, 95));
   line("site: the same as JSON from /api, p50", percentile(json, 50), percentile(health, 50));
+  line("site: My work page (50 of 1,000 problems), p50", percentile(myWork, 50), percentile(health, 50));
+  line("site: My work page (50 of 1,000 problems), p95", percentile(myWork, 95), percentile(health, 95));
   line(
     "site: rendering 1,000 rows alone, p50 (vs the JSON read)",
     percentile(render, 50),
     percentile(json, 50),
   );
+  printSummary({
+    name: "site: leaderboard page of 1,000 rows, p50",
+    figure: percentile(page, 50),
+    baseline: percentile(health, 50),
+    unit: "ms",
+    baselineName: "/healthz",
+  });
+  printSummary({
+    name: "site: My work page, 50 of 1,000 problems, p50",
+    figure: percentile(myWork, 50),
+    baseline: percentile(health, 50),
+    unit: "ms",
+    baselineName: "/healthz",
+  });
 } finally {
   await db.close();
 }

@@ -30,6 +30,8 @@ interface SubmissionRow {
 export interface SubmissionFilter {
   id?: string;
   attemptId?: string;
+  /** Several Attempts' Submissions in one query (a dashboard page), with `userId` as their owner. */
+  attemptIds?: readonly string[];
   /** With `userId`: that user's Submissions on the Problem. */
   problemId?: string;
   userId?: string;
@@ -48,6 +50,8 @@ export async function readSubmissions(
   const conditions: postgres.Fragment[] = [];
   if (filter.id !== undefined) conditions.push(sql`s.id = ${filter.id}`);
   if (filter.attemptId !== undefined) conditions.push(sql`s.attempt_id = ${filter.attemptId}`);
+  if (filter.attemptIds !== undefined)
+    conditions.push(sql`s.attempt_id = any(${filter.attemptIds as string[]})`);
   if (filter.problemId !== undefined) conditions.push(sql`s.problem_id = ${filter.problemId}`);
   if (filter.userId !== undefined) conditions.push(sql`s.user_id = ${filter.userId}`);
   if (conditions.length === 0) throw new Error("readSubmissions needs a filter");

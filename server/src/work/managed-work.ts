@@ -67,21 +67,7 @@ export async function loadManagedWork(
     const [row] = await sql<CampaignRow[]>`
       select * from campaigns where ${byId ? sql`id = ${name}` : sql`slug = ${name}`} ${lock}`;
     check(viewer, row, "campaign", name);
-    return {
-      kind: "campaign",
-      id: row!.id,
-      slug: row!.slug,
-      owner_user_id: row!.owner_user_id,
-      visibility: row!.visibility,
-      effective_visibility: row!.visibility,
-      status: row!.status,
-      title: row!.title,
-      summary: row!.summary,
-      description_md: row!.description_md,
-      created_at: row!.created_at.toISOString(),
-      updated_at: row!.updated_at.toISOString(),
-      archived_at: row!.archived_at?.toISOString() ?? null,
-    };
+    return managedCampaign(row!);
   }
   const name = reference.problem;
   const byId = idPattern(IdPrefix.problem).test(name);
@@ -89,25 +75,49 @@ export async function loadManagedWork(
     select ${problemColumnsSql(sql)} from problems p left join campaigns c on c.id = p.campaign_id
     where ${byId ? sql`p.id = ${name}` : sql`p.slug = ${name}`} ${options.lock ? sql`for update of p` : sql``}`;
   check(viewer, row, "problem", name);
+  return managedProblem(row!);
+}
+
+/** A Campaign row as its managers see it. */
+export function managedCampaign(row: CampaignRow): ManagedWork {
+  return {
+    kind: "campaign",
+    id: row.id,
+    slug: row.slug,
+    owner_user_id: row.owner_user_id,
+    visibility: row.visibility,
+    effective_visibility: row.visibility,
+    status: row.status,
+    title: row.title,
+    summary: row.summary,
+    description_md: row.description_md,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    archived_at: row.archived_at?.toISOString() ?? null,
+  };
+}
+
+/** A Problem row (read with {@link problemColumnsSql}) as its managers see it. */
+export function managedProblem(row: ProblemRow): ManagedWork {
   return {
     kind: "problem",
-    id: row!.id,
-    slug: row!.slug,
-    owner_user_id: row!.owner_user_id,
-    visibility: row!.own_visibility,
-    effective_visibility: row!.visibility,
-    status: row!.status,
-    title: row!.title,
-    summary: row!.summary,
-    priority_weight: row!.priority_weight,
-    campaign_id: row!.campaign_id,
-    campaign_slug: row!.campaign_slug,
-    campaign_visibility: row!.campaign_visibility,
-    current_revision_id: row!.current_revision_id,
-    current_revision_number: row!.current_revision_number,
-    created_at: row!.created_at.toISOString(),
-    updated_at: row!.updated_at.toISOString(),
-    archived_at: row!.archived_at?.toISOString() ?? null,
+    id: row.id,
+    slug: row.slug,
+    owner_user_id: row.owner_user_id,
+    visibility: row.own_visibility,
+    effective_visibility: row.visibility,
+    status: row.status,
+    title: row.title,
+    summary: row.summary,
+    priority_weight: row.priority_weight,
+    campaign_id: row.campaign_id,
+    campaign_slug: row.campaign_slug,
+    campaign_visibility: row.campaign_visibility,
+    current_revision_id: row.current_revision_id,
+    current_revision_number: row.current_revision_number,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    archived_at: row.archived_at?.toISOString() ?? null,
   };
 }
 

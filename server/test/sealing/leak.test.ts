@@ -284,6 +284,14 @@ const table: LeakRow[] = [
     read: (c) => c.http(`/verifications/${c.refutedRunId}/stages/check/evidence/summary.json`),
   },
   {
+    covers: "GET /review-processes/{id}",
+    read: (c) => c.http("/review-processes/rpr_0000000000", "text/html"),
+  },
+  // The authoring pages show the caller's own work only: a participant's is empty of the sealed problem.
+  { covers: "GET /work", read: (c) => c.http("/work", "text/html") },
+  { covers: "GET /work", read: (c) => c.http("/work", "application/json") },
+  { covers: "GET /work/uploads/{id}", read: (c) => c.http("/work/uploads/aup_0000000000", "text/html") },
+  {
     covers: "GET /api/verifier-implementations/{id}/program",
     read: (c) => c.http("/api/verifier-implementations/vfi_0000000000/program"),
   },

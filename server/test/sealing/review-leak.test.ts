@@ -110,6 +110,8 @@ describeWithDatabase("nothing sealed reaches a reviewer", () => {
     ["GET case page (HTML)", page(() => `/reviews/${processId}/nodes/readers`, "text/html")],
     ["GET case page (JSON)", page(() => `/reviews/${processId}/nodes/readers`, "application/json")],
     ["GET assignment page (HTML)", page(() => `/review-assignments/${assignmentId}`, "text/html")],
+    ["GET review process page (HTML)", page(() => `/review-processes/${processId}`, "text/html")],
+    ["GET review process page (JSON)", page(() => `/review-processes/${processId}`, "application/json")],
   ];
 
   describe("as the reviewer", () => {

@@ -23,6 +23,7 @@ import { siteRoutes } from "../http/site-routes.ts";
 import { uploadRoutes } from "../http/upload-routes.ts";
 import { verificationRoutes } from "../http/verification-routes.ts";
 import { workAuditRoutes } from "../http/work-audit-routes.ts";
+import { workRoutes } from "../http/work-routes.ts";
 import { MCP_PATH, mcpRoutes } from "../mcp/mcp-routes.ts";
 
 /**
@@ -88,6 +89,7 @@ export function buildApp(services: Services, options: BuildAppOptions = {}) {
   app.register(siteRoutes, { services });
   app.register(dashboardRoutes, { services });
   app.register(workAuditRoutes, { services });
+  app.register(workRoutes, { services });
   return app;
 }
 

@@ -89,6 +89,22 @@ export async function requireSignedIn(
 }
 
 /**
+ * The caller of a form POST: the browser's session only (a bearer token reads pages but does not
+ * post their forms), with contribute scope as the write tools require; null once answered.
+ */
+export async function formPrincipal(
+  services: Services,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<Principal | null> {
+  const session = await requireSignedIn(services, request, reply);
+  if (!session) return null;
+  const principal = await sessionPrincipal(services, session);
+  requireScope(principal, "contribute");
+  return principal;
+}
+
+/**
  * The caller of a page that takes either credential: `Authorization: Bearer` when the request
  * has one (an unknown token is refused, as on /api), else the browser's session. With neither
  * the request is answered as requireSignedIn does and null returned. Read scope is required.

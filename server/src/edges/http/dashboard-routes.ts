@@ -2,7 +2,8 @@ import type { FastifyPluginAsync } from "fastify";
 import { listMyAttempts } from "../../attempts/list-my-attempts.ts";
 import { ServiceError } from "../../core/errors/service-error.ts";
 import type { Services } from "../../core/services/services.ts";
-import { listSubmissions } from "../../submissions/list-submissions.ts";
+import { readSubmissions } from "../../submissions/read-submissions.ts";
+import { viewerOf } from "../../visibility/viewer.ts";
 import { pageCaller } from "./browser-session.ts";
 import { sendHtmlPage } from "./html/send-html-page.ts";
 import { renderDashboardPage } from "./pages/render-dashboard-page.ts";
@@ -14,7 +15,8 @@ const PAGE_SIZE = 20;
 /**
  * The participant's dashboard, `GET /me` (`?cursor=` for the next page): signed in only (the
  * session or a bearer token; a browser with neither goes to sign-in and back). It reads through
- * list_my_attempts and list_submissions, so the same ownership and sealed withholding apply. A
+ * list_my_attempts and the Submission read of list_submissions (one query for the whole page), so
+ * the same ownership and sealed withholding apply. A
  * cursor that is not one of ours is a page saying so.
  */
 export const dashboardRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
@@ -34,11 +36,16 @@ export const dashboardRoutes: FastifyPluginAsync<{ services: Services }> = async
         });
       }
       const page = await listMyAttempts(services, context, { limit: PAGE_SIZE, cursor });
-      const attempts = [];
-      for (const attempt of page.attempts) {
-        const { submissions } = await listSubmissions(services, context, { attempt_id: attempt.id });
-        attempts.push({ attempt, submissions });
-      }
+      // One query for the page's Submissions, not one per Attempt: the Attempts are the caller's own.
+      const submissions = await readSubmissions(
+        services.sql,
+        { attemptIds: page.attempts.map((attempt) => attempt.id), userId: context.principal.user.id },
+        { viewer: viewerOf(context.principal), now: services.clock() },
+      );
+      const attempts = page.attempts.map((attempt) => ({
+        attempt,
+        submissions: submissions.filter((submission) => submission.attempt_id === attempt.id),
+      }));
       const nextHref = page.cursor ? `/me?${new URLSearchParams({ cursor: page.cursor })}` : null;
       return sendHtmlPage(
         reply,

@@ -10,20 +10,21 @@ import {
   type ReviewAssignmentResult,
 } from "../../reviews/read/get-review-assignment.ts";
 import { getReviewCase } from "../../reviews/read/get-review-case.ts";
+import { getReviewProcess } from "../../reviews/read/get-review-process.ts";
 import { listMyReviewAssignments } from "../../reviews/read/list-my-review-assignments.ts";
 import { type PickedSeat, pickReview } from "../../reviews/read/pick-review.ts";
 import { submitReviewResponse } from "../../reviews/submit-review-response.ts";
-import { currentSession, sessionPrincipal } from "../../sessions/sessions.ts";
+import { currentSession } from "../../sessions/sessions.ts";
 import type { Principal } from "../../users/principal.ts";
-import { requireScope } from "../../users/require-scope.ts";
 import { viewerOf } from "../../visibility/viewer.ts";
-import { browserSecret, pageCaller, requireSignedIn } from "./browser-session.ts";
+import { browserSecret, formPrincipal, pageCaller } from "./browser-session.ts";
 import { acceptFormPosts, csrfField, type FormBody, formOf } from "./form-posts.ts";
 import type { SiteVisitor } from "./html/render-site-page.ts";
 import { sendHtmlPage } from "./html/send-html-page.ts";
 import { renderErrorPage } from "./pages/render-error-page.ts";
 import { renderReviewAssignmentPage } from "./pages/render-review-assignment-page.ts";
 import { renderReviewCasePage } from "./pages/render-review-case-page.ts";
+import { renderReviewProcessPage } from "./pages/render-review-process-page.ts";
 import { claimPath, renderMyAssignmentsPage, renderOpenSeatsPage } from "./pages/render-review-seat-pages.ts";
 import { type FormRubric, readResponseForm } from "./pages/review-response-form.ts";
 import { prefersJson } from "./prefers-json.ts";
@@ -48,6 +49,8 @@ const NOTICES = { declined: "Seat declined: it reopens for others." } as const;
  * - `GET /reviews/mine`: my assignments (list_my_review_assignments), `?status=`, `?cursor=`;
  * - `GET /reviews/{review_process_id}/nodes/{node_id}`: the case (reading it claims nothing), with
  *   a Claim button when a seat is free;
+ * - `GET /review-processes/{review_process_id}`: the process (get_review_process), linked from
+ *   the case and assignment pages;
  * - `GET /review-assignments/{assignment_id}`: the assignment; for its holder while the claim is
  *   live, the hold's remaining time, the response form generated from the rubric and Decline.
  *
@@ -189,6 +192,20 @@ export const reviewRoutes: FastifyPluginAsync<{ services: Services }> = async (a
     },
   );
 
+  app.get<{ Params: { id: string } }>("/review-processes/:id", async (request, reply) => {
+    const context = await pageCaller(services, request, reply);
+    if (!context) return reply;
+    const view = await getReviewProcess(
+      services,
+      viewerOf(context.principal),
+      request.params.id,
+      context.baseUrl,
+    );
+    reply.header("cache-control", "private, max-age=0").header("vary", "accept");
+    if (prefersJson(request.headers.accept)) return { review_process: view };
+    return sendHtmlPage(reply, renderReviewProcessPage(view, visitorOf(request, context.principal)));
+  });
+
   app.get<{ Params: { id: string } }>("/review-assignments/:id", async (request, reply) => {
     const context = await pageCaller(services, request, reply);
     if (!context) return reply;
@@ -265,14 +282,8 @@ export const reviewRoutes: FastifyPluginAsync<{ services: Services }> = async (a
       .redirect(`/review-assignments/${encodeURIComponent(id)}`, 303);
   });
 
-  /** The session's principal with contribute scope, as the write tools require; null once answered. */
-  async function signedInPrincipal(request: FastifyRequest, reply: FastifyReply): Promise<Principal | null> {
-    const session = await requireSignedIn(services, request, reply);
-    if (!session) return null;
-    const principal = await sessionPrincipal(services, session);
-    requireScope(principal, "contribute");
-    return principal;
-  }
+  const signedInPrincipal = (request: FastifyRequest, reply: FastifyReply) =>
+    formPrincipal(services, request, reply);
 
   function sendAssignmentPage(
     request: FastifyRequest,

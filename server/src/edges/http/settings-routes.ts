@@ -41,15 +41,18 @@ export const settingsRoutes: FastifyPluginAsync<{ services: Services }> = async 
     reply.header("cache-control", "no-store");
     return sendHtmlPage(
       reply,
-      renderSettingsPage({
-        whoami: await whoami(services.sql, principal),
-        tokens: await listTokens(services.sql, userId),
-        oauthClients: await listOAuthGrants(services.sql, userId),
-        sessions: await listSessions(services, userId),
-        currentSessionId: session.id,
-        csrf: csrfField(services, browserSecret(services, request, reply)),
-        notice: done !== undefined && Object.hasOwn(NOTICES, done) ? NOTICES[done as Notice] : null,
-      }),
+      renderSettingsPage(
+        {
+          whoami: await whoami(services.sql, principal),
+          tokens: await listTokens(services.sql, userId),
+          oauthClients: await listOAuthGrants(services.sql, userId),
+          sessions: await listSessions(services, userId),
+          currentSessionId: session.id,
+          csrf: csrfField(services, browserSecret(services, request, reply)),
+          notice: done !== undefined && Object.hasOwn(NOTICES, done) ? NOTICES[done as Notice] : null,
+        },
+        { handle: principal.user.handle, path: request.url },
+      ),
     );
   });
 

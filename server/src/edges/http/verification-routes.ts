@@ -55,7 +55,10 @@ export const verificationRoutes: FastifyPluginAsync<{ services: Services }> = as
     );
     reply.header("cache-control", "private, max-age=0").header("vary", "accept");
     if (prefersJson(request.headers.accept)) return run;
-    return sendHtmlPage(reply, renderVerificationPage(run));
+    return sendHtmlPage(
+      reply,
+      renderVerificationPage(run, { handle: context.principal.user.handle, path: request.url }),
+    );
   });
 
   const api = app.withTypeProvider<ZodTypeProvider>();

@@ -71,11 +71,14 @@ export const workAuditRoutes: FastifyPluginAsync<{ services: Services }> = async
     });
     return sendHtmlPage(
       reply,
-      renderWorkAuditPage({
-        entries: page.entries,
-        scope: filter ? `${filter === "draft_id" ? "draft" : filter} ${query[filter]}` : null,
-        nextHref: page.next_cursor ? `/work/audit?${next.toString()}` : null,
-      }),
+      renderWorkAuditPage(
+        {
+          entries: page.entries,
+          scope: filter ? `${filter === "draft_id" ? "draft" : filter} ${query[filter]}` : null,
+          nextHref: page.next_cursor ? `/work/audit?${next.toString()}` : null,
+        },
+        { handle: context.principal.user.handle, path: request.url },
+      ),
     );
   });
 };

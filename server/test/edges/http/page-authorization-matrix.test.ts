@@ -47,7 +47,10 @@ const PAGES: PageRow[] = [
   { path: "/verifications/vrn_0000000000000000/stages/check/evidence/a/b.txt", expect: BEARER_OR_SESSION },
   { path: "/reviews/rvp_0000000000000000/nodes/review", expect: BEARER_OR_SESSION },
   { path: "/review-assignments/rva_0000000000000000", expect: BEARER_OR_SESSION },
+  { path: "/review-processes/rpr_0000000000000000", expect: BEARER_OR_SESSION },
   { path: "/work/audit", expect: BEARER_OR_SESSION },
+  { path: "/work", expect: BEARER_OR_SESSION },
+  { path: "/work/uploads/aup_0000000000000000", expect: BEARER_OR_SESSION },
   { path: "/me", expect: BEARER_OR_SESSION },
   { path: "/reviews", expect: BEARER_OR_SESSION },
   { path: "/reviews/mine", expect: BEARER_OR_SESSION },
@@ -70,6 +73,12 @@ const FORMS = [
   "/reviews/rpr_0000000000000000/nodes/readers/claim",
   "/review-assignments/ras_0000000000000000/response",
   "/review-assignments/ras_0000000000000000/decline",
+  "/work/visibility",
+  "/work/archive",
+  "/work/implementations/vfi_0000000000000000/yank",
+  "/work/review-protocols/rpt_0000000000000000/yank",
+  "/work/uploads/aup_0000000000000000/validate",
+  "/work/uploads/aup_0000000000000000/publish",
 ];
 
 describeWithDatabase("the authorization matrix of the web pages", () => {

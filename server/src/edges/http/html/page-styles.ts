@@ -66,6 +66,10 @@ fieldset { border: 1px solid #d0d7de; border-radius: 0.4rem; margin: 1rem 0; } l
 form.review input[type="number"] { max-width: 12rem; }
 button.secondary { background: #fff; color: #1b1f24; border-color: #8c959f; }
 .refusal { border: 2px solid #b42318; border-radius: 0.4rem; padding: 0.2rem 1rem; background: #fff5f5; color: #7a1b12; }
+.result { font-weight: 600; padding: 0.1rem 0.5rem; border-radius: 0.3rem; background: #eef; }
+.result.verified { background: #dcfce7; } .result.refuted { background: #fee2e2; } .result.inconclusive { background: #fef9c3; } .result.error { background: #e5e7eb; }
+.revoked, p.error { color: #991b1b; font-weight: 600; }
+section { border-top: 1px solid #d0d7de; margin-top: 1.5rem; }
 `,
 } as const;
 

@@ -2,7 +2,7 @@ import { type Html, html } from "./html.ts";
 import { renderPage } from "./render-page.ts";
 
 /** The site's sections, for the navigation's current-page mark. */
-export type SiteSection = "explore" | "me" | "reviews" | "settings" | "none";
+export type SiteSection = "explore" | "me" | "work" | "reviews" | "settings" | "none";
 
 /** Who is looking at a page: a signed-in user's handle, or null for a visitor. */
 export interface SiteVisitor {
@@ -21,6 +21,7 @@ export function renderSitePage(title: string, visitor: SiteVisitor, section: Sit
     visitor.handle === null
       ? html`<a href="/sign-in?return_to=${encodeURIComponent(visitor.path)}">Sign in</a>`
       : html`<a href="/me"${current("me")}>My work</a>
+<a href="/work"${current("work")}>Authoring</a>
 <a href="/reviews"${current("reviews")}>Reviews</a>
 <a href="/settings"${current("settings")}>${visitor.handle}</a>`;
   return renderPage(

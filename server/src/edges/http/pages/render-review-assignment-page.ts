@@ -73,7 +73,7 @@ ${factTable([
   ["Hold until", a.hold_until],
   ["Ended", a.ended_at],
 ])}
-<p>Case: ${link(result.case_url, `${a.review_process_id} / ${a.node_id}`)}</p>
+<p>Case: ${link(result.case_url, `${a.review_process_id} / ${a.node_id}`)} · ${link(`/review-processes/${a.review_process_id}`, "the review process")}</p>
 ${respond}
 ${judgment}
 ${result.bundle && html`<h2>Bundle</h2>\n${jsonBlock(result.bundle, "bundle")}`}`;

@@ -32,6 +32,7 @@ export function renderReviewCasePage(
       : html`<p class="note">You hold no assignment on this node.</p>`;
   const body = html`<h1>Review case <code>${c.review_process_id}</code> / <code>${c.node_id}</code></h1>
 ${c.node_title && html`<p>${c.node_title}</p>`}
+<p><a href="/review-processes/${c.review_process_id}" data-testid="process-link">The review process</a></p>
 ${factTable([
   ["Node status", c.node_status],
   ["Reviewers", c.reviewer_kind],

@@ -3,7 +3,7 @@ import type { SessionSummary } from "../../../sessions/sessions.ts";
 import type { TokenSummary } from "../../../users/list-tokens.ts";
 import type { Whoami } from "../../../users/whoami.ts";
 import { type Html, html } from "../html/html.ts";
-import { renderPage } from "../html/render-page.ts";
+import { renderSitePage, type SiteVisitor } from "../html/render-site-page.ts";
 
 /** Where the settings page's forms post; an id and `/revoke` follow the first three. */
 export const SETTINGS_PATHS = {
@@ -32,13 +32,14 @@ export interface SettingsView {
  * operator-issued tokens, browser sessions), each with its last use and a revoke button.
  * Names that clients chose are escaped by `html` like everything else.
  */
-export function renderSettingsPage(view: SettingsView): Html {
+export function renderSettingsPage(view: SettingsView, visitor: SiteVisitor): Html {
   const { whoami } = view;
   const cliTokens = view.tokens.filter((t) => t.issued_to !== null);
   const operatorTokens = view.tokens.filter((t) => t.issued_to === null);
-  return renderPage(
-    "Settings · svc",
-    "account",
+  return renderSitePage(
+    "Settings",
+    visitor,
+    "settings",
     html`<h1>Settings</h1>
 ${view.notice && html`<p class="note" role="status" data-testid="notice">${view.notice}</p>`}
 <p>Signed in as <strong data-testid="handle">${whoami.user.handle}</strong> (<code>${whoami.user.id}</code>).</p>

@@ -1,6 +1,6 @@
 import type { StageResultRecord, VerificationRun } from "../../../verification/verification-run.ts";
 import { type Html, html } from "../html/html.ts";
-import { renderPage } from "../html/render-page.ts";
+import { renderSitePage, type SiteVisitor } from "../html/render-site-page.ts";
 
 /**
  * The web view of a run (`GET /verifications/{id}`): status, result and score, then each stage
@@ -8,7 +8,7 @@ import { renderPage } from "../html/render-page.ts";
  * text: it is the checker's words and is never rendered as HTML. A finished run without a result
  * is one whose sealed evaluation withholds the outcome from this reader ("withheld").
  */
-export function renderVerificationPage(run: VerificationRun): Html {
+export function renderVerificationPage(run: VerificationRun, visitor: SiteVisitor): Html {
   const stages = run.stage_results.map((stage, i) => html`${i > 0 && "\n"}${renderStage(run.id, stage)}`);
   const revoked =
     run.revocation &&
@@ -30,7 +30,7 @@ ${revoked}
 ${stages.length === 0 ? html`<p>No stage has started yet.</p>` : stages}
 <h2>Evidence</h2>
 <pre data-testid="evidence">${run.evidence_md}</pre>`;
-  return renderPage(`Verification ${run.id}: ${run.result ?? run.status}`, "verification", body);
+  return renderSitePage(`Verification ${run.id}: ${run.result ?? run.status}`, visitor, "none", body);
 }
 
 function renderStage(runId: string, stage: StageResultRecord): Html {

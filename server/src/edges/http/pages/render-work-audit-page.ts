@@ -1,6 +1,6 @@
 import type { WorkAuditLine } from "../../../work-audit/list-work-audit.ts";
 import { type Html, html } from "../html/html.ts";
-import { renderPage } from "../html/render-page.ts";
+import { renderSitePage, type SiteVisitor } from "../html/render-site-page.ts";
 
 /** What the audit page shows: one page of entries, what they are filtered to, and the next page's link. */
 export interface WorkAuditView {
@@ -16,7 +16,7 @@ export interface WorkAuditView {
  * did what, through which upload and plan, and which revisions it created. Every value is
  * escaped by `html`.
  */
-export function renderWorkAuditPage(view: WorkAuditView): Html {
+export function renderWorkAuditPage(view: WorkAuditView, visitor: SiteVisitor): Html {
   const rows = view.entries.map(
     (e) => html`<tr data-testid="audit-entry">
 <td><time datetime="${e.occurred_at}">${e.occurred_at.replace("T", " ").replace(/\.\d+Z$/, " UTC")}</time></td>
@@ -28,9 +28,10 @@ export function renderWorkAuditPage(view: WorkAuditView): Html {
 <td>${e.revisions_created.length > 0 ? e.revisions_created.map((r) => html`<code>${r.problem_revision_id}</code> (${r.revision_number}) `) : "-"}</td>
 </tr>`,
   );
-  return renderPage(
-    "Work history · svc",
-    "verification",
+  return renderSitePage(
+    "Work history",
+    visitor,
+    "work",
     html`<h1>Work history</h1>
 <p>${view.scope ? html`Entries on ${view.scope}` : "Entries on your work and drafts"}, newest first. The history is append-only.</p>
 ${

@@ -77,6 +77,8 @@ export function readResponseForm(rubric: FormRubric, form: FormBody): ReviewResp
   }
   const provider = (form["assistance.provider"] ?? "").trim();
   const model = (form["assistance.model"] ?? "").trim();
+  // config is provider-specific JSON; text that is not JSON goes through for the check to name.
+  const config = (form["assistance.config"] ?? "").trim();
   const confidence = (form.confidence ?? "").trim();
   const rationale = form.rationale_md ?? "";
   return {
@@ -84,7 +86,14 @@ export function readResponseForm(rubric: FormRubric, form: FormBody): ReviewResp
     rationale_md: rationale.trim() === "" ? null : rationale,
     citations,
     confidence: confidence === "" ? null : (numberOrText(confidence) as number),
-    assistance: provider === "" && model === "" ? null : { provider, model },
+    assistance:
+      provider === "" && model === "" && config === ""
+        ? null
+        : {
+            provider,
+            model,
+            ...(config === "" ? {} : { config: parseJsonOrText(config) as Record<string, unknown> }),
+          },
   };
 }
 
@@ -139,6 +148,8 @@ ${citations}
 <input id="assistance.provider" name="assistance.provider" value="${values["assistance.provider"] ?? ""}">
 <label for="assistance.model">Model</label>
 <input id="assistance.model" name="assistance.model" value="${values["assistance.model"] ?? ""}">
+<label for="assistance.config">Configuration, a JSON object <span class="muted">(optional; provider-specific, as {"effort": "high"})</span></label>
+<textarea id="assistance.config" name="assistance.config" rows="2" maxlength="4000">${values["assistance.config"] ?? ""}</textarea>
 </fieldset>
 <p><button type="submit" data-testid="submit-response">Submit response</button> <span class="muted">Final once accepted.</span></p>
 </form>`;

@@ -139,16 +139,20 @@ describeWithBrowser("the reviewing pages in a real browser", () => {
       // No verdict and no rationale: refused, every problem named, the values entered kept.
       await page.getByLabel("Confidence, from 0 to 1").fill("0.7");
       await page.locator('[name="citations.0.source"]').fill("svc://artifacts/answer.txt");
+      await page.getByLabel("Provider", { exact: true }).fill("anthropic");
+      await page.getByLabel("Model", { exact: true }).fill("claude");
+      await page.getByLabel(/^Configuration, a JSON object/).fill("effort: high");
       await page.getByTestId("submit-response").click();
       const refusal = page.getByTestId("refusal");
       expect(await refusal.isVisible()).toBe(true);
       const problems = await refusal.locator("li code").allTextContents();
-      expect(problems).toEqual(expect.arrayContaining(["/rationale_md"]));
+      expect(problems).toEqual(expect.arrayContaining(["/rationale_md", "/assistance/config"]));
       expect(problems.some((path) => path.startsWith("/response"))).toBe(true);
       expect(await page.getByLabel("Confidence, from 0 to 1").inputValue()).toBe("0.7");
       expect(await page.locator('[name="citations.0.source"]').inputValue()).toBe(
         "svc://artifacts/answer.txt",
       );
+      expect(await page.getByLabel(/^Configuration, a JSON object/).inputValue()).toBe("effort: high");
       expect(await page.getByTestId("response-form").count()).toBe(1);
       await check(page, "review-assignment-refused");
       const [held] = await db.sql<{ status: string }[]>`
@@ -158,8 +162,16 @@ describeWithBrowser("the reviewing pages in a real browser", () => {
       // Corrected: accepted, and the page shows the submitted judgment with no form.
       await page.getByLabel("verdict (required)").selectOption({ label: "accept" });
       await page.getByLabel(/^Rationale/).fill("Every clause holds under the assignment.");
+      await page.getByLabel(/^Configuration, a JSON object/).fill('{"effort": "high"}');
       await page.getByTestId("submit-response").click();
       expect(new URL(page.url()).pathname).toBe(assignmentPath);
+      const [declared] = await db.sql<{ assistance: unknown }[]>`
+        select assistance from review_assignments where id = ${assignmentPath.split("/").pop()!}`;
+      expect(declared!.assistance).toEqual({
+        provider: "anthropic",
+        model: "claude",
+        config: { effort: "high" },
+      });
       expect(await page.getByRole("cell", { name: "submitted" }).count()).toBe(1);
       expect(await page.getByTestId("response-form").count()).toBe(0);
 
@@ -206,9 +218,30 @@ describeWithBrowser("the reviewing pages in a real browser", () => {
     } finally {
       await solver.close();
     }
-  });
+  }, 90_000);
 
-  it("2. without JavaScript: nothing left to claim after answering; a seat claimed from its case page and declined reopens; the submitter is refused", async () => {
+  it("2. the case page links to the review process: the nodes, their outcome and the protocol", async () => {
+    // The reviewer follows the case page's link to the review process: both seats answered, accepted.
+    const again = await signedIn("rev-browser");
+    try {
+      const page = await again.newPage();
+      await page.goto(`${app.url}/reviews/mine`);
+      const answered = page.getByTestId("assignments").locator("tbody tr", {
+        has: page.getByTestId("assignment-status").getByText("submitted", { exact: true }),
+      });
+      await answered.locator("td:nth-child(2) a").click();
+      await page.getByTestId("process-link").click();
+      expect(new URL(page.url()).pathname).toMatch(/^\/review-processes\/rpr_/);
+      expect(await page.locator("h1").textContent()).toMatch(/^Review process /);
+      expect(await page.getByTestId("node-status").allTextContents()).not.toContain("open");
+      expect(await page.getByTestId("protocol").textContent()).toContain('"nodes"');
+      await check(page, "review-process");
+    } finally {
+      await again.close();
+    }
+  }, 60_000);
+
+  it("3. without JavaScript: nothing left to claim after answering; a seat claimed from its case page and declined reopens; the submitter is refused", async () => {
     const context = await signedIn("rev-browser", false);
     let seat: { review_process_id: string; node_id: string };
     try {

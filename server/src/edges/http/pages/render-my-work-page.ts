@@ -1,0 +1,163 @@
+import { Visibility } from "@svc/schemas";
+import type { ManagedWorkEntry, MyWork } from "../../../work/list-my-work.ts";
+import { type Html, html } from "../html/html.ts";
+import { renderSitePage, type SiteVisitor } from "../html/render-site-page.ts";
+
+/** A refusal of one of the page's forms, shown beside the record it was about. */
+export interface MyWorkRefusal {
+  /** The id of the work, implementation or protocol the form was about. */
+  subject: string;
+  code: string;
+  message: string;
+}
+
+/** What the "My work" page shows: the read, the CSRF field for its forms, a notice or a refusal. */
+export interface MyWorkView {
+  work: MyWork;
+  csrf: Html;
+  notice: string | null;
+  refusal: MyWorkRefusal | null;
+  /** The page of Problems shown, from 1. */
+  page: number;
+}
+
+/**
+ * `GET /work`: the author's Campaigns and Problems (visibility, archive state, revisions) with a
+ * visibility form under the snapshot guard and an Archive button each; their VerifierImplementations
+ * and ReviewProtocols with a Yank form (a yanked one shows its yank instead); their uploads, each
+ * linking to its plan and reconciliation. Every value is escaped by `html`.
+ */
+export function renderMyWorkPage(view: MyWorkView, visitor: SiteVisitor): Html {
+  const { work, csrf, refusal } = view;
+  const refusalFor = (subject: string) =>
+    refusal?.subject === subject
+      ? html`<p role="alert" class="error" data-testid="refusal" data-code="${refusal.code}">${refusal.message}</p>`
+      : html``;
+  const workRow = ({ work: w, snapshot }: ManagedWorkEntry) => {
+    const href = w.kind === "campaign" ? `/campaigns/${w.slug}` : `/problems/${w.slug}`;
+    const label = `${w.kind} ${w.slug}`;
+    const options = Object.values(Visibility).map(
+      (v) => html`<option value="${v}"${v === w.visibility ? html` selected` : html``}>${v}</option>`,
+    );
+    const fieldId = `visibility-${w.id}`;
+    return html`<tr data-work="${w.slug}">
+<td><a href="${href}">${w.title}</a><br><code class="muted">${w.slug}</code>${w.kind === "problem" && w.campaign_slug ? html`<br><span class="muted">in ${w.campaign_slug}</span>` : ""}</td>
+<td data-testid="visibility">${w.visibility}${w.effective_visibility !== w.visibility ? html` (effective ${w.effective_visibility})` : ""}</td>
+<td data-testid="status">${w.status}${w.archived_at ? html`<br><span class="muted">archived ${w.archived_at}</span>` : ""}</td>
+<td>${w.kind === "problem" ? html`${String(w.current_revision_number)} <a href="/problems/${w.slug}">history</a>` : "-"}</td>
+<td>
+<form method="post" action="/work/visibility" class="inline">${csrf}
+<input type="hidden" name="kind" value="${w.kind}"><input type="hidden" name="work" value="${w.id}"><input type="hidden" name="expected_snapshot" value="${snapshot}">
+<label for="${fieldId}">Visibility of ${label}</label> <select id="${fieldId}" name="visibility">${options}</select>
+<button type="submit" data-testid="set-visibility">Set</button>
+</form>
+${
+  w.archived_at
+    ? ""
+    : html`<form method="post" action="/work/archive" class="inline">${csrf}
+<input type="hidden" name="kind" value="${w.kind}"><input type="hidden" name="work" value="${w.id}">
+<button type="submit" class="secondary" data-testid="archive" aria-label="Archive ${label}">Archive</button>
+</form>`
+}
+<a href="/work/audit?${w.kind}=${w.slug}">history</a>
+${refusalFor(w.id)}
+</td>
+</tr>`;
+  };
+  const workTable = (rows: readonly ManagedWorkEntry[], caption: string, testId: string) =>
+    rows.length === 0
+      ? html`<p data-testid="no-${testId}">None yet.</p>`
+      : html`<table data-testid="${testId}">
+<caption class="muted">${caption}</caption>
+<thead><tr><th scope="col">Work</th><th scope="col">Visibility</th><th scope="col">Status</th><th scope="col">Revisions</th><th scope="col">Actions</th></tr></thead>
+<tbody>${rows.map(workRow)}</tbody>
+</table>`;
+  const yankCell = (
+    id: string,
+    action: string,
+    label: string,
+    yank: MyWork["implementations"][number]["yank"],
+  ) => html`${yankForm(id, action, label, yank)}${refusalFor(id)}`;
+  const yankForm = (
+    id: string,
+    action: string,
+    label: string,
+    yank: MyWork["implementations"][number]["yank"],
+  ) =>
+    yank
+      ? html`<p data-testid="yank-record">Yanked ${yank.yanked_at}${yank.yanked_by_user_id ? html` by <code>${yank.yanked_by_user_id}</code>` : ""}: ${yank.reason_md ?? ""}</p>`
+      : html`<form method="post" action="${action}">${csrf}
+<label for="reason-${id}">Reason to yank ${label}</label>
+<textarea id="reason-${id}" name="reason_md" rows="2" required maxlength="10000"></textarea>
+<button type="submit" data-testid="yank">Yank</button>
+</form>`;
+  const implementations = work.implementations.map(
+    (i) => html`<tr data-implementation="${i.id}">
+<td><code>${i.id}</code></td>
+<td><code>${i.verifier_contract_id}</code> / ${i.stage_key}</td>
+<td>${String(i.version_number)}</td>
+<td>${i.conformance_status}</td>
+<td>${yankCell(i.id, `/work/implementations/${i.id}/yank`, `implementation ${i.id}`, i.yank)}</td>
+</tr>`,
+  );
+  const protocols = work.review_protocols.map(
+    (p) => html`<tr data-protocol="${p.id}">
+<td><code>${p.id}</code></td>
+<td>${p.slug}</td>
+<td>${p.created_at}</td>
+<td>${yankCell(p.id, `/work/review-protocols/${p.id}/yank`, `protocol ${p.slug}`, p.yank)}</td>
+</tr>`,
+  );
+  const uploads = work.uploads.map(
+    (u) => html`<tr data-upload="${u.id}">
+<td><a href="/work/uploads/${u.id}">${u.id}</a></td>
+<td data-testid="upload-state">${u.state}</td>
+<td>${u.plan_hash ? html`<code>${u.plan_hash.slice(0, 19)}…</code>` : "-"}</td>
+<td>${u.created_at}</td>
+</tr>`,
+  );
+  const body = html`<h1>Authoring: my work</h1>
+${view.notice && html`<p role="status" data-testid="notice">${view.notice}</p>`}
+${refusal && html`<p role="alert" class="error" data-testid="page-refusal" data-code="${refusal.code}">Not done: ${refusal.message}</p>`}
+<p class="muted">What you publish, as <code>get_work_management</code> shows it. A visibility change is refused if the work changed since this page was loaded; the history of every change is in <a href="/work/audit">the work history</a>. Publish packages with <code>svc draft</code> or <code>svc upload</code>.</p>
+<h2>Campaigns</h2>
+${workTable(work.campaigns, "Your campaigns", "campaigns")}
+<h2>Problems</h2>
+${workTable(work.problems, `Your problems, page ${view.page}`, "problems")}
+${
+  view.page > 1 || work.more_problems
+    ? html`<p class="pager">${view.page > 1 ? html`<a href="/work?page=${String(view.page - 1)}" rel="prev">Previous page</a>` : ""}${work.more_problems ? html`<a href="/work?page=${String(view.page + 1)}" rel="next" data-testid="next-problems">Next page</a>` : ""}</p>`
+    : ""
+}
+<h2>Verifier implementations</h2>
+${
+  implementations.length === 0
+    ? html`<p>None yet.</p>`
+    : html`<table data-testid="implementations">
+<caption class="muted">Implementations you published; a yank is written once</caption>
+<thead><tr><th scope="col">Implementation</th><th scope="col">Contract / stage</th><th scope="col">Version</th><th scope="col">Conformance</th><th scope="col">Yank</th></tr></thead>
+<tbody>${implementations}</tbody>
+</table>`
+}
+<h2>Review protocols</h2>
+${
+  protocols.length === 0
+    ? html`<p>None yet.</p>`
+    : html`<table data-testid="protocols">
+<caption class="muted">Protocols you published; a yank is written once</caption>
+<thead><tr><th scope="col">Protocol</th><th scope="col">Slug</th><th scope="col">Published</th><th scope="col">Yank</th></tr></thead>
+<tbody>${protocols}</tbody>
+</table>`
+}
+<h2>Uploads</h2>
+${
+  uploads.length === 0
+    ? html`<p>None yet.</p>`
+    : html`<table data-testid="uploads">
+<caption class="muted">Package uploads, newest first</caption>
+<thead><tr><th scope="col">Upload</th><th scope="col">State</th><th scope="col">Plan hash</th><th scope="col">Requested</th></tr></thead>
+<tbody>${uploads}</tbody>
+</table>`
+}`;
+  return renderSitePage("Authoring", visitor, "work", body);
+}

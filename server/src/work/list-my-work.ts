@@ -1,0 +1,120 @@
+import type { UploadState } from "@svc/schemas";
+import type { CampaignRow } from "../campaigns/campaign-row.ts";
+import type { Sql } from "../core/db/connect-sql.ts";
+import { type ProblemRow, problemColumnsSql } from "../problems/problem-row.ts";
+import type { Viewer } from "../visibility/viewer.ts";
+import { type ManagedWork, managedCampaign, managedProblem } from "./managed-work.ts";
+import { workSnapshot } from "./work-snapshot.ts";
+
+/** The most rows of each kind but Problems the page shows; the rest are reached through `svc` and the tools. */
+export const MY_WORK_LIMIT = 1000;
+/** Problems come in pages: an author may hold thousands. */
+export const PROBLEMS_PER_PAGE = 50;
+
+/** A piece of work with the snapshot an edit must pass back, as get_work_management returns it. */
+export interface ManagedWorkEntry {
+  work: ManagedWork;
+  snapshot: string;
+}
+
+/** One of the viewer's VerifierImplementations with its yank, if any. */
+export interface MyImplementation {
+  id: string;
+  verifier_contract_id: string;
+  stage_key: string;
+  version_number: number;
+  conformance_status: string;
+  created_at: string;
+  yank: { yanked_at: string; yanked_by_user_id: string | null; reason_md: string | null } | null;
+}
+
+/** One of the viewer's ReviewProtocols with its yank, if any. */
+export interface MyReviewProtocol {
+  id: string;
+  slug: string;
+  created_at: string;
+  yank: { yanked_at: string; yanked_by_user_id: string | null; reason_md: string | null } | null;
+}
+
+/** One of the viewer's authoring uploads: its state and the plan_hash of its last validation. */
+export interface MyUpload {
+  id: string;
+  state: UploadState;
+  plan_hash: string | null;
+  created_at: string;
+}
+
+/** Everything the viewer publishes and manages, newest first in each list. */
+export interface MyWork {
+  campaigns: ManagedWorkEntry[];
+  /** One page of Problems, newest first; `more_problems` when a next page exists. */
+  problems: ManagedWorkEntry[];
+  more_problems: boolean;
+  implementations: MyImplementation[];
+  review_protocols: MyReviewProtocol[];
+  uploads: MyUpload[];
+}
+
+interface YankColumns {
+  yanked_at: Date | null;
+  yanked_by_user_id: string | null;
+  yank_reason_md: string | null;
+}
+
+/**
+ * The "My work" page's read: the viewer's own Campaigns and Problems as get_work_management shows
+ * each (with its snapshot), the VerifierImplementations and ReviewProtocols they published with
+ * their yanks, and their uploads. Five queries whatever the number of rows, each bounded;
+ * Problems one page (`page`, from 1) at a time.
+ */
+export async function listMyWork(sql: Sql, viewer: Viewer, options: { page?: number } = {}): Promise<MyWork> {
+  const offset = ((options.page ?? 1) - 1) * PROBLEMS_PER_PAGE;
+  const [campaigns, problems, implementations, protocols, uploads] = await Promise.all([
+    sql<CampaignRow[]>`
+      select * from campaigns where owner_user_id = ${viewer.userId}
+      order by created_at desc, id limit ${MY_WORK_LIMIT}`,
+    sql<ProblemRow[]>`
+      select ${problemColumnsSql(sql)} from problems p left join campaigns c on c.id = p.campaign_id
+      where p.owner_user_id = ${viewer.userId} order by p.created_at desc, p.id
+      limit ${PROBLEMS_PER_PAGE + 1} offset ${offset}`,
+    sql<(Omit<MyImplementation, "yank" | "created_at"> & YankColumns & { created_at: Date })[]>`
+      select id, verifier_contract_id, stage_key, version_number, conformance->>'status' as conformance_status,
+        created_at, yanked_at, yanked_by_user_id, yank_reason_md
+      from verifier_implementations where created_by_user_id = ${viewer.userId}
+      order by created_at desc, id limit ${MY_WORK_LIMIT}`,
+    sql<(Omit<MyReviewProtocol, "yank" | "created_at"> & YankColumns & { created_at: Date })[]>`
+      select id, slug, created_at, yanked_at, yanked_by_user_id, yank_reason_md
+      from review_protocols where publisher_user_id = ${viewer.userId}
+      order by created_at desc, id limit ${MY_WORK_LIMIT}`,
+    sql<(Omit<MyUpload, "created_at"> & { created_at: Date })[]>`
+      select id, state, plan_hash, created_at from authoring_uploads where user_id = ${viewer.userId}
+      order by created_at desc, id limit ${MY_WORK_LIMIT}`,
+  ]);
+  const entry = (work: ManagedWork): ManagedWorkEntry => ({ work, snapshot: workSnapshot(work) });
+  return {
+    campaigns: campaigns.map((row) => entry(managedCampaign(row))),
+    problems: problems.slice(0, PROBLEMS_PER_PAGE).map((row) => entry(managedProblem(row))),
+    more_problems: problems.length > PROBLEMS_PER_PAGE,
+    implementations: implementations.map(({ yanked_at, yanked_by_user_id, yank_reason_md, ...row }) => ({
+      ...row,
+      created_at: row.created_at.toISOString(),
+      yank: yankOf({ yanked_at, yanked_by_user_id, yank_reason_md }),
+    })),
+    review_protocols: protocols.map(({ yanked_at, yanked_by_user_id, yank_reason_md, ...row }) => ({
+      ...row,
+      created_at: row.created_at.toISOString(),
+      yank: yankOf({ yanked_at, yanked_by_user_id, yank_reason_md }),
+    })),
+    uploads: uploads.map((row) => ({ ...row, created_at: row.created_at.toISOString() })),
+  };
+}
+
+function yankOf(row: YankColumns): MyImplementation["yank"] {
+  return row.yanked_at === null
+    ? null
+    : {
+        yanked_at: row.yanked_at.toISOString(),
+        yanked_by_user_id: row.yanked_by_user_id,
+        reason_md: row.yank_reason_md,
+      };
+}
