@@ -1,9 +1,15 @@
+import { request as httpRequest } from "node:http";
 import { EventKind } from "@svc/schemas";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { z } from "zod";
 import type { Services } from "../../src/core/services/services.ts";
 import { appendEvent } from "../../src/events/append-event.ts";
-import { EVENT_NOTIFICATION, MAX_OPEN_STREAMS_PER_USER } from "../../src/events/stream-events.ts";
+import {
+  EVENT_NOTIFICATION,
+  MAX_OPEN_STREAMS_PER_USER,
+  STREAM_BUFFER_BYTES,
+} from "../../src/events/stream-events.ts";
+import { MODERN_REVISION } from "../edges/mcp/support/json-rpc.ts";
 import { type RunningApp, startApp, startMcpApp } from "../edges/mcp/support/start-app.ts";
 import { type SeededUser, seedUser } from "../support/seed-records.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
@@ -237,5 +243,72 @@ describeWithDatabase("events/stream", () => {
     expect(await agent.refusal("events/stream", { subscription_id: extra, since: "1" })).toMatchObject({
       error: { code: "invalid_input" },
     });
+  }, 60_000);
+
+  it("cuts a reader that stops reading once its backlog passes STREAM_BUFFER_BYTES, instead of buffering without bound", async () => {
+    const agent = await agentOf("eve-st");
+    const subscriptionId = await streamSubscription(agent);
+    // A client that sends events/stream and then reads nothing.
+    const response = new Promise<import("node:http").IncomingMessage>((resolve, reject) => {
+      const url = new URL(`${app.url}/mcp`);
+      const req = httpRequest(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            authorization: `Bearer ${users["eve-st"]!.token}`,
+            "mcp-protocol-version": MODERN_REVISION,
+            "mcp-method": "events/stream",
+          },
+        },
+        (res) => {
+          res.pause();
+          resolve(res);
+        },
+      );
+      req.on("error", reject);
+      req.end(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "events/stream",
+          params: {
+            subscription_id: subscriptionId,
+            _meta: {
+              "io.modelcontextprotocol/protocolVersion": MODERN_REVISION,
+              "io.modelcontextprotocol/clientInfo": { name: "svc-slow-reader", version: "1.0.0" },
+              "io.modelcontextprotocol/clientCapabilities": {},
+            },
+          },
+        }),
+      );
+    });
+    await opened(subscriptionId);
+    // Far more than the buffer and any socket buffers: 2 KiB events, 16 times the buffer.
+    const count = Math.ceil((STREAM_BUFFER_BYTES * 16) / 2048);
+    await db.sql`
+      insert into events (kind, occurred_at, audience_user_id, data)
+      select ${EventKind.runFinished}, now(), ${users["eve-st"]!.id}, jsonb_build_object('n', n, 'pad', repeat('x', 2048))
+      from generate_series(1, ${count}) n`;
+    // The answer's headers go out with its first notification.
+    const res = await response;
+    // The stream gives up on the reader: its hold is released.
+    while ((await holder(subscriptionId)) !== null) await new Promise((resolve) => setTimeout(resolve, 100));
+    res.resume();
+    let text = "";
+    res.setEncoding("utf8");
+    for await (const chunk of res) text += chunk;
+    const frames = text.split("\n\n").filter((frame) => frame.includes("data: "));
+    const last = JSON.parse(frames.at(-1)!.slice(frames.at(-1)!.indexOf("data: ") + 6));
+    expect(last.result).toMatchObject({ subscription_id: subscriptionId, ended: "slow_reader" });
+    expect(last.result.delivered).toBeLessThan(count);
+    // What was sent is what the cursor says: a reconnect resumes right after it.
+    const [row] = await db.sql<{ cursor: string }[]>`
+      select cursor::text as cursor from event_subscriptions where id = ${subscriptionId}`;
+    expect(row!.cursor).toBe(last.result.cursor);
   }, 60_000);
 });
