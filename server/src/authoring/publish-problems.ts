@@ -1,6 +1,7 @@
 import type { PlanProblem, ProblemReconciliation, PublishedProblem, Visibility } from "@svc/schemas";
 import { IdPrefix } from "@svc/schemas";
 import { recordProblemRevised } from "../agents/record-problem-revised.ts";
+import { scheduleInputsRelease } from "../agents/record-scheduled-releases.ts";
 import { randomId } from "../core/ids/random-id.ts";
 import { sealedSlots } from "../problems/sealed-slots.ts";
 import { evaluationIdOf } from "../sealing/evaluation-id.ts";
@@ -196,6 +197,8 @@ async function insertRevision(
       ${revision.benchmark ? tx.json(revision.benchmark as never) : null}, ${revision.verifier_contract_id},
       ${tx.json(revision.verifier_input_bindings as never)}, ${sealing ? tx.json(sealing as never) : null},
       ${tx.json(revision.skill_refs as never)}, ${changelog}, ${ctx.userId}, ${ctx.now}, ${ctx.uploadId})`;
+  // Attempts on it are told when its sealed inputs become public by date, at that instant.
+  if (sealing) await scheduleInputsRelease(tx, revisionId, String(sealing.sealed_until));
 }
 
 /**

@@ -1,6 +1,7 @@
 import { EventEmitter } from "node:events";
 import { Logger, type Runner, run, type TaskList, type WorkerEvents } from "graphile-worker";
 import { canSeeEvent } from "../../agents/can-see-event.ts";
+import { recordScheduledReleases } from "../../agents/record-scheduled-releases.ts";
 import { runValidationConformance } from "../../authoring/validation-conformance-job.ts";
 import { conformanceTask } from "../../conformance/conformance-task.ts";
 import { sweepPendingConformance } from "../../conformance/sweep-pending-conformance.ts";
@@ -107,11 +108,18 @@ export async function startWorker(services: Services, options: WorkerOptions = {
       [TaskName.deliverEvents]: async (payload) => {
         await deliverEvents(services, (payload as { subscription_id: string }).subscription_id, canSeeEvent);
       },
+      [TaskName.releaseSealedInputs]: async () => {
+        await recordScheduledReleases(services);
+      },
       ...options.tasks,
     },
     crontab: `* * * * * ${TaskName.sweepStalledRuns}`,
   });
   await beat();
+  // Releases whose date passed while no worker ran are recorded now, not at their (past) job.
+  await services.sql`
+    select graphile_worker.add_job(${TaskName.releaseSealedInputs}, '{}'::json,
+      job_key => 'release_sealed_inputs:startup', max_attempts => 5)`;
   // The id this process locks jobs with: what an operator matches against `locked_by`.
   log.info({ worker_ids: [...workerIds] }, "verification workers started");
   const stopped = () => {
