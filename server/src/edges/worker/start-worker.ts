@@ -16,6 +16,7 @@ import {
 } from "../../core/jobs/worker-liveness.ts";
 import type { Services } from "../../core/services/services.ts";
 import { deliverEvents } from "../../events/deliver-events.ts";
+import { pruneEvents } from "../../events/prune-events.ts";
 import { purgeExpiredOAuthState } from "../../oauth/purge-expired-oauth-state.ts";
 import { advanceReviewProcess } from "../../reviews/advance-review-process.ts";
 import { runAgentSeat } from "../../reviews/run-agent-seat.ts";
@@ -111,9 +112,13 @@ export async function startWorker(services: Services, options: WorkerOptions = {
       [TaskName.releaseSealedInputs]: async () => {
         await recordScheduledReleases(services);
       },
+      [TaskName.pruneEvents]: async () => {
+        const deleted = await pruneEvents(services);
+        if (deleted > 0) log.info({ deleted }, "pruned events past their retention");
+      },
       ...options.tasks,
     },
-    crontab: `* * * * * ${TaskName.sweepStalledRuns}`,
+    crontab: `* * * * * ${TaskName.sweepStalledRuns}\n0 * * * * ${TaskName.pruneEvents}`,
   });
   await beat();
   // Releases whose date passed while no worker ran are recorded now, not at their (past) job.

@@ -26,3 +26,15 @@ create table scheduled_releases (
 );
 create trigger scheduled_releases_append_only before update or delete on scheduled_releases
   for each row execute function svc_append_only();
+
+-- Event retention: events (and their delivery-log rows) older than SVC_EVENT_RETENTION_DAYS are
+-- deleted by the prune_events task, never one a live subscription has not delivered yet. Rows
+-- stay unchangeable; only deleting is allowed now.
+drop trigger events_append_only on events;
+create trigger events_append_only before update on events
+  for each row execute function svc_append_only();
+drop trigger event_deliveries_append_only on event_deliveries;
+create trigger event_deliveries_append_only before update on event_deliveries
+  for each row execute function svc_append_only();
+create index events_occurred on events (occurred_at);
+create index event_deliveries_event on event_deliveries (event_id);
