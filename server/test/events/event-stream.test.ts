@@ -206,9 +206,13 @@ describeWithDatabase("events/stream", () => {
   it("holds at most MAX_OPEN_STREAMS_PER_USER open streams per user; refuses webhooks', others' and unknown subscriptions", async () => {
     const agent = await agentOf("dan-st");
     const streams: OpenStream[] = [];
+    const held: string[] = [];
+    const holders: AgentClient[] = [];
     for (let i = 0; i < MAX_OPEN_STREAMS_PER_USER; i++) {
       const subscriptionId = await streamSubscription(agent);
-      streams.push(openStream(await agentOf("dan-st"), { subscription_id: subscriptionId }));
+      held.push(subscriptionId);
+      holders.push(await agentOf("dan-st"));
+      streams.push(openStream(holders.at(-1)!, { subscription_id: subscriptionId }));
       await opened(subscriptionId);
     }
     const extra = await streamSubscription(agent);
@@ -216,10 +220,17 @@ describeWithDatabase("events/stream", () => {
       code: -32602,
       error: { code: "conflict", limit: MAX_OPEN_STREAMS_PER_USER },
     });
-    for (const stream of streams) {
-      stream.cancel();
+    // A client that closes its connection ends its stream, which lets go of its subscription: the
+    // sixth may open now. (A cancel alone cannot reach a stateless server: docs/agents.md.)
+    for (const [index, stream] of streams.entries()) {
+      await holders[index]!.close();
       await expect(stream.result).rejects.toThrow();
     }
+    for (const id of held) while ((await holder(id)) !== null) await new Promise((r) => setTimeout(r, 50));
+    const sixth = openStream(await agentOf("dan-st"), { subscription_id: extra });
+    await opened(extra);
+    sixth.cancel();
+    await expect(sixth.result).rejects.toThrow();
 
     const { subscription: webhook } = await agent.method("events/subscribe", {
       delivery: { type: "webhook", url: "https://hooks.example.com/svc" },
