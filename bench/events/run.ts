@@ -12,23 +12,31 @@
  * - the drain rate: BENCH_EVENTS more events appended (100 per transaction) while the worker is
  *   stopped, then delivered from a standing start: what delivery alone sustains;
  * - the baseline: the same receiver sent the same number of signed POSTs directly, as many at
- *   once as the worker's concurrency, with the ratio of the service's rate to it.
+ *   once as the worker's concurrency, with the ratio of the service's rate to it;
+ * - stream delivery: BENCH_EVENTS events of one user appended as a backlog, then received as
+ *   notifications by one SDK client holding events/stream open over /mcp, against the same
+ *   client paging through them with events/list (200 a page), the poll a stream replaces.
  * Run with `npm run bench:events` (DATABASE_URL, else an embedded PostgreSQL).
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { EventKind } from "@svc/schemas";
 import { pino } from "pino";
+import { z } from "zod";
 import { safePost } from "../../server/src/core/http/safe-post.ts";
+import { buildApp } from "../../server/src/edges/cli/build-app.ts";
 import { openServices } from "../../server/src/edges/cli/open-services.ts";
 import { startWorker } from "../../server/src/edges/worker/start-worker.ts";
 import { appendEvent } from "../../server/src/events/append-event.ts";
+import { EVENT_NOTIFICATION } from "../../server/src/events/stream-events.ts";
 import { subscribeEvents } from "../../server/src/events/subscribe-events.ts";
 import { webhookSecret, webhookSignature } from "../../server/src/events/webhook-secret.ts";
 import { addUser } from "../../server/src/users/add-user.ts";
+import { issueToken } from "../../server/src/users/issue-token.ts";
 import { localSandboxRunner } from "../../server/src/verification/local-sandbox-runner.ts";
 import { benchDatabase } from "../support/bench-database.ts";
-import { percentile } from "../support/measure.ts";
+import { percentile, printSummary } from "../support/measure.ts";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 100);
@@ -160,6 +168,71 @@ try {
   const drainRate = EVENTS / ((performance.now() - drainStart) / 1000);
   await drainer.stop();
 
+  // Stream delivery: one user's backlog, streamed to an SDK client, against paging events/list.
+  const streamer = await addUser(db.sql, { handle: "bench-streamer" });
+  const { token } = await issueToken(db.sql, "bench-streamer", ["read", "contribute"]);
+  const { subscription } = await subscribeEvents(services, streamer.id, { delivery: { type: "stream" } });
+  const after = (await db.sql<{ id: string }[]>`select coalesce(max(id), 0)::text as id from events`)[0]!.id;
+  for (let first = 0; first < EVENTS; first += 100) {
+    await db.sql.begin(async (tx) => {
+      for (let n = first; n < Math.min(EVENTS, first + 100); n++) {
+        await appendEvent(tx, {
+          kind: EventKind.runFinished,
+          occurredAt: new Date(),
+          audienceUserId: streamer.id,
+          data: { n },
+        });
+      }
+    });
+  }
+  const app = buildApp(services);
+  const appUrl = await app.listen({ host: "127.0.0.1", port: 0 });
+  const client = new Client({ name: "bench-events", version: "1.0.0" });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${appUrl}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  const AnyResult = z.looseObject({});
+  const pageStart = performance.now();
+  let listed = 0;
+  for (let cursor = after, more = true; more; ) {
+    const page = (await client.request(
+      { method: "events/list", params: { cursor, limit: 200 } } as never,
+      AnyResult,
+    )) as { events: unknown[]; next_cursor: string; has_more: boolean };
+    listed += page.events.length;
+    cursor = page.next_cursor;
+    more = page.has_more;
+  }
+  const listRate = listed / ((performance.now() - pageStart) / 1000);
+  let streamed = 0;
+  let allStreamed: () => void = () => {};
+  const streamedAll = new Promise<void>((resolve) => {
+    allStreamed = resolve;
+  });
+  client.setNotificationHandler(EVENT_NOTIFICATION, { params: z.looseObject({}) }, () => {
+    if (++streamed === EVENTS) allStreamed();
+  });
+  const abort = new AbortController();
+  const streamStart = performance.now();
+  const held = client
+    .request(
+      {
+        method: "events/stream",
+        params: { subscription_id: subscription.subscription_id, cursor: after },
+      } as never,
+      AnyResult,
+      { signal: abort.signal, timeout: 3600_000 },
+    )
+    .catch(() => {});
+  await streamedAll;
+  const streamRate = EVENTS / ((performance.now() - streamStart) / 1000);
+  abort.abort();
+  await held;
+  await client.close();
+  await app.close();
+
   const latencies = [...committed].map(([id, at]) => arrivalsOfFlow.get(id)! - at).sort((a, b) => a - b);
   const rate = EVENTS / ((finished - start) / 1000);
   const ms = (n: number) => `${n.toFixed(1)} ms`;
@@ -179,6 +252,30 @@ try {
   console.log(
     `commit -> webhook latency                          p50 ${ms(percentile(latencies, 50))}  p95 ${ms(percentile(latencies, 95))}  p99 ${ms(percentile(latencies, 99))}`,
   );
+  console.log(
+    `streamed (one SDK client, events/stream backlog)   ${streamRate.toFixed(0)} events/s   events/list paging ${listRate.toFixed(0)} events/s   ratio ${(streamRate / listRate).toFixed(2)}`,
+  );
+  printSummary({
+    name: "events webhook deliveries",
+    figure: rate,
+    baseline,
+    unit: "events/s",
+    baselineName: "direct signed POSTs",
+  });
+  printSummary({
+    name: "events webhook drain",
+    figure: drainRate,
+    baseline,
+    unit: "events/s",
+    baselineName: "direct signed POSTs",
+  });
+  printSummary({
+    name: "events stream delivery",
+    figure: streamRate,
+    baseline: listRate,
+    unit: "events/s",
+    baselineName: "events/list paging",
+  });
 } finally {
   await sink.stop();
   await db.close();

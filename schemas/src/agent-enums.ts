@@ -12,9 +12,26 @@ export const EventKind = {
 } as const;
 export type EventKind = (typeof EventKind)[keyof typeof EventKind];
 
-/** How an event subscription is delivered; only webhooks are served (the endpoint is stateless). */
-export const EventDelivery = { webhook: "webhook" } as const;
+/**
+ * How an event subscription is delivered: POSTs to the subscriber's webhook, or MCP notifications
+ * on an `events/stream` request the subscriber's agent holds open.
+ */
+export const EventDelivery = { webhook: "webhook", stream: "stream" } as const;
 export type EventDelivery = (typeof EventDelivery)[keyof typeof EventDelivery];
+
+/**
+ * Why an `events/stream` request ended (its result's `ended`): the server is shutting down, the
+ * reader fell too far behind, another stream took the subscription over, the subscription was
+ * ended, the token stopped being valid. Reconnect with the result's `cursor` after any of them.
+ */
+export const StreamEndReason = {
+  serverClosing: "server_closing",
+  slowReader: "slow_reader",
+  replaced: "replaced",
+  unsubscribed: "unsubscribed",
+  tokenRevoked: "token_revoked",
+} as const;
+export type StreamEndReason = (typeof StreamEndReason)[keyof typeof StreamEndReason];
 
 /**
  * What published change altered what counts as correct for a user's work under way: a new
@@ -31,7 +48,7 @@ export type CriteriaChangeKind = (typeof CriteriaChangeKind)[keyof typeof Criter
 
 /**
  * Work offered to a user's agents: an open review seat they may claim, a Problem they want
- * solved; designed and not offered yet: a continuation after review defects.
+ * solved, an ended Attempt of theirs whose review named defects, to continue.
  */
 export const AgentJobKind = {
   reviewSeat: "review_seat",

@@ -181,8 +181,6 @@ export const ErrorCode = {
   budget_exhausted: { status: 429, meaning: "the agent usage budget is used up until its reset" },
   /** withdraw_want on a want already withdrawn. */
   want_withdrawn: { status: 409, meaning: "the want is already withdrawn" },
-  /** events/subscribe with a delivery this deployment does not serve (a stream on the stateless endpoint). */
-  unsupported_delivery: { status: 400, meaning: "the event delivery type is not served" },
   /** Every validation slot is taken and the queue is full; retry after `retry_after_s`. */
   busy: { status: 503, meaning: "the service is at its limit of concurrent work; retry shortly" },
   /** A form POST without the CSRF token of the browser's session, or a sign-in whose `state` is not this browser's. */

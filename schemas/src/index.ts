@@ -3,7 +3,13 @@
  * validators, the closed enums they share with code, and the types of validated values.
  */
 
-export { AgentJobKind, CriteriaChangeKind, EventDelivery, EventKind } from "./agent-enums.ts";
+export {
+  AgentJobKind,
+  CriteriaChangeKind,
+  EventDelivery,
+  EventKind,
+  StreamEndReason,
+} from "./agent-enums.ts";
 export type {
   CampaignReconciliation,
   ImageStatus,

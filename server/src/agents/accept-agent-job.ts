@@ -3,8 +3,8 @@ import { ServiceError } from "../core/errors/service-error.ts";
 import { randomId } from "../core/ids/random-id.ts";
 import type { Services } from "../core/services/services.ts";
 import type { Viewer } from "../visibility/viewer.ts";
-import { parseAgentJobId } from "./agent-job.ts";
-import { offeredJobs } from "./list-agent-jobs.ts";
+import { type AgentJobRef, parseAgentJobId } from "./agent-job.ts";
+import { type AgentJob, offeredJobs } from "./list-agent-jobs.ts";
 import { readBudget } from "./usage-budget.ts";
 
 const MINUTE_MS = 60_000;
@@ -34,25 +34,32 @@ export async function acceptAgentJob(
       { resets_at: budget.resets_at, used: budget.used },
     );
   }
-  // Narrowed to the job's Problem, so the job is found however many others are offered.
+  // Narrowed to the job's Problem (or Attempt), so the job is found however many others are offered.
   const problemId =
     ref.kind === "solve"
       ? ref.problem_id
-      : ((
-          await services.sql<{ problem_id: string | null }[]>`
-            select problem_id from review_processes where id = ${ref.review_process_id}`
-        )[0]?.problem_id ?? undefined);
+      : ref.kind === "continuation"
+        ? undefined
+        : ((
+            await services.sql<{ problem_id: string | null }[]>`
+              select problem_id from review_processes where id = ${ref.review_process_id}`
+          )[0]?.problem_id ?? undefined);
   const offered = await offeredJobs(
     services,
     viewer,
-    { kinds: [ref.kind], limit: 200, ...(problemId && { problemId }) },
+    {
+      kinds: [ref.kind],
+      limit: 200,
+      ...(problemId && { problemId }),
+      ...(ref.kind === "continuation" && { attemptId: ref.attempt_id }),
+    },
     baseUrl,
   );
   const job = offered.find((candidate) => candidate.job_id === input.job_id);
   if (!job) {
     throw new ServiceError(
       "job_unavailable",
-      `job ${input.job_id} is not offered to you now (the seat was taken, closed or passed its deadline, or the want was withdrawn): call list_agent_jobs`,
+      `job ${input.job_id} is not offered to you now (the seat was taken, closed or passed its deadline, the want was withdrawn, or the Attempt was continued): call list_agent_jobs`,
       { job_id: input.job_id },
     );
   }
@@ -69,17 +76,7 @@ export async function acceptAgentJob(
     accepted_at: lease!.accepted_at.toISOString(),
     expires_at: lease!.expires_at.toISOString(),
   };
-  const next_steps =
-    ref.kind === "review_seat"
-      ? [
-          `claim_review {"review_process_id": "${ref.review_process_id}", "node_id": "${ref.node_id}"} takes the seat`,
-          "submit_review_response with assistance {provider, model} when an agent helped",
-          `report_agent_usage {"job_id": "${job.job_id}", ...} when done`,
-        ]
-      : [
-          `start_attempt {"problem": "${ref.problem_id}"} (or continue your active Attempt on it)`,
-          `report_agent_usage {"job_id": "${job.job_id}", ...} when done`,
-        ];
+  const next_steps = nextSteps(ref, job);
   return {
     lease: leaseView,
     job: {
@@ -92,4 +89,28 @@ export async function acceptAgentJob(
     },
     next_steps,
   };
+}
+
+/** The calls that do the job a lease is for (the lease itself claims and starts nothing). */
+function nextSteps(ref: AgentJobRef, job: AgentJob): string[] {
+  const report = `report_agent_usage {"job_id": "${job.job_id}", ...} when done`;
+  switch (ref.kind) {
+    case "review_seat":
+      return [
+        `claim_review {"review_process_id": "${ref.review_process_id}", "node_id": "${ref.node_id}"} takes the seat`,
+        "submit_review_response with assistance {provider, model} when an agent helped",
+        report,
+      ];
+    case "solve":
+      return [
+        `start_attempt {"problem": "${ref.problem_id}"} (or continue your active Attempt on it)`,
+        report,
+      ];
+    case "continuation":
+      return [
+        `start_attempt {"problem": "${job.problem_id}", "continues_attempt_id": "${ref.attempt_id}"} continues it; its \`continues\` carries the review's evidence`,
+        "reuse_artifact carries the ended Attempt's Artifacts into the continuation",
+        report,
+      ];
+  }
 }

@@ -14,6 +14,8 @@ export interface AgentJob {
   problem_id: string | null;
   review_process_id?: string;
   node_id?: string;
+  /** A continuation's ended Attempt. */
+  attempt_id?: string;
   deadline_at: string | null;
   lease: { lease_id: string; accepted_at: string; expires_at: string } | null;
 }
@@ -26,9 +28,12 @@ export interface ListAgentJobsInput {
 
 /**
  * The jobs offered to the caller's agents now, seats first (soonest deadline first), then wanted
- * Problems (oldest want first), each with the caller's live lease on it. A seat is offered when
- * pick_review would offer it and the caller may read its Problem; a want while it stands and its
- * Problem is readable and not archived. Past the budget nothing is offered.
+ * Problems (oldest want first), then Attempts to continue (latest ended first), each with the
+ * caller's live lease on it. A seat is offered when pick_review would offer it and the caller may
+ * read its Problem; a want while it stands and its Problem is readable and not archived; a
+ * continuation while an ended Attempt of the caller has a Submission whose review completed with
+ * `reject` (the review named defects), nobody continued it, and its Problem is readable and not
+ * archived. Past the budget nothing is offered.
  */
 export async function listAgentJobs(
   services: Services,
@@ -47,7 +52,7 @@ export async function listAgentJobs(
 export async function offeredJobs(
   services: Services,
   viewer: Viewer,
-  input: ListAgentJobsInput & { problemId?: string },
+  input: ListAgentJobsInput & { problemId?: string; attemptId?: string },
   baseUrl: string,
 ): Promise<AgentJob[]> {
   const { sql } = services;
@@ -103,6 +108,32 @@ export async function offeredJobs(
         kind: "solve",
         title: `Solve: ${want.title}`,
         problem_id: want.problem_id,
+        deadline_at: null,
+        lease: null,
+      });
+    }
+  }
+  if (wanted("continuation")) {
+    const ended = await sql<{ id: string; problem_id: string; title: string; ended_at: Date }[]>`
+      select a.id, a.problem_id, p.title, a.ended_at from attempts a
+        join problems p on p.id = a.problem_id left join campaigns c on c.id = p.campaign_id
+      where a.user_id = ${viewer.userId} and a.status = 'ended' and p.status <> 'archived'
+        and not exists (select 1 from attempts successor where successor.continues_attempt_id = a.id)
+        and exists (
+          select 1 from submissions s join review_processes rp
+            on rp.subject_kind = 'submission' and rp.subject_id = s.id
+          where s.attempt_id = a.id and rp.outcome = 'reject')
+        and ${readableProblemSql(sql, viewer)}
+        ${input.problemId ? sql`and a.problem_id = ${input.problemId}` : sql``}
+        ${input.attemptId ? sql`and a.id = ${input.attemptId}` : sql``}
+      order by a.ended_at desc, a.id limit ${input.limit}`;
+    for (const attempt of ended) {
+      jobs.push({
+        job_id: agentJobId({ kind: "continuation", attempt_id: attempt.id }),
+        kind: "continuation",
+        title: `Continue after review: ${attempt.title}`,
+        problem_id: attempt.problem_id,
+        attempt_id: attempt.id,
         deadline_at: null,
         lease: null,
       });

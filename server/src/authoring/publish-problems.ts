@@ -1,6 +1,7 @@
 import type { PlanProblem, ProblemReconciliation, PublishedProblem, Visibility } from "@svc/schemas";
 import { IdPrefix } from "@svc/schemas";
 import { recordProblemRevised } from "../agents/record-problem-revised.ts";
+import { scheduleInputsRelease } from "../agents/record-scheduled-releases.ts";
 import { randomId } from "../core/ids/random-id.ts";
 import { sealedSlots } from "../problems/sealed-slots.ts";
 import { evaluationIdOf } from "../sealing/evaluation-id.ts";
@@ -275,6 +276,10 @@ async function insertRevisions(ctx: PublishContext, revisions: readonly NewRevis
     from jsonb_to_recordset(${tx.json(rows as never)}) as r(id text, problem_id text,
       revision_number int, statement_md text, benchmark jsonb, verifier_contract_id text,
       verifier_input_bindings jsonb, sealing jsonb, skill_refs jsonb, changelog_md text)`;
+  // Attempts on them are told when their sealed inputs become public by date, at that instant.
+  for (const row of rows) {
+    if (row.sealing) await scheduleInputsRelease(tx, row.id, String(row.sealing.sealed_until));
+  }
 }
 
 /**

@@ -23,7 +23,8 @@ const EVENT_LOG_LOCK = 0x5356_4345_5645_4e54n; // "SVCEVENT"
 
 /**
  * Appends an event inside `tx`, the transaction of the change it reports, so it exists exactly
- * when the change committed, and wakes the webhook subscriptions that want its kind. Ids come
+ * when the change committed, and wakes the webhook subscriptions that want its kind (streams
+poll the log themselves: events/stream). Ids come
  * from a sequence, which hands them out at insert and not at commit; the transaction-scoped
  * advisory lock makes event-writing transactions take their ids one after another and hold them
  * to commit, so a reader that has seen id n never later finds a committed id below n. Call it
@@ -42,7 +43,7 @@ export async function appendEvent(tx: Sql, event: NewEvent): Promise<string> {
     select graphile_worker.add_job(${TaskName.deliverEvents}, json_build_object('subscription_id', s.id),
       max_attempts => 5, job_key => 'deliver_events:' || s.id, job_key_mode => 'preserve_run_at')
     from event_subscriptions s
-    where s.ended_at is null and (s.kinds is null or ${event.kind} = any(s.kinds))
+    where s.ended_at is null and s.delivery = 'webhook' and (s.kinds is null or ${event.kind} = any(s.kinds))
       and (${event.audienceUserId}::text is null or s.user_id = ${event.audienceUserId})`;
   return row!.id;
 }

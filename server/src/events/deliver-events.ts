@@ -61,7 +61,7 @@ async function deliverBatch(
 ): Promise<"more" | "idle" | "failed"> {
   const [subscription] = await tx<EventSubscriptionRow[]>`
     select ${tx.unsafe(SUBSCRIPTION_COLUMNS)} from event_subscriptions where id = ${subscriptionId} for update`;
-  if (!subscription || subscription.ended_at) return "idle";
+  if (!subscription || subscription.ended_at || subscription.url === null) return "idle";
   // Wall time, not services.clock(): backoff is scheduled in graphile-worker's run_at, wall time.
   if (subscription.retry_at && subscription.retry_at > new Date()) {
     // Woken early by a new event: the failed one's backoff still rules.
@@ -82,7 +82,7 @@ async function deliverBatch(
     const visible =
       event.audience_user_id === subscription.user_id || (await audience(tx, subscription.user_id, event));
     if (visible) {
-      const attempt = await post(services, subscription, event, secret);
+      const attempt = await post(services, { ...subscription, url: subscription.url }, event, secret);
       attempts.push(attempt);
       if (!attempt.delivered) {
         failed = true;
@@ -115,7 +115,7 @@ async function deliverBatch(
 /** POSTs one event, signed, through the SSRF-safe client; the attempt as the log keeps it. */
 async function post(
   services: Services,
-  subscription: EventSubscriptionRow,
+  subscription: EventSubscriptionRow & { url: string },
   event: EventRow,
   secret: string,
 ): Promise<Attempt> {

@@ -17,28 +17,24 @@ export interface SubscribeEventsInput {
 export const MAX_SUBSCRIPTIONS_PER_USER = 20;
 
 /**
- * events/subscribe: a webhook subscription of `userId` to the events they may see of `kinds`
- * (every kind when absent), delivered from the next event on; earlier ones are read with
- * events/list. Returns the subscription and its signing secret, which is shown only here. The
- * URL is checked now (https, no credentials, no refused literal address) and its host again at
- * every delivery, after resolution. A `stream` delivery is refused: the endpoint is stateless and
- * holds no stream to notify on (docs/agents.md).
+ * events/subscribe: a subscription of `userId` to the events they may see of `kinds` (every kind
+ * when absent), delivered from the next event on; earlier ones are read with events/list. A
+ * webhook's URL is checked now (https, no credentials, no refused literal address) and its host
+ * again at every delivery, after resolution; the answer carries its signing secret, shown only
+ * here. A stream subscription has no URL and no secret: its events go out on the `events/stream`
+ * request an agent holds open (stream-events.ts).
  */
 export async function subscribeEvents(services: Services, userId: string, input: SubscribeEventsInput) {
-  if (input.delivery.type !== "webhook") {
-    throw new ServiceError(
-      "unsupported_delivery",
-      'delivery.type "stream" is not served: this endpoint is stateless and holds no stream open; use {"type": "webhook", "url": "https://..."} or poll events/list',
-      { field: "delivery.type" },
-    );
+  let url: string | null = null;
+  if (input.delivery.type === "webhook") {
+    const why = refusedUrl(input.delivery.url, services.allowLoopbackWebhooks === true);
+    if (why) {
+      throw new ServiceError("invalid_input", `delivery.url ${why}: give a public https:// address`, {
+        field: "delivery.url",
+      });
+    }
+    url = input.delivery.url;
   }
-  const why = refusedUrl(input.delivery.url, services.allowLoopbackWebhooks === true);
-  if (why) {
-    throw new ServiceError("invalid_input", `delivery.url ${why}: give a public https:// address`, {
-      field: "delivery.url",
-    });
-  }
-  const url = input.delivery.url;
   const kinds = input.kinds && input.kinds.length > 0 ? [...new Set(input.kinds)] : null;
   const id = randomId(IdPrefix.eventSubscription);
   const now = services.clock();
@@ -58,10 +54,13 @@ export async function subscribeEvents(services: Services, userId: string, input:
     // Delivery starts after the newest event committed now: the subscription is for what comes next.
     const [created] = await tx<EventSubscriptionRow[]>`
       insert into event_subscriptions (id, user_id, kinds, delivery, url, cursor, created_at)
-      values (${id}, ${userId}, ${kinds}, 'webhook', ${url},
+      values (${id}, ${userId}, ${kinds}, ${input.delivery.type}, ${url},
         coalesce((select max(id) from events), 0), ${now})
       returning ${tx.unsafe(SUBSCRIPTION_COLUMNS)}`;
     return created!;
   });
-  return { subscription: subscriptionView(row), secret: webhookSecret(services.signingSecret, id) };
+  const subscription = subscriptionView(row);
+  return url === null
+    ? { subscription }
+    : { subscription, secret: webhookSecret(services.signingSecret, id) };
 }

@@ -256,8 +256,8 @@ describeWithDatabase("a connected agent woken by webhook", () => {
     expect(await carol.refusal("events/unsubscribe", { subscription_id: "esb_!" })).toMatchObject({
       error: { code: "invalid_input", field: "subscription_id" },
     });
-    expect(await carol.refusal("events/subscribe", { delivery: { type: "stream" } })).toMatchObject({
-      error: { code: "unsupported_delivery", field: "delivery.type" },
+    expect(await carol.refusal("events/subscribe", { delivery: { type: "pigeon" } })).toMatchObject({
+      error: { code: "invalid_input" },
     });
     const { subscription } = await carol.method("events/subscribe", {
       kinds: ["criteria.changed"],

@@ -1,4 +1,5 @@
 import { expect, it } from "vitest";
+import { recordScheduledReleases } from "../../src/agents/record-scheduled-releases.ts";
 import { advanceReviewProcess } from "../../src/reviews/advance-review-process.ts";
 import { modernRpc } from "../edges/mcp/support/json-rpc.ts";
 import { fixtureNode, fixtureProtocol, seedReview } from "../reviews/surface/support/review-fixture.ts";
@@ -130,6 +131,53 @@ describeWithDatabase("events leak nothing", () => {
     expect(
       (await tool(f.rival, "list_criteria_changes", { problem: "released-early" })).criteria_changes,
     ).toEqual([]);
+  });
+
+  it("sealed inputs released by date are an inputs_released criteria change dated sealed_until, written once however often the task runs; none after an early release", async () => {
+    f.setNow(T0);
+    const problem = await f.sealedProblem(
+      "released-by-date",
+      sealing({ mode: "immediate", sealedUntil: at(10) }),
+    );
+    const run = await f.submit(f.solver, "released-by-date", BAD_ASSIGNMENT);
+    const changes = async (user: SeededUser, slug: string) => {
+      const answer = await modernRpc(f.url, user.token, "tools/call", {
+        name: "list_criteria_changes",
+        arguments: { problem: slug },
+      });
+      return JSON.parse((answer.body.result as { content: Array<{ text: string }> }).content[0]!.text)
+        .criteria_changes as Array<Record<string, unknown>>;
+    };
+    f.setNow(at(9));
+    await recordScheduledReleases(f.services);
+    expect(await changes(f.solver, "released-by-date")).toEqual([]);
+
+    // The task runs late, and twice: one change, dated at the release.
+    f.setNow(at(11));
+    await recordScheduledReleases(f.services);
+    await recordScheduledReleases(f.services);
+    const written = await changes(f.solver, "released-by-date");
+    expect(written).toEqual([
+      expect.objectContaining({
+        kind: "inputs_released",
+        reason: expect.stringContaining("scheduled date"),
+        changed: ["sealed_inputs"],
+        affected_attempts: [{ attempt_id: run.attempt_id, problem_revision_id: problem.revisionId }],
+        created_at: at(10),
+      }),
+    ]);
+    const criteriaEvents = (await events(f.solver)).filter(
+      (e) => e.kind === "criteria.changed" && e.data.criteria_change_id === written[0]!.criteria_change_id,
+    );
+    expect(criteriaEvents).toHaveLength(1);
+    expect(await changes(f.rival, "released-by-date")).toEqual([]);
+
+    // The revision released early (the test above) reaches its date: its early change stays the only one.
+    f.setNow(at(61));
+    await recordScheduledReleases(f.services);
+    expect(await changes(f.solver, "released-early")).toEqual([
+      expect.objectContaining({ reason: "Answers published early." }),
+    ]);
   });
 
   it("a seat opened on private work is announced to nobody who cannot read it", async () => {

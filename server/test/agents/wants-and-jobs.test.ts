@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Services } from "../../src/core/services/services.ts";
 import { type RunningApp, startApp } from "../edges/mcp/support/start-app.ts";
 import { type AgentClient, connectAgent } from "../events/support/agent-client.ts";
+import { fixtureNode, fixtureProtocol, seedReview } from "../reviews/surface/support/review-fixture.ts";
 import { type SeededUser, seedProblem, seedUser } from "../support/seed-records.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
 import { testServices } from "../support/test-services.ts";
@@ -116,6 +117,69 @@ describeWithDatabase("wants and solve jobs", () => {
         })
       ).isError,
     ).toBe(false);
+  });
+
+  it("offers an ended Attempt whose review rejected it as a continuation job, until it is continued", async () => {
+    const review = await seedReview(services, {
+      owner: users["gus-wj"]!.id,
+      submitter: users["fay-wj"]!.id,
+      slug: "to-continue",
+      protocol: fixtureProtocol([fixtureNode("readers", { count: 1 })]),
+      now: T0,
+    });
+    const [{ attempt_id: attemptId }] = (await db.sql`
+      select attempt_id from submissions where id = ${review.submissionId}`) as unknown as [
+      { attempt_id: string },
+    ];
+    const fay = await agentOf("fay-wj");
+    const continuations = async (agent: AgentClient) =>
+      (await agent.tool("list_agent_jobs", { kinds: ["continuation"] })).jobs;
+    // Still active, and the review still open: nothing to continue.
+    expect(await continuations(fay)).toEqual([]);
+    await db.sql`update attempts set status = 'ended', ended_at = ${T0}, outcome = 'partial' where id = ${attemptId}`;
+    expect(await continuations(fay)).toEqual([]);
+    await db.sql`
+      update review_processes set status = 'finished', finished_at = ${T0}, end_reason = 'completed', outcome = 'reject'
+      where id = ${review.processId}`;
+
+    const jobId = `continuation:${attemptId}`;
+    expect(await continuations(fay)).toEqual([
+      {
+        job_id: jobId,
+        kind: "continuation",
+        title: "Continue after review: Problem to-continue",
+        problem_id: review.problemId,
+        attempt_id: attemptId,
+        deadline_at: null,
+        lease: null,
+      },
+    ]);
+    // Nobody else is offered someone else's Attempt.
+    const gus = await agentOf("gus-wj");
+    expect(await continuations(gus)).toEqual([]);
+    expect(await gus.tool("accept_agent_job", { job_id: jobId })).toMatchObject({
+      isError: true,
+      error: { code: "job_unavailable", job_id: jobId },
+    });
+
+    const accepted = await fay.tool("accept_agent_job", { job_id: jobId });
+    expect(accepted).toMatchObject({ lease: { job_id: jobId, kind: "continuation" } });
+    expect(accepted.next_steps[0]).toContain(
+      `start_attempt {"problem": "${review.problemId}", "continues_attempt_id": "${attemptId}"}`,
+    );
+    expect((await continuations(fay))[0].lease).toMatchObject({ lease_id: accepted.lease.lease_id });
+
+    // The call next_steps names continues it; then the job is gone.
+    const started = await fay.tool("start_attempt", {
+      problem: review.problemId,
+      continues_attempt_id: attemptId,
+    });
+    expect(started).toMatchObject({ isError: false, continues: { attempt_id: attemptId } });
+    expect(await continuations(fay)).toEqual([]);
+    expect(await fay.tool("accept_agent_job", { job_id: jobId })).toMatchObject({
+      isError: true,
+      error: { code: "job_unavailable", job_id: jobId },
+    });
   });
 
   it("refuses a private problem of someone else, a malformed job id and a reset in the past, naming the field", async () => {

@@ -150,8 +150,15 @@ describeWithDatabase("the event log and events/list", () => {
   it("declares the event methods in the server's capabilities", async () => {
     const agent = await agentOf("ann-ev");
     expect(agent.client.getServerCapabilities()?.experimental?.["svc/events"]).toMatchObject({
-      methods: ["events/list", "events/subscribe", "events/unsubscribe"],
-      deliveries: ["webhook"],
+      methods: [
+        "events/list",
+        "events/subscribe",
+        "events/unsubscribe",
+        "events/stream",
+        "events/subscriptions",
+        "events/deliveries",
+      ],
+      deliveries: ["webhook", "stream"],
     });
   });
 

@@ -131,4 +131,82 @@ describeWithDatabase("webhook delivery", () => {
     expect(ended.receiver.deliveries).toEqual([]);
     expect(onlyCriteria.receiver.deliveries).toEqual([]);
   }, 60_000);
+
+  it("events/subscriptions lists the caller's subscriptions with their delivery state, events/deliveries the delivery log; nobody else's", async () => {
+    const dan = users["dan-wh"]!.id;
+    const { receiver, agent, subscriptionId } = await subscribed("dan-wh", ["verification.run_finished"]);
+    receiver.statuses = [500];
+    const event = await personalEvent(dan, 1);
+    await receiver.until((d) => d.some((x) => x.answered === 200));
+    while (
+      (
+        await db.sql`select 1 from event_subscriptions where id = ${subscriptionId} and cursor = ${event}::bigint`
+      ).length === 0
+    )
+      await new Promise((resolve) => setTimeout(resolve, 50));
+
+    const { subscriptions } = await agent.method("events/subscriptions");
+    expect(
+      subscriptions.find((s: { subscription_id: string }) => s.subscription_id === subscriptionId),
+    ).toEqual({
+      subscription_id: subscriptionId,
+      kinds: ["verification.run_finished"],
+      delivery: { type: "webhook", url: expect.any(String) },
+      created_at: expect.any(String),
+      ended_at: null,
+      state: {
+        cursor: event,
+        failures: 0,
+        retry_at: null,
+        last_attempt: {
+          event_id: event,
+          attempted_at: expect.any(String),
+          status_code: 200,
+          delivered: true,
+          error: null,
+        },
+        stream_open: false,
+      },
+    });
+    const newest = await agent.method("events/deliveries", { subscription_id: subscriptionId, limit: 1 });
+    expect(newest.deliveries).toMatchObject([{ event_id: event, status_code: 200, delivered: true }]);
+    const older = await agent.method("events/deliveries", {
+      subscription_id: subscriptionId,
+      cursor: newest.next_cursor,
+    });
+    expect(older).toMatchObject({
+      deliveries: [
+        { event_id: event, status_code: 500, delivered: false, error: expect.stringContaining("500") },
+      ],
+      next_cursor: null,
+    });
+
+    // Ended subscriptions are listed on request only; another user sees none of them.
+    await agent.method("events/unsubscribe", { subscription_id: subscriptionId });
+    const live = await agent.method("events/subscriptions");
+    expect(live.subscriptions.map((s: { subscription_id: string }) => s.subscription_id)).not.toContain(
+      subscriptionId,
+    );
+    const all = await agent.method("events/subscriptions", { include_ended: true });
+    expect(all.subscriptions.map((s: { subscription_id: string }) => s.subscription_id)).toContain(
+      subscriptionId,
+    );
+    const eve = await connectAgent(app.url, users["eve-wh"]!.token);
+    agents.push(eve);
+    const theirs = await eve.method("events/subscriptions", { include_ended: true });
+    expect(theirs.subscriptions.map((s: { subscription_id: string }) => s.subscription_id)).not.toContain(
+      subscriptionId,
+    );
+    expect(await eve.refusal("events/deliveries", { subscription_id: subscriptionId })).toMatchObject({
+      error: { code: "not_found" },
+    });
+    expect(
+      await eve.refusal("events/deliveries", { subscription_id: subscriptionId, limit: 0 }),
+    ).toMatchObject({
+      error: { code: "invalid_input", field: "limit" },
+    });
+    expect(await eve.refusal("events/subscriptions", { include_ended: "yes" })).toMatchObject({
+      error: { code: "invalid_input", field: "include_ended" },
+    });
+  }, 60_000);
 });

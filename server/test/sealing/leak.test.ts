@@ -3,7 +3,7 @@ import { signedUrlExpiry, signUrl } from "../../src/core/signing/signed-url.ts";
 import { referenceTarget } from "../../src/downloads/download-target.ts";
 import { resourceTemplates, tools } from "../../src/edges/mcp/tools/tools.ts";
 import { call } from "../attempts/support/solving-fixture.ts";
-import { modernRpc } from "../edges/mcp/support/json-rpc.ts";
+import { modernRpc, modernRpcText } from "../edges/mcp/support/json-rpc.ts";
 import type { TestClient } from "../edges/mcp/support/mcp-clients.ts";
 import { type SeededUser, seedCampaign } from "../support/seed-records.ts";
 import { describeWithDatabase } from "../support/test-database.ts";
@@ -38,6 +38,8 @@ interface LeakContext {
   http(path: string, accept?: string): Promise<string>;
   /** A JSON-RPC method of /mcp (the event methods), its whole answer as text. */
   rpc(method: string, params: Record<string, unknown>): Promise<string>;
+  /** The same for a request held open: every server-sent event of it, as text. */
+  rpcText(method: string, params: Record<string, unknown>): Promise<string>;
 }
 
 /** One read: a tool, a resource or a route, and how to call it. Its whole answer is inspected. */
@@ -206,6 +208,31 @@ const table: LeakRow[] = [
     read: tool("get_criteria_change", () => ({ criteria_change_id: "crc_0000000000" })),
   },
   { covers: "events/list", read: (c) => c.rpc("events/list", { limit: 200 }) },
+  { covers: "events/subscriptions", read: (c) => c.rpc("events/subscriptions", { include_ended: true }) },
+  {
+    covers: "events/deliveries",
+    read: (c) => c.rpc("events/deliveries", { subscription_id: "esb_0000000000" }),
+  },
+  {
+    // Every event the caller may see, from the first: a stream subscription read from cursor 0,
+    // ended by unsubscribing (its first batch goes out before the stream sees the end).
+    covers: "events/stream",
+    read: async (c) => {
+      const subscribed = JSON.parse(await c.rpc("events/subscribe", { delivery: { type: "stream" } }));
+      const subscriptionId = subscribed.result.subscription.subscription_id as string;
+      const streamed = c.rpcText("events/stream", { subscription_id: subscriptionId, cursor: "0" });
+      for (;;) {
+        const listed = JSON.parse(await c.rpc("events/subscriptions", {}));
+        const held = listed.result.subscriptions.find(
+          (s: { subscription_id: string }) => s.subscription_id === subscriptionId,
+        );
+        if (held?.state.stream_open) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await c.rpc("events/unsubscribe", { subscription_id: subscriptionId });
+      return await streamed;
+    },
+  },
   // start_attempt is a write, but it returns the same resource lists as get_problem.
   { covers: "start_attempt", read: tool("start_attempt", (c) => ({ problem: c.slug })) },
   {
@@ -397,6 +424,7 @@ describeWithDatabase("nothing sealed leaks while sealed", () => {
             },
             rpc: async (method, params) =>
               JSON.stringify((await modernRpc(f.url, user.token, method, params)).body),
+            rpcText: (method, params) => modernRpcText(f.url, user.token, method, params),
           });
           for (const secret of secrets()) expect(text).not.toContain(secret);
           if (!row.document) expect(text).not.toMatch(WITHHELD_OUTCOME);

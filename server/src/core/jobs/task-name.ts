@@ -20,5 +20,9 @@ export const TaskName = {
   reviewAgentSeat: "review_agent_seat",
   /** Delivers a webhook subscription's events after its cursor, in order (payload `subscription_id`). */
   deliverEvents: "deliver_events",
+  /** Writes the criteria changes of sealed inputs released by date (no payload: it scans what is due). */
+  releaseSealedInputs: "release_sealed_inputs",
+  /** The hourly deletion of events past their retention (events/prune-events.ts). */
+  pruneEvents: "prune_events",
 } as const;
 export type TaskName = (typeof TaskName)[keyof typeof TaskName];

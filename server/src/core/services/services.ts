@@ -39,6 +39,8 @@ export interface Services {
    * loopback addresses (never private or link-local ones).
    */
   allowLoopbackWebhooks?: boolean;
+  /** `SVC_EVENT_RETENTION_DAYS`, default 30: how long the event log keeps an event (events/prune-events.ts). */
+  eventRetentionDays?: number;
   /** Sign in with GitHub (SVC_GITHUB_CLIENT_ID and _SECRET); undefined: not offered. */
   githubSignIn?: GitHubSignInSettings | undefined;
 }

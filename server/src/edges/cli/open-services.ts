@@ -14,6 +14,7 @@ import type { SandboxRunner } from "../../core/services/sandbox-runner.ts";
 import type { Services } from "../../core/services/services.ts";
 import { loadSigningSecret } from "../../core/signing/load-signing-secret.ts";
 import type { Clock } from "../../core/time/clock.ts";
+import { DEFAULT_EVENT_RETENTION_DAYS } from "../../events/prune-events.ts";
 import { hostedReviewersFromEnv } from "../../reviews/agents/hosted-reviewers-from-env.ts";
 import { unavailableHostedReviewers } from "../../reviews/agents/unavailable-hosted-reviewers.ts";
 import { localSandboxRunner } from "../../verification/local-sandbox-runner.ts";
@@ -68,6 +69,19 @@ export async function openServices(options: OpenServicesOptions): Promise<Servic
     hostedReviewers,
     allowLoopbackOAuthClients: (options.env ?? process.env).SVC_OAUTH_ALLOW_LOOPBACK_CLIENTS === "1",
     allowLoopbackWebhooks: (options.env ?? process.env).SVC_WEBHOOK_ALLOW_LOOPBACK === "1",
+    eventRetentionDays: eventRetentionDays(options.env ?? process.env),
     githubSignIn: githubSignInFromEnv(options.env ?? process.env),
   };
+}
+
+/** SVC_EVENT_RETENTION_DAYS: a whole number of days, at least 1; default 30. */
+function eventRetentionDays(env: NodeJS.ProcessEnv): number {
+  const value = env.SVC_EVENT_RETENTION_DAYS;
+  if (value === undefined || value === "") return DEFAULT_EVENT_RETENTION_DAYS;
+  if (!/^[1-9][0-9]{0,4}$/.test(value)) {
+    throw new Error(
+      `SVC_EVENT_RETENTION_DAYS must be a whole number of days from 1 to 99999, not "${value}"`,
+    );
+  }
+  return Number(value);
 }

@@ -4,7 +4,10 @@ import { EventDelivery, EventKind, IdPrefix, idPattern } from "@svc/schemas";
 import { z } from "zod";
 import { canSeeEvent } from "../../agents/can-see-event.ts";
 import { ServiceError } from "../../core/errors/service-error.ts";
+import { listDeliveries } from "../../events/list-deliveries.ts";
 import { listEvents } from "../../events/list-events.ts";
+import { listSubscriptions } from "../../events/list-subscriptions.ts";
+import { streamEvents } from "../../events/stream-events.ts";
 import { subscribeEvents } from "../../events/subscribe-events.ts";
 import { unsubscribeEvents } from "../../events/unsubscribe-events.ts";
 import { internalError } from "./internal-error.ts";
@@ -16,7 +19,14 @@ export const EVENTS_CAPABILITY = "svc/events";
 
 /** What the server declares, so a client knows the methods, kinds and deliveries before calling. */
 export const eventsCapability = {
-  methods: ["events/list", "events/subscribe", "events/unsubscribe"],
+  methods: [
+    "events/list",
+    "events/subscribe",
+    "events/unsubscribe",
+    "events/stream",
+    "events/subscriptions",
+    "events/deliveries",
+  ],
   kinds: Object.values(EventKind),
   deliveries: Object.values(EventDelivery),
 };
@@ -40,18 +50,30 @@ const SubscribeParams = z.strictObject({
     z.strictObject({ type: z.literal("stream") }),
   ]),
 });
-const UnsubscribeParams = z.strictObject({
+const subscriptionId = z
+  .string()
+  .regex(idPattern(IdPrefix.eventSubscription), "must be a subscription id: esb_ and 10 to 32 characters");
+const UnsubscribeParams = z.strictObject({ ...meta, subscription_id: subscriptionId });
+const StreamParams = z.strictObject({
   ...meta,
-  subscription_id: z
-    .string()
-    .regex(idPattern(IdPrefix.eventSubscription), "must be a subscription id: esb_ and 10 to 32 characters"),
+  subscription_id: subscriptionId,
+  cursor: z.string().max(20).optional(),
+});
+const SubscriptionsParams = z.strictObject({ ...meta, include_ended: z.boolean().default(false) });
+const DeliveriesParams = z.strictObject({
+  ...meta,
+  subscription_id: subscriptionId,
+  cursor: z.string().max(20).optional(),
+  limit: z.number().int().min(1).max(200).default(20),
 });
 
 /**
- * Registers events/list, events/subscribe and events/unsubscribe through the SDK's custom-method
- * handlers, each reading its caller from the request it answers, params validated by their zod
- * schemas. A refusal is a JSON-RPC
+ * Registers the event methods through the SDK's custom-method handlers, each reading its caller
+ * from the request it answers, params validated by their zod schemas. A refusal is a JSON-RPC
  * error: InvalidParams (-32602) with the catalogue body in `data.error`, or InternalError.
+ * events/stream is a request held open: its events go out as notifications related to it, on its
+ * own response stream, which the SDK serves in both protocol eras without a session
+ * (docs/agents.md "Stream deliveries").
  */
 export function registerEventMethods(server: Server): void {
   // Params are taken as any object and checked here, so a bad one is the catalogue's
@@ -66,6 +88,41 @@ export function registerEventMethods(server: Server): void {
     answer(callerOf(context.http?.authInfo), "events/subscribe", "contribute", async (caller) => {
       const input = parse("events/subscribe", SubscribeParams, params);
       return { ...(await subscribeEvents(caller.services, caller.principal.user.id, input)) };
+    }),
+  );
+  server.setRequestHandler("events/stream", { params: AnyParams }, (params, ctx) =>
+    answer(callerOf(ctx.http?.authInfo), "events/stream", "read", async (caller) => {
+      const input = parse("events/stream", StreamParams, params);
+      const connection = caller.connection;
+      if (!connection) throw new Error("events/stream reached a server without a connection");
+      const end = await streamEvents(
+        caller.services,
+        caller.principal.user.id,
+        input,
+        {
+          notify: (method, notificationParams) => ctx.mcpReq.notify({ method, params: notificationParams }),
+          signal: ctx.mcpReq.signal,
+          closing: connection.closing,
+          bytesTaken: connection.bytesTaken,
+          stillAuthorized: connection.stillAuthorized,
+          progressToken: ctx.mcpReq._meta?.progressToken,
+          ...(connection.pollMs !== undefined && { pollMs: connection.pollMs }),
+        },
+        canSeeEvent,
+      );
+      return { ...end };
+    }),
+  );
+  server.setRequestHandler("events/subscriptions", { params: AnyParams }, (params, context) =>
+    answer(callerOf(context.http?.authInfo), "events/subscriptions", "read", async (caller) => {
+      const input = parse("events/subscriptions", SubscriptionsParams, params);
+      return { ...(await listSubscriptions(caller.services.sql, caller.principal.user.id, input)) };
+    }),
+  );
+  server.setRequestHandler("events/deliveries", { params: AnyParams }, (params, context) =>
+    answer(callerOf(context.http?.authInfo), "events/deliveries", "read", async (caller) => {
+      const input = parse("events/deliveries", DeliveriesParams, params);
+      return { ...(await listDeliveries(caller.services.sql, caller.principal.user.id, input)) };
     }),
   );
   server.setRequestHandler("events/unsubscribe", { params: AnyParams }, (params, context) =>

@@ -10,6 +10,20 @@ const CALLER_KEY = "svc.caller";
  */
 export interface McpCaller extends ToolContext {
   requestId: string;
+  /** The HTTP connection the request came on, for a request held open (events/stream). */
+  connection?: McpConnection;
+}
+
+/** What a request held open watches of its connection and of the server. */
+export interface McpConnection {
+  /** Aborted when the server begins to close. */
+  closing: AbortSignal;
+  /** Bytes the socket has taken so far. */
+  bytesTaken(): number;
+  /** Whether the request's bearer token is still valid now. */
+  stillAuthorized(): Promise<boolean>;
+  /** The stream poll interval; tests shorten it. */
+  pollMs?: number;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { hostHeaderValidation, originValidation } from "@modelcontextprotocol/fastify";
 import { toNodeHandler } from "@modelcontextprotocol/node";
 import { createMcpHandler } from "@modelcontextprotocol/server";
@@ -24,7 +25,12 @@ export interface McpRoutesOptions {
   tools?: readonly Tool[];
   /** The resource templates to serve; default: every template of the registry. */
   resourceTemplates?: readonly ResourceTemplate[];
+  /** How often an events/stream polls the log; tests shorten it. */
+  streamPollMs?: number;
 }
+
+/** How long closing waits for held-open requests (events/stream) to send their last result. */
+const CLOSE_GRACE_MS = 5000;
 
 /**
  * `/mcp`: the Model Context Protocol over Streamable HTTP, stateless. A bearer token is checked
@@ -32,8 +38,9 @@ export interface McpRoutesOptions {
  * serving entry answers the 2026-07-28 revision (`server/discover`, per-request envelopes) and,
  * for 2025-era clients, the stateless fallback, each request on an McpServer of its own, taken
  * from a pool of idle ones (serverPool). No state outlives a request, so any replica answers any
- * request; GET and DELETE (session streams and
- * session ends) are answered 405, since there are no sessions.
+ * request; GET and DELETE (session streams and session ends) are answered 405, since there are no
+ * sessions. A request held open (events/stream) watches its socket and the token; when the server
+ * closes, such requests are told first and given CLOSE_GRACE_MS to end with their result.
  */
 export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, options) => {
   const { services, tools = registeredTools, resourceTemplates = registeredTemplates } = options;
@@ -43,6 +50,12 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
   });
   const serve = toNodeHandler(handler, {
     onerror: (error) => services.log.error({ err: error }, "MCP handler failed"),
+  });
+  const closing = new AbortController();
+  const open = new Set<Promise<unknown>>();
+  app.addHook("preClose", async () => {
+    closing.abort();
+    await Promise.race([Promise.allSettled([...open]), sleep(CLOSE_GRACE_MS, undefined, { ref: false })]);
   });
   app.addHook("onClose", () => handler.close());
 
@@ -61,11 +74,19 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
       `${publicBaseUrl(services, request)}${MCP_PATH}`,
     );
     if (!principal) return unauthorized(services, request, reply, header !== undefined);
+    const resource = `${publicBaseUrl(services, request)}${MCP_PATH}`;
+    const socket = request.raw.socket;
     callers.set(request, {
       services,
       principal,
       baseUrl: publicBaseUrl(services, request),
       requestId: request.id,
+      connection: {
+        closing: closing.signal,
+        bytesTaken: () => socket.bytesWritten,
+        stillAuthorized: async () => (await authenticate(services.sql, header, resource)) !== null,
+        ...(options.streamPollMs !== undefined && { pollMs: options.streamPollMs }),
+      },
     });
   });
 
@@ -80,11 +101,17 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
       reply.raw.once("close", () =>
         request.log.info({ res: reply, responseTime: reply.elapsedTime }, "request completed"),
       );
-      await serve(
+      const served = serve(
         Object.assign(request.raw, { auth: callerAuthInfo(caller, token) }),
         reply.raw,
         request.body,
       );
+      open.add(served);
+      try {
+        await served;
+      } finally {
+        open.delete(served);
+      }
     },
   });
 };

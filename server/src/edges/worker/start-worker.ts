@@ -1,6 +1,7 @@
 import { EventEmitter } from "node:events";
 import { Logger, type Runner, run, type TaskList, type WorkerEvents } from "graphile-worker";
 import { canSeeEvent } from "../../agents/can-see-event.ts";
+import { recordScheduledReleases } from "../../agents/record-scheduled-releases.ts";
 import { runValidationConformance } from "../../authoring/validation-conformance-job.ts";
 import { conformanceTask } from "../../conformance/conformance-task.ts";
 import { sweepPendingConformance } from "../../conformance/sweep-pending-conformance.ts";
@@ -15,6 +16,7 @@ import {
 } from "../../core/jobs/worker-liveness.ts";
 import type { Services } from "../../core/services/services.ts";
 import { deliverEvents } from "../../events/deliver-events.ts";
+import { pruneEvents } from "../../events/prune-events.ts";
 import { purgeExpiredOAuthState } from "../../oauth/purge-expired-oauth-state.ts";
 import { advanceReviewProcess } from "../../reviews/advance-review-process.ts";
 import { runAgentSeat } from "../../reviews/run-agent-seat.ts";
@@ -107,11 +109,22 @@ export async function startWorker(services: Services, options: WorkerOptions = {
       [TaskName.deliverEvents]: async (payload) => {
         await deliverEvents(services, (payload as { subscription_id: string }).subscription_id, canSeeEvent);
       },
+      [TaskName.releaseSealedInputs]: async () => {
+        await recordScheduledReleases(services);
+      },
+      [TaskName.pruneEvents]: async () => {
+        const deleted = await pruneEvents(services);
+        if (deleted > 0) log.info({ deleted }, "pruned events past their retention");
+      },
       ...options.tasks,
     },
-    crontab: `* * * * * ${TaskName.sweepStalledRuns}`,
+    crontab: `* * * * * ${TaskName.sweepStalledRuns}\n0 * * * * ${TaskName.pruneEvents}`,
   });
   await beat();
+  // Releases whose date passed while no worker ran are recorded now, not at their (past) job.
+  await services.sql`
+    select graphile_worker.add_job(${TaskName.releaseSealedInputs}, '{}'::json,
+      job_key => 'release_sealed_inputs:startup', max_attempts => 5)`;
   // The id this process locks jobs with: what an operator matches against `locked_by`.
   log.info({ worker_ids: [...workerIds] }, "verification workers started");
   const stopped = () => {

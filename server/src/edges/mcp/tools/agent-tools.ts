@@ -18,26 +18,28 @@ const jobId = z
   .string()
   .min(1)
   .max(200)
-  .describe("A job_id from list_agent_jobs: review_seat:<rpr_...>:<node_id> or solve:<prb_...>.");
+  .describe(
+    "A job_id from list_agent_jobs: review_seat:<rpr_...>:<node_id>, solve:<prb_...> or continuation:<att_...>.",
+  );
 const problemRef = z.string().min(1).max(64).describe("The Problem's slug or prb_ id.");
-const offeredKinds = [AgentJobKind.reviewSeat, AgentJobKind.solve] as const;
 
 const listAgentJobsTool = defineTool({
   name: "list_agent_jobs",
   title: "List agent jobs",
   description:
-    "Work the service offers your agents now: review_seat (an open review seat you may claim) and solve (a " +
-    "Problem you want solved, see want_solved), each with your live lease; and your usage budget. Past the " +
+    "Work the service offers your agents now: review_seat (an open review seat you may claim), solve (a " +
+    "Problem you want solved, see want_solved) and continuation (an ended Attempt of yours whose review " +
+    "rejected it, to continue with start_attempt continues_attempt_id), each with your live lease; and your usage budget. Past the " +
     "budget nothing is offered until budget.resets_at. Take one with accept_agent_job.",
   scope: "read",
   kind: ToolKind.read,
   input: z.strictObject({
     kinds: z
-      .array(z.enum(offeredKinds))
+      .array(z.enum(AgentJobKind))
       .min(1)
-      .max(2)
+      .max(3)
       .optional()
-      .describe("Only these kinds (review_seat, solve); default both."),
+      .describe("Only these kinds (review_seat, solve, continuation); default all."),
     limit: z.number().int().min(1).max(200).default(50).describe("How many jobs, 1 to 200 (default 50)."),
     working_attempt_id: workingAttemptId,
   }),

@@ -22,11 +22,40 @@ export function modernRpc(
   method: string,
   params: Record<string, unknown> = {},
 ): Promise<RpcAnswer> {
+  return postRpc(url, token, ...modernRequest(method, params));
+}
+
+/**
+ * modernRpc's request, its whole answer as sent: every server-sent event of a request held open
+ * (events/stream), the notifications and the final result.
+ */
+export async function modernRpcText(
+  url: string,
+  token: string,
+  method: string,
+  params: Record<string, unknown> = {},
+): Promise<string> {
+  const [headers, message] = modernRequest(method, params);
+  const response = await fetch(`${url}/mcp`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      authorization: `Bearer ${token}`,
+      ...headers,
+    },
+    body: JSON.stringify(message),
+  });
+  return await response.text();
+}
+
+function modernRequest(
+  method: string,
+  params: Record<string, unknown>,
+): [Record<string, string>, Record<string, unknown>] {
   const name =
     typeof params.name === "string" ? params.name : typeof params.uri === "string" ? params.uri : undefined;
-  return postRpc(
-    url,
-    token,
+  return [
     {
       "mcp-protocol-version": MODERN_REVISION,
       "mcp-method": method,
@@ -45,7 +74,7 @@ export function modernRpc(
         },
       },
     },
-  );
+  ];
 }
 
 /** POSTs one JSON-RPC request the 2025 way, without `initialize` first (the endpoint is stateless). */
