@@ -35,6 +35,8 @@ export interface DockerBackendOptions {
 
 /** The docker backend, and a wait for its pool's background work (benches measure warm runs). */
 export interface DockerBackend extends SandboxBackend {
+  /** The label of its containers (`svc.pool=<id>`), for a sweep or a leak check. */
+  readonly label: string;
   settled(): Promise<void>;
   close(): Promise<void>;
 }
@@ -64,6 +66,7 @@ export function createDockerBackend(options: DockerBackendOptions = {}): DockerB
       if (binding === null) throw new Error("the docker backend needs a runtime binding (the local image)");
       return await runInDocker(docker, pool, job, binding, logCeiling, runOptions.keepEvidence);
     },
+    label: pool.label,
     settled: () => pool.settled(),
     close: () => pool.close(),
   };

@@ -36,6 +36,8 @@ export interface WarmSlot {
 }
 
 export interface WarmContainerPool {
+  /** The label every container of this pool carries: `svc.pool=<id>`. */
+  readonly label: string;
   /** A started container for one run: a ready one when the pool has it, else one made now. */
   take(spec: SlotSpec): Promise<WarmSlot>;
   /** Ends a slot after its run: the container is removed and the disk released, in the background. */
@@ -126,6 +128,7 @@ export function createWarmContainerPool(options: {
   };
 
   return {
+    label: `svc.pool=${poolId}`,
     async take(spec) {
       if (closed) throw new Error("the docker backend is closed");
       const key = JSON.stringify([spec.image, spec.limits.vcpu, spec.limits.memory_mb, spec.limits.disk_mb]);
