@@ -5,7 +5,8 @@
  * - direct: bare python3 on the host, on the same /input layout written to a temp directory
  *   (laying out the input and reading result.json included, as the backends do);
  * - bare bwrap: `bwrap <the backend's isolation flags> python3 -c pass`, the floor of any bwrap run;
- * - bwrap: the bwrap backend's full run (run disk from its pool, supervisor, report, output read);
+ * - bwrap: the bwrap backend's full run (run disk from its pool, supervisor, report, output read),
+ *   with the pool refilled between runs and back to back (then the refill competes for the CPU);
  * - bare docker run: `docker run --rm --network none <image> python3 -c pass`, the engine's floor;
  * - docker: the docker backend's full run through its warm pool (inputs written, exec, output
  *   read), measured with the pool refilled between runs (a service's runs arrive apart), and
@@ -105,6 +106,23 @@ function bare(command: string, args: string[], options: { uid?: number; gid?: nu
   };
 }
 
+/** Latency samples of `run`, each after `settle` (a pool's background work) has finished. */
+async function warmSamples(
+  run: () => Promise<void>,
+  settle: () => Promise<void>,
+  runs: number,
+  warmup: number,
+): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < runs + warmup; i++) {
+    await settle();
+    const start = performance.now();
+    await run();
+    if (i >= warmup) samples.push(performance.now() - start);
+  }
+  return samples.sort((a, b) => a - b);
+}
+
 const rows: Array<[string, number, string]> = [];
 const base = median(await sample(direct, RUNS, 3));
 rows.push(["direct python3", base, ""]);
@@ -121,9 +139,16 @@ if (bwrapRuns()) {
     ),
   );
   const backend = createBwrapBackend();
-  const bwrap = median(await sample(sandboxed(backend, { backend: "bwrap", local_image: PYTHON }), RUNS, 3));
-  await backend.close?.();
-  rows.push(["bare bwrap", bareBwrap, ""], ["bwrap", bwrap, `${(bwrap / bareBwrap).toFixed(2)}x bare bwrap`]);
+  const run = sandboxed(backend, { backend: "bwrap", local_image: PYTHON });
+  // Warm: the disk pool has refilled before each run, as when runs arrive apart.
+  const bwrap = median(await warmSamples(run, () => backend.settled(), RUNS, 3));
+  const backToBack = median(await sample(run, RUNS, 0));
+  await backend.close();
+  rows.push(
+    ["bare bwrap", bareBwrap, ""],
+    ["bwrap", bwrap, `${(bwrap / bareBwrap).toFixed(2)}x bare bwrap`],
+    ["bwrap, back to back", backToBack, `${(backToBack / bareBwrap).toFixed(2)}x bare bwrap`],
+  );
   printSummary({
     name: "sandbox bwrap trivial",
     figure: bwrap,
@@ -153,14 +178,7 @@ if (await pingDocker(docker)) {
     const backend = createDockerBackend({ docker });
     const run = sandboxed(backend, { backend: "docker", local_image: id });
     // Warm: the pool has refilled before each run, as when runs arrive apart.
-    const warm: number[] = [];
-    for (let i = 0; i < RUNS + 3; i++) {
-      await backend.settled();
-      const start = performance.now();
-      await run();
-      if (i >= 3) warm.push(performance.now() - start);
-    }
-    warm.sort((a, b) => a - b);
+    const warm = await warmSamples(run, () => backend.settled(), RUNS, 3);
     const backToBack = median(await sample(run, dockerRuns, 0));
     await backend.close();
     rows.push(

@@ -47,7 +47,13 @@ export interface BwrapBackendOptions {
  *   files; the wall clock (timeout_seconds) is kept by the host, which kills bwrap, and the pid
  *   namespace dies with its init.
  */
-export function createBwrapBackend(options: BwrapBackendOptions = {}): SandboxBackend {
+/** The bwrap backend, and a wait for its disk pool's background work (benches measure warm runs). */
+export interface BwrapBackend extends SandboxBackend {
+  settled(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createBwrapBackend(options: BwrapBackendOptions = {}): BwrapBackend {
   const bwrap = options.bwrap ?? "bwrap";
   const logCeiling = options.logCeiling ?? LOG_CEILING;
   const disks = createRunDiskPool({
@@ -56,6 +62,7 @@ export function createBwrapBackend(options: BwrapBackendOptions = {}): SandboxBa
   });
   return {
     name: "bwrap",
+    settled: () => disks.settled(),
     close: () => disks.close(),
     run: async (job, binding, runOptions = {}) => {
       if (job.implementation.image_ref !== PYTHON_RUNTIME) {

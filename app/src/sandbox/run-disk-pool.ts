@@ -16,6 +16,8 @@ export interface RunDiskPool {
    * the background, and `close` waits for them.
    */
   take(runDir: string, diskBytes: number, owner?: { uid: number; gid: number }): Promise<RunDisk>;
+  /** Resolves once no disk is being made or released (benches wait on it between runs). */
+  settled(): Promise<void>;
   /** Stops refilling, unmounts and removes every disk it still holds, and waits for releases. */
   close(): Promise<void>;
 }
@@ -90,6 +92,9 @@ export function createRunDiskPool(options: { tempDir: string; size?: number }): 
           track(remove(pooled));
         },
       };
+    },
+    async settled() {
+      while (pending.size > 0) await Promise.allSettled([...pending]);
     },
     async close() {
       closed = true;
