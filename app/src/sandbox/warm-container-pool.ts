@@ -127,10 +127,13 @@ export function createWarmContainerPool(options: {
     }
   };
 
+  let swept: Promise<void> | undefined;
   return {
     label: `svc.pool=${poolId}`,
     async take(spec) {
       if (closed) throw new Error("the docker backend is closed");
+      swept ??= sweepDeadPools(docker).catch(() => {});
+      await swept;
       const key = JSON.stringify([spec.image, spec.limits.vcpu, spec.limits.memory_mb, spec.limits.disk_mb]);
       const queue = ready.get(key) ?? [];
       ready.set(key, queue);
@@ -211,4 +214,30 @@ function containerSpec(
       AutoRemove: false,
     },
   };
+}
+
+/**
+ * Removes the containers of pools whose process is gone (a kill -9 leaves its warm containers
+ * running their hold loop): the label's value starts with the pool's pid, on this host's engine.
+ */
+async function sweepDeadPools(docker: Docker): Promise<void> {
+  const containers = await docker.listContainers({ all: true, filters: { label: ["svc.pool"] } });
+  for (const info of containers) {
+    const pid = Number((info.Labels["svc.pool"] ?? "").split("-")[0]);
+    if (!Number.isInteger(pid) || pid <= 0 || processAlive(pid)) continue;
+    await docker
+      .getContainer(info.Id)
+      .remove({ force: true })
+      .catch(() => undefined);
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but is not ours to signal.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }

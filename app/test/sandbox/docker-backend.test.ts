@@ -40,4 +40,31 @@ describe("docker warm pool", () => {
     expect(await ours()).toHaveLength(0);
     await expect(backend.run(scriptJob(ok), binding)).rejects.toThrow(/closed/);
   });
+
+  it("evil/killed-pool: removes the warm containers a killed process left, at its first run", async () => {
+    const docker = new Docker();
+    if (!(await pingDocker(docker))) {
+      if (process.env.CI === "true") throw new Error("docker is required in CI");
+      return;
+    }
+    const image = await docker.getImage(IMAGE).inspect();
+    // What a kill -9 leaves: a pool container whose pid (above the kernel's pid_max) is gone.
+    const orphan = await docker.createContainer({
+      Image: image.Id,
+      Cmd: ["true"],
+      Labels: { "svc.sandbox": "checker", "svc.pool": "2000000000-orphan" },
+      HostConfig: { NetworkMode: "none" },
+    });
+    const backend = createDockerBackend({ docker, poolSize: 0 });
+    try {
+      const ok = `import json\nopen("/output/result.json", "w").write(json.dumps({"result": "verified"}))\n`;
+      const outcome = await backend.run(scriptJob(ok), { backend: "docker", local_image: image.Id });
+      expect(outcome.result).toBe("verified");
+      const left = await docker.listContainers({ all: true, filters: { id: [orphan.id] } });
+      expect(left).toHaveLength(0);
+    } finally {
+      await backend.close();
+      await orphan.remove({ force: true }).catch(() => undefined);
+    }
+  });
 });
