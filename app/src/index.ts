@@ -53,7 +53,7 @@ export { buildPlan } from "./plan/build-plan.ts";
 export { type LintReport, lintPackage } from "./plan/lint-package.ts";
 export { planHash } from "./plan/plan-hash.ts";
 export { createBuiltinBackend, isBuiltin, runBuiltin } from "./sandbox/builtin-backend.ts";
-export { createBwrapBackend, SANDBOX_UID } from "./sandbox/bwrap-backend.ts";
+export { bwrapIsolation, createBwrapBackend, SANDBOX_UID } from "./sandbox/bwrap-backend.ts";
 export {
   BackendName,
   type CheckerImplementation,

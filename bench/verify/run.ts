@@ -8,12 +8,17 @@
  *   job), runs per second;
  * - end to end with 1 worker and with 2 workers (concurrency), runs per second, and each one's
  *   ratio to the baseline (the service's overhead: transactions, the queue, the run record).
- * BENCH_SUBMISSIONS submissions per measurement (default 200). Run with `npm run bench:verify`.
+ * - the service's statements per run (create_submission and the worker's execution, counted on the
+ *   service's pool; graphile-worker's own two per job are apart), the figure round trips follow.
+ * Summary lines: `verify runs/s 2 workers` against 1 worker, and `verify runs/s 1 worker` against
+ * the checker alone. BENCH_SUBMISSIONS submissions per measurement (default 200). Run with
+ * `npm run bench:verify`.
  * The sandbox overhead (bwrap, docker vs bare python) is bench/verify/sandbox-overhead.ts.
  */
 
 import { runChecker, sha256 } from "@svc/app";
 import { pino } from "pino";
+import postgres from "postgres";
 import { uploadArtifact } from "../../server/src/artifacts/upload-artifact.ts";
 import { openServices } from "../../server/src/edges/cli/open-services.ts";
 import type { ToolContext } from "../../server/src/edges/mcp/tools/tool.ts";
@@ -27,14 +32,26 @@ import {
   publishProblem,
 } from "../../server/test/verification/support/verification-harness.ts";
 import { benchDatabase } from "../support/bench-database.ts";
+import { printSummary } from "../support/measure.ts";
 
 const SUBMISSIONS = Number(process.env.BENCH_SUBMISSIONS ?? 200);
 const log = pino({ level: "silent" });
 
 const db = await benchDatabase();
+// The service's pool, counting the statements it sends while a measurement runs.
+let statements = 0;
+let counting = false;
+const counted = postgres(db.url, {
+  max: 20,
+  onnotice: () => {},
+  connection: { application_name: "svc", jit: "off" },
+  debug: () => {
+    if (counting) statements += 1;
+  },
+});
 try {
   const services = await openServices({
-    sql: db.sql,
+    sql: counted,
     log,
     clock: () => new Date(),
     dataDir: db.dataDir,
@@ -101,6 +118,8 @@ try {
       attempts.push({ attempt_id: attempt.id, artifact_id: artifact.id });
     }
     const worker = await startWorker(services, { concurrency, pollInterval: 50 });
+    statements = 0;
+    counting = true;
     const start = performance.now();
     const runIds: string[] = [];
     await Promise.all(
@@ -121,11 +140,13 @@ try {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     const elapsed = (performance.now() - start) / 1000;
+    counting = false;
     await worker.stop();
     return SUBMISSIONS / elapsed;
   }
 
   const one = await endToEnd(1);
+  const perRun = statements / SUBMISSIONS;
   const two = await endToEnd(2);
   const fmt = (n: number) => n.toFixed(1);
   console.log(`bench/verify on ${db.description}, ${SUBMISSIONS} submissions per measurement`);
@@ -136,6 +157,22 @@ try {
   console.log(
     `end to end, 2 workers (create -> finished)   ${fmt(two)} runs/s   ratio to baseline ${(two / baseline).toFixed(4)}; 2 vs 1 worker ${(two / one).toFixed(2)}x`,
   );
+  console.log(`statements per run on the service's pool (create + execute, 1 worker): ${perRun.toFixed(1)}`);
+  printSummary({
+    name: "verify runs/s 2 workers",
+    figure: two,
+    baseline: one,
+    unit: "runs/s",
+    baselineName: "1 worker",
+  });
+  printSummary({
+    name: "verify runs/s 1 worker",
+    figure: one,
+    baseline,
+    unit: "runs/s",
+    baselineName: "builtin checker in process",
+  });
 } finally {
+  await counted.end({ timeout: 5 });
   await db.close();
 }

@@ -4,16 +4,22 @@
  * The same checker (read the manifest and the artifact, write result.json) runs N times each:
  * - direct: bare python3 on the host, on the same /input layout written to a temp directory
  *   (laying out the input and reading result.json included, as the backends do);
- * - bwrap: the bwrap backend's full run (namespaces, supervisor, tmpfs /output, report);
- * - docker: the docker backend's full run (volume, container, exec, archive, removal), when an
- *   engine answers and SVC_PYTHON_IMAGE (default svc-python:1) exists.
- * Prints per-run medians and the ratios bwrap/direct and docker/direct. `npm run bench:sandbox`.
+ * - bare bwrap: `bwrap <the backend's isolation flags> python3 -c pass`, the floor of any bwrap run;
+ * - bwrap: the bwrap backend's full run (run disk from its pool, supervisor, report, output read),
+ *   with the pool refilled between runs and back to back (then the refill competes for the CPU);
+ * - bare docker run: `docker run --rm --network none <image> python3 -c pass`, the engine's floor;
+ * - docker: the docker backend's full run through its warm pool (inputs written, exec, output
+ *   read), measured with the pool refilled between runs (a service's runs arrive apart), and
+ *   back to back (the pool's refill rate bounds it), when an engine answers and SVC_PYTHON_IMAGE
+ *   (default svc-python:1) exists.
+ * Prints per-run medians, the ratios, and `printSummary` lines. `npm run bench:sandbox`.
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  bwrapIsolation,
   bwrapRuns,
   type CheckerJob,
   catalogueDigest,
@@ -23,11 +29,12 @@ import {
   PYTHON_RUNTIME,
   pingDocker,
   type RuntimeBinding,
+  SANDBOX_UID,
   type SandboxBackend,
   sha256,
 } from "@svc/app";
 import Docker from "dockerode";
-import { ms, percentile, sample } from "../support/measure.ts";
+import { ms, percentile, printSummary, sample } from "../support/measure.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);
 const PYTHON = "/usr/bin/python3";
@@ -89,39 +96,111 @@ function sandboxed(backend: SandboxBackend, binding: RuntimeBinding) {
 }
 
 const median = (s: number[]) => percentile(s, 50);
-const rows: Array<[string, number]> = [];
+const asRoot = process.getuid?.() === 0;
+
+/** A command run to its end, failing the bench when it fails. */
+function bare(command: string, args: string[], options: { uid?: number; gid?: number } = {}) {
+  return async () => {
+    const run = spawnSync(command, args, { env: {}, ...options });
+    if (run.status !== 0) throw new Error(`${command}: ${run.stderr?.toString() ?? run.error}`);
+  };
+}
+
+/** Latency samples of `run`, each after `settle` (a pool's background work) has finished. */
+async function warmSamples(
+  run: () => Promise<void>,
+  settle: () => Promise<void>,
+  runs: number,
+  warmup: number,
+): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < runs + warmup; i++) {
+    await settle();
+    const start = performance.now();
+    await run();
+    if (i >= warmup) samples.push(performance.now() - start);
+  }
+  return samples.sort((a, b) => a - b);
+}
+
+const rows: Array<[string, number, string]> = [];
 const base = median(await sample(direct, RUNS, 3));
-rows.push(["direct python3", base]);
+rows.push(["direct python3", base, ""]);
 if (bwrapRuns()) {
-  rows.push([
-    "bwrap",
-    median(await sample(sandboxed(createBwrapBackend(), { backend: "bwrap", local_image: PYTHON }), RUNS, 3)),
-  ]);
+  const bareBwrap = median(
+    await sample(
+      bare(
+        "bwrap",
+        [...bwrapIsolation(), "--", PYTHON, "-c", "pass"],
+        asRoot ? { uid: SANDBOX_UID, gid: SANDBOX_UID } : {},
+      ),
+      RUNS,
+      3,
+    ),
+  );
+  const backend = createBwrapBackend();
+  const run = sandboxed(backend, { backend: "bwrap", local_image: PYTHON });
+  // Warm: the disk pool has refilled before each run, as when runs arrive apart.
+  const bwrap = median(await warmSamples(run, () => backend.settled(), RUNS, 3));
+  const backToBack = median(await sample(run, RUNS, 0));
+  await backend.close();
+  rows.push(
+    ["bare bwrap", bareBwrap, ""],
+    ["bwrap", bwrap, `${(bwrap / bareBwrap).toFixed(2)}x bare bwrap`],
+    ["bwrap, back to back", backToBack, `${(backToBack / bareBwrap).toFixed(2)}x bare bwrap`],
+  );
+  printSummary({
+    name: "sandbox bwrap trivial",
+    figure: bwrap,
+    baseline: bareBwrap,
+    unit: "ms",
+    baselineName: "bare bwrap python3 -c pass",
+  });
 } else console.log("bwrap: not available, skipped");
 const docker = new Docker();
 const image = process.env.SVC_PYTHON_IMAGE ?? "svc-python:1";
 if (await pingDocker(docker)) {
+  let id: string | undefined;
   try {
-    const id = (await docker.getImage(image).inspect()).Id;
-    const dockerRuns = Math.max(5, Math.floor(RUNS / 3));
-    rows.push([
-      "docker",
-      median(
-        await sample(
-          sandboxed(createDockerBackend({ docker }), { backend: "docker", local_image: id }),
-          dockerRuns,
-          2,
-        ),
-      ),
-    ]);
+    id = (await docker.getImage(image).inspect()).Id;
   } catch {
     console.log(`docker: image ${image} missing (scripts/build-python-image.sh), skipped`);
   }
+  if (id !== undefined) {
+    const dockerRuns = Math.max(5, Math.floor(RUNS / 3));
+    const bareDocker = median(
+      await sample(
+        bare("docker", ["run", "--rm", "--network", "none", id, "python3", "-c", "pass"]),
+        dockerRuns,
+        2,
+      ),
+    );
+    const backend = createDockerBackend({ docker });
+    const run = sandboxed(backend, { backend: "docker", local_image: id });
+    // Warm: the pool has refilled before each run, as when runs arrive apart.
+    const warm = await warmSamples(run, () => backend.settled(), RUNS, 3);
+    const backToBack = median(await sample(run, dockerRuns, 0));
+    await backend.close();
+    rows.push(
+      ["bare docker run", bareDocker, ""],
+      ["docker", median(warm), `${(median(warm) / bareDocker).toFixed(2)}x bare docker run`],
+      ["docker, back to back", backToBack, `${(backToBack / bareDocker).toFixed(2)}x bare docker run`],
+    );
+    printSummary({
+      name: "sandbox docker trivial p50",
+      figure: median(warm),
+      baseline: bareDocker,
+      unit: "ms",
+      baselineName: "bare docker run",
+    });
+  }
 } else console.log("docker: no engine answers, skipped");
 
-console.log(`sandbox overhead, trivial python checker, median of ${RUNS} runs (docker: a third as many)`);
-for (const [name, value] of rows) {
+console.log(
+  `sandbox overhead, trivial python checker, median of ${RUNS} runs (bare docker run, docker back to back: a third as many)`,
+);
+for (const [name, value, note] of rows) {
   console.log(
-    `  ${name.padEnd(16)} ${ms(value).padStart(10)}   ${name === "direct python3" ? "" : `${(value / base).toFixed(2)}x direct`}`,
+    `  ${name.padEnd(22)} ${ms(value).padStart(10)}   ${name === "direct python3" ? "" : `${(value / base).toFixed(2)}x direct`}${note ? `, ${note}` : ""}`,
   );
 }

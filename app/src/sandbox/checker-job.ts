@@ -126,4 +126,6 @@ export interface RuntimeBinding {
 export interface SandboxBackend {
   readonly name: BackendName;
   run(job: CheckerJob, binding: RuntimeBinding | null, options?: BackendRunOptions): Promise<CheckerOutcome>;
+  /** Releases what the backend keeps warm between runs (pooled disks, containers); runs after it fail. */
+  close?(): Promise<void>;
 }

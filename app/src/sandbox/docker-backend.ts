@@ -1,6 +1,4 @@
-import { rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Writable } from "node:stream";
 import Docker from "dockerode";
 import { BoundedSink, joinLog, LOG_CEILING } from "./bounded-sink.ts";
@@ -11,17 +9,17 @@ import type {
   RuntimeBinding,
   SandboxBackend,
 } from "./checker-job.ts";
-import { holdBinary } from "./hold-binary.ts";
 import { layOutInput } from "./lay-out-input.ts";
 import { readOutputDir } from "./read-output-dir.ts";
-import { makeRunDirectory } from "./run-directory.ts";
-import { prepareRunDisk, type RunDisk } from "./run-disk.ts";
+import type { RunDisk } from "./run-disk.ts";
 import { settleOutcome } from "./settle-outcome.ts";
+import {
+  CONTAINER_POOL_SIZE,
+  createWarmContainerPool,
+  DOCKER_USER,
+  type WarmContainerPool,
+} from "./warm-container-pool.ts";
 
-/** Processes (threads included) a checker container may hold at once. */
-export const DOCKER_PIDS_LIMIT = 64;
-/** Unprivileged user of every checker container (nobody:nogroup). */
-export const DOCKER_USER = "65534:65534";
 /** Entrypoint marker for images whose own ENTRYPOINT/CMD runs (check-contract.ts writes it). */
 export const IMAGE_ENTRYPOINT = "@image-entrypoint";
 
@@ -31,117 +29,68 @@ export interface DockerBackendOptions {
   /** Where per-run input directories go; the engine must see the same path (a local engine). */
   tempDir?: string;
   logCeiling?: number;
+  /** Started containers kept ready per image and limits (warm-container-pool.ts); 0: none. */
+  poolSize?: number;
+}
+
+/** The docker backend, and a wait for its pool's background work (benches measure warm runs). */
+export interface DockerBackend extends SandboxBackend {
+  /** The label of its containers (`svc.pool=<id>`), for a sweep or a leak check. */
+  readonly label: string;
+  settled(): Promise<void>;
+  close(): Promise<void>;
 }
 
 /**
- * The `docker` backend (dockerode). Per run: a container from the bound image (`local_image`: an
- * image id or a digest-pinned reference) whose PID 1 is a 129-byte pause loop (hold-binary.ts),
- * with no network, memory = memory_mb (swap none), NanoCpus = vcpu, PidsLimit 64, read-only root,
- * /output and /tmp bound from the run's disk (run-disk.ts: disk_mb on disk), all capabilities
- * dropped, no-new-privileges, user 65534, json-file logs capped at 1 MiB; /input is a read-only
- * bind of a prepared host directory. The checker runs as an exec in it with stdout and stderr
- * read through bounded sinks; on the wall clock the container is killed. When the exec ends the
- * container is killed and the host reads /output from the disk, then removes the container.
+ * The `docker` backend (dockerode). Per run: a started container from the bound image
+ * (`local_image`: an image id or a digest-pinned reference) whose PID 1 is a 129-byte pause loop
+ * (hold-binary.ts), taken from a warm pool (warm-container-pool.ts: no network, memory =
+ * memory_mb with no swap, NanoCpus = vcpu, PidsLimit 64, read-only root, /output and /tmp bound
+ * from the run's disk (run-disk.ts: disk_mb on disk), all capabilities dropped, no-new-privileges,
+ * user 65534). The run's inputs are written into the folder bound read-only at /input, and the
+ * checker runs as an exec in the container with stdout and stderr read through bounded sinks; on
+ * the wall clock the container is killed. When the exec ends the container is killed and the host
+ * reads /output from the disk; the container is then removed, never reused.
  */
-export function createDockerBackend(options: DockerBackendOptions = {}): SandboxBackend {
+export function createDockerBackend(options: DockerBackendOptions = {}): DockerBackend {
   const docker = options.docker ?? new Docker();
   const logCeiling = options.logCeiling ?? LOG_CEILING;
+  const pool = createWarmContainerPool({
+    docker,
+    tempDir: options.tempDir ?? tmpdir(),
+    size: options.poolSize ?? CONTAINER_POOL_SIZE,
+  });
   return {
     name: "docker",
     run: async (job, binding, runOptions = {}) => {
       if (binding === null) throw new Error("the docker backend needs a runtime binding (the local image)");
-      // Private to root: the engine binds the run's folders, whose own modes let the container in.
-      const root = await makeRunDirectory(options.tempDir ?? tmpdir(), "svc-docker-");
-      try {
-        return await runInDocker(docker, job, binding, root, logCeiling, runOptions.keepEvidence);
-      } finally {
-        await rm(root, { recursive: true, force: true });
-      }
+      return await runInDocker(docker, pool, job, binding, logCeiling, runOptions.keepEvidence);
     },
+    label: pool.label,
+    settled: () => pool.settled(),
+    close: () => pool.close(),
   };
 }
 
 async function runInDocker(
   docker: Docker,
+  pool: WarmContainerPool,
   job: CheckerJob,
   binding: RuntimeBinding,
-  root: string,
   logCeiling: number,
   keepEvidence: KeepEvidence | undefined,
 ): Promise<CheckerOutcome> {
-  const { limits } = job.implementation;
   const image = binding.local_image;
-  const imageInfo = await docker.getImage(image).inspect();
-  const argv =
-    job.implementation.entrypoint[0] === IMAGE_ENTRYPOINT
-      ? [...(imageInfo.Config.Entrypoint ?? []), ...(imageInfo.Config.Cmd ?? [])]
-      : job.implementation.entrypoint;
-  if (argv.length === 0) throw new Error(`image ${image} has no ENTRYPOINT or CMD to run`);
-  const inputDir = join(root, "input");
-  await layOutInput(job, inputDir);
-  const hold = join(root, "hold");
-  await writeFile(hold, holdBinary(), { mode: 0o555 });
-  const diskBytes = limits.disk_mb * 1_048_576;
-  // /output and /tmp are host folders on the run's disk (run-disk.ts), owned by the container's
-  // user when we can give them away, else open to anyone inside the private run directory.
-  const asRoot = process.getuid?.() === 0;
-  const disk = await prepareRunDisk(root, diskBytes, asRoot ? { uid: 65534, gid: 65534 } : undefined);
+  const slot = await pool.take({ image, limits: job.implementation.limits });
   try {
-    const container = await createChecker(docker, { image, inputDir, hold, disk, job, diskBytes });
-    try {
-      return await execChecker(docker, container, job, argv, disk, logCeiling, keepEvidence);
-    } finally {
-      await container.remove({ force: true }).catch(() => undefined);
-    }
+    const argv =
+      job.implementation.entrypoint[0] === IMAGE_ENTRYPOINT ? slot.imageArgv : job.implementation.entrypoint;
+    if (argv.length === 0) throw new Error(`image ${image} has no ENTRYPOINT or CMD to run`);
+    await layOutInput(job, slot.inputDir);
+    return await execChecker(docker, slot.container, job, argv, slot.disk, logCeiling, keepEvidence);
   } finally {
-    await disk.release();
+    pool.discard(slot);
   }
-}
-
-async function createChecker(
-  docker: Docker,
-  run: {
-    image: string;
-    inputDir: string;
-    hold: string;
-    disk: RunDisk;
-    job: CheckerJob;
-    diskBytes: number;
-  },
-): Promise<Docker.Container> {
-  const { limits } = run.job.implementation;
-  return docker.createContainer({
-    Image: run.image,
-    Entrypoint: ["/.svc-hold"],
-    Cmd: [],
-    User: DOCKER_USER,
-    WorkingDir: "/output",
-    Env: ["HOME=/tmp", "TMPDIR=/tmp", "LANG=C.UTF-8"],
-    NetworkDisabled: true,
-    Labels: { "svc.sandbox": "checker", "svc.stage_key": run.job.stage_key },
-    HostConfig: {
-      NetworkMode: "none",
-      Memory: limits.memory_mb * 1_048_576,
-      MemorySwap: limits.memory_mb * 1_048_576,
-      NanoCpus: Math.round(limits.vcpu * 1e9),
-      PidsLimit: DOCKER_PIDS_LIMIT,
-      ReadonlyRootfs: true,
-      CapDrop: ["ALL"],
-      SecurityOpt: ["no-new-privileges"],
-      Ulimits: [
-        { Name: "core", Soft: 0, Hard: 0 },
-        { Name: "fsize", Soft: run.diskBytes, Hard: run.diskBytes },
-      ],
-      Binds: [
-        `${run.inputDir}:/input:ro`,
-        `${run.hold}:/.svc-hold:ro`,
-        `${run.disk.output}:/output:rw`,
-        `${run.disk.scratch}:/tmp:rw`,
-      ],
-      LogConfig: { Type: "json-file", Config: { "max-size": "1m", "max-file": "1" } },
-      AutoRemove: false,
-    },
-  });
 }
 
 async function execChecker(
@@ -157,7 +106,6 @@ async function execChecker(
   let timedOut = false;
   let diskFilled = false;
   {
-    await container.start();
     const exec = await container.exec({
       Cmd: argv,
       User: DOCKER_USER,

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { RuntimeBinding, SandboxBackend } from "../../src/sandbox/checker-job.ts";
 import { evidenceDigest } from "../../src/sandbox/evidence-digest.ts";
 import { scriptJob } from "./job-fixtures.ts";
@@ -26,6 +26,7 @@ export function describeSandbox(
       return;
     }
     const { backend, binding } = ready;
+    afterAll(async () => await backend.close?.());
     const run = (...args: Parameters<typeof scriptJob>) => backend.run(scriptJob(...args), binding);
     const verdict = (result: string, extra = "") =>
       `import json\n${extra}\nopen("/output/result.json", "w").write(json.dumps({"result": "${result}", "summary": "said ${result}"}))\n`;
@@ -284,6 +285,24 @@ os.symlink("deep/big.bin", "/output/evidence/link")
       });
       expect(outcome).toMatchObject({ result: "inconclusive", limit: "output" });
       expect(outcome.summary).toContain("64 MiB");
+    });
+
+    it("17. evil/leftovers: each run gets a fresh sandbox and disk: nothing a previous run left in /tmp or /output remains", async () => {
+      const source = verdict(
+        "verified",
+        `import os
+seen = sorted(os.listdir("/tmp")) + sorted(os.listdir("/output/evidence"))
+open("/tmp/left-behind", "w").write("x")
+open("/output/evidence/left-behind", "w").write("x")
+open("/output/evidence/seen.txt", "w").write(",".join(seen))
+`,
+      );
+      for (let i = 0; i < 3; i++) {
+        const outcome = await run(source);
+        expect(outcome.result).toBe("verified");
+        const seen = outcome.evidence.find((e) => e.path === "seen.txt");
+        expect(Buffer.from(seen!.bytes).toString()).toBe("");
+      }
     });
   });
 }

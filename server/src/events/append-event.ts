@@ -24,26 +24,34 @@ const EVENT_LOG_LOCK = 0x5356_4345_5645_4e54n; // "SVCEVENT"
 /**
  * Appends an event inside `tx`, the transaction of the change it reports, so it exists exactly
  * when the change committed, and wakes the webhook subscriptions that want its kind (streams
-poll the log themselves: events/stream). Ids come
- * from a sequence, which hands them out at insert and not at commit; the transaction-scoped
+ * poll the log themselves: events/stream). Ids come from a sequence, which hands them out at insert and not at commit; the transaction-scoped
  * advisory lock makes event-writing transactions take their ids one after another and hold them
  * to commit, so a reader that has seen id n never later finds a committed id below n. Call it
  * late in the transaction: the lock is held from here to commit.
+ *
+ * One statement, so the lock is held for one round trip and the commit: the insert reads its row
+ * from the lock's CTE, so the lock is taken before the id is drawn, and the wake-ups read the
+ * inserted row, so they follow it.
  */
 export async function appendEvent(tx: Sql, event: NewEvent): Promise<string> {
-  await tx`select pg_advisory_xact_lock(${EVENT_LOG_LOCK.toString()}::bigint)`;
-  const [row] = await tx<{ id: string }[]>`
-    insert into events (kind, occurred_at, audience_user_id, problem_id, review_process_id, node_id, data)
-    values (${event.kind}, ${event.occurredAt}, ${event.audienceUserId}, ${event.problemId ?? null},
-      ${event.reviewProcessId ?? null}, ${event.nodeId ?? null}, ${tx.json(event.data as postgres.JSONValue)})
-    returning id::text as id`;
   // One waiting delivery job per subscription: preserve_run_at keeps a backing-off subscription's
   // retry time, and graphile-worker adds a fresh job when the keyed one is already running.
-  await tx`
-    select graphile_worker.add_job(${TaskName.deliverEvents}, json_build_object('subscription_id', s.id),
-      max_attempts => 5, job_key => 'deliver_events:' || s.id, job_key_mode => 'preserve_run_at')
-    from event_subscriptions s
-    where s.ended_at is null and s.delivery = 'webhook' and (s.kinds is null or ${event.kind} = any(s.kinds))
-      and (${event.audienceUserId}::text is null or s.user_id = ${event.audienceUserId})`;
+  const [row] = await tx<{ id: string }[]>`
+    with locked as (select pg_advisory_xact_lock(${EVENT_LOG_LOCK.toString()}::bigint)),
+    appended as (
+      insert into events (kind, occurred_at, audience_user_id, problem_id, review_process_id, node_id, data)
+      select ${event.kind}, ${event.occurredAt}::timestamptz, ${event.audienceUserId}::text, ${event.problemId ?? null}::text,
+        ${event.reviewProcessId ?? null}::text, ${event.nodeId ?? null}::text, ${tx.json(event.data as postgres.JSONValue)}::jsonb
+      from locked
+      returning id
+    ),
+    woken as (
+      select graphile_worker.add_job(${TaskName.deliverEvents}, json_build_object('subscription_id', s.id),
+        max_attempts => 5, job_key => 'deliver_events:' || s.id, job_key_mode => 'preserve_run_at')
+      from event_subscriptions s, appended
+      where s.ended_at is null and s.delivery = 'webhook' and (s.kinds is null or ${event.kind} = any(s.kinds))
+        and (${event.audienceUserId}::text is null or s.user_id = ${event.audienceUserId})
+    )
+    select appended.id::text as id, (select count(*) from woken) as woken from appended`;
   return row!.id;
 }

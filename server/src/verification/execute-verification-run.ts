@@ -37,7 +37,16 @@ export type ExecuteResult =
 export async function executeVerificationRun(services: Services, runId: string): Promise<ExecuteResult> {
   const { sql } = services;
   const now = services.clock();
-  const [run] = await sql<{ created_at: Date; restarts: number; half_run: boolean }[]>`
+  // One round trip: the run moves to running and says what the steps below need to know of it.
+  const [run] = await sql<
+    {
+      created_at: Date;
+      restarts: number;
+      half_run: boolean;
+      withdrawn_before_start: boolean;
+      finished_stages: FinishedStage[];
+    }[]
+  >`
     update verification_runs
     set status = 'running', started_at = coalesce(started_at, ${now}), heartbeat_at = ${now},
       restarts = restarts + (select count(*)::int from verification_stage_results
@@ -45,7 +54,14 @@ export async function executeVerificationRun(services: Services, runId: string):
     where id = ${runId} and status <> 'finished'
     returning created_at, restarts,
       exists (select 1 from verification_stage_results
-              where verification_run_id = ${runId} and status = 'running' and kind = 'sandbox') as half_run`;
+              where verification_run_id = ${runId} and status = 'running' and kind = 'sandbox') as half_run,
+      (select s.status = 'withdrawn' from submissions s where s.id = submission_id)
+        and not exists (select 1 from verification_stage_results where verification_run_id = ${runId})
+        as withdrawn_before_start,
+      coalesce((select json_agg(json_build_object('stage_key', stage_key, 'kind', kind, 'result', result,
+                  'score', score, 'evidence_md', evidence_md) order by position)
+                from verification_stage_results
+                where verification_run_id = ${runId} and status = 'finished'), '[]') as finished_stages`;
   if (!run) return { kind: "skipped" };
   if (run.half_run && run.restarts >= MAX_RESTARTS) {
     await finishWithError(
@@ -55,9 +71,12 @@ export async function executeVerificationRun(services: Services, runId: string):
     );
     return { kind: "finished", result: "error" };
   }
+  if (run.withdrawn_before_start) {
+    await finishWithdrawn(services, runId);
+    return { kind: "finished", result: "inconclusive" };
+  }
   const context = await readRunContext(sql, runId);
   if (!context) throw new Error(`verification run ${runId} vanished while executing`);
-  if (await withdrawnBeforeStart(services, runId)) return { kind: "finished", result: "inconclusive" };
 
   const heartbeat = setInterval(() => {
     sql`update verification_runs set heartbeat_at = ${services.clock()} where id = ${runId} and status = 'running'`.catch(
@@ -66,7 +85,7 @@ export async function executeVerificationRun(services: Services, runId: string):
   }, HEARTBEAT_MS);
   heartbeat.unref();
   try {
-    const done = await finishedStages(sql, runId);
+    const done = run.finished_stages;
     for (let position = done.length; position < context.contract.stages.length; position++) {
       if (!runContinues(done)) break;
       const stage = context.contract.stages[position]!;
@@ -91,20 +110,21 @@ export async function executeVerificationRun(services: Services, runId: string):
         return { kind: "waiting", reason: outcome.reason };
       }
       if (!started) await start();
-      if (outcome.kind === "wait") {
-        await finishStage(services, runId, position, {
-          kind: "finished",
-          result: "inconclusive",
-          score: null,
-          evidence_md: `${outcome.reason}; the run waited ${waitSeconds} s (SVC_STAGE_WAIT_SECONDS) and gave up`,
-          mechanism: NO_MECHANISM,
-          log: null,
-          evidence_files: [],
-        });
-      } else {
-        await finishStage(services, runId, position, outcome);
-      }
-      done.splice(0, done.length, ...(await finishedStages(sql, runId)));
+      const finished =
+        outcome.kind === "wait"
+          ? await finishStage(services, runId, position, stage, {
+              kind: "finished",
+              result: "inconclusive",
+              score: null,
+              evidence_md: `${outcome.reason}; the run waited ${waitSeconds} s (SVC_STAGE_WAIT_SECONDS) and gave up`,
+              mechanism: NO_MECHANISM,
+              log: null,
+              evidence_files: [],
+            })
+          : await finishStage(services, runId, position, stage, outcome);
+      // Another execution finished it first: what it recorded is what counts.
+      if (finished) done.push(finished);
+      else done.splice(0, done.length, ...(await finishedStages(sql, runId)));
     }
     const verdict = runVerdict(done, {
       stage_count: context.contract.stages.length,
@@ -117,7 +137,7 @@ export async function executeVerificationRun(services: Services, runId: string):
         set status = 'finished', result = ${verdict.result}, score = ${verdict.score},
           evidence_md = ${verdict.evidence_md}, finished_at = ${finishedAt}
         where id = ${runId} and status <> 'finished'`;
-      if (finished.count > 0) await recordRunFinished(tx, runId, finishedAt);
+      if (finished.count > 0) await recordRunFinished(tx, runId, finishedAt, context);
     });
     return { kind: "finished", result: verdict.result };
   } finally {
@@ -130,13 +150,8 @@ export async function executeVerificationRun(services: Services, runId: string):
  * `inconclusive` (nothing settled about the work), with no stage result. A run already under way
  * when the Submission is withdrawn finishes normally, so a verdict is never half-recorded.
  */
-async function withdrawnBeforeStart(services: Services, runId: string): Promise<boolean> {
+async function finishWithdrawn(services: Services, runId: string): Promise<void> {
   const { sql } = services;
-  const [row] = await sql<{ withdrawn: boolean }[]>`
-    select s.status = 'withdrawn' and not exists (
-      select 1 from verification_stage_results st where st.verification_run_id = r.id) as withdrawn
-    from verification_runs r join submissions s on s.id = r.submission_id where r.id = ${runId}`;
-  if (!row?.withdrawn) return false;
   await sql.begin(async (tx) => {
     const finishedAt = services.clock();
     const finished = await tx`
@@ -149,7 +164,6 @@ The submission was withdrawn before its verification began; nothing was run.',
       where id = ${runId} and status <> 'finished'`;
     if (finished.count > 0) await recordRunFinished(tx, runId, finishedAt);
   });
-  return true;
 }
 
 /** Runs one stage; `start` marks it running, called once its mechanism is about to run. */
@@ -209,20 +223,30 @@ async function startStage(services: Services, runId: string, position: number): 
     where verification_run_id = ${runId} and position = ${position} and status <> 'finished'`;
 }
 
+/** Records the stage's end; returns it as a finished stage, or null when it was already finished. */
 async function finishStage(
   services: Services,
   runId: string,
   position: number,
+  stage: ContractStage,
   outcome: Extract<StageOutcome, { kind: "finished" }>,
-): Promise<void> {
+): Promise<FinishedStage | null> {
   const { sql } = services;
-  await sql`
+  const updated = await sql`
     update verification_stage_results
     set status = 'finished', result = ${outcome.result}, score = ${outcome.score}, evidence_md = ${outcome.evidence_md},
       mechanism = ${sql.json(outcome.mechanism as unknown as postgres.JSONValue)},
       log = ${outcome.log ? sql.json(outcome.log as unknown as postgres.JSONValue) : null},
       evidence_files = ${sql.json(outcome.evidence_files)}, finished_at = ${services.clock()}
     where verification_run_id = ${runId} and position = ${position} and status <> 'finished'`;
+  if (updated.count === 0) return null;
+  return {
+    stage_key: stage.key,
+    kind: stage.kind,
+    result: outcome.result,
+    score: outcome.score,
+    evidence_md: outcome.evidence_md,
+  };
 }
 
 async function finishedStages(sql: Services["sql"], runId: string): Promise<FinishedStage[]> {

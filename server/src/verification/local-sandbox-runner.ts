@@ -6,6 +6,7 @@ import {
   createDockerBackend,
   pingDocker,
   runChecker,
+  UsageError,
 } from "@svc/app";
 import Docker from "dockerode";
 import type { RunOwner, SandboxEngines, SandboxRunner } from "../core/services/sandbox-runner.ts";
@@ -24,17 +25,23 @@ export function localSandboxRunner(
     runDir?: string;
   } = {},
 ): SandboxRunner {
+  const poolSize = sandboxPoolSize(options.env ?? process.env);
   let probed: Promise<Backends> | undefined;
   const backends = () => {
     probed ??= options.backends
       ? Promise.resolve(options.backends)
-      : probeBackends(options.env ?? process.env, options.runDir);
+      : probeBackends(options.env ?? process.env, options.runDir, poolSize);
     return probed;
   };
   return {
     async engines(): Promise<SandboxEngines> {
       const found = await backends();
       return { docker: found.docker !== undefined, bwrap: found.bwrap !== undefined };
+    },
+    async close() {
+      if (probed === undefined) return;
+      const found = await probed;
+      await Promise.all([found.docker?.close?.(), found.bwrap?.close?.()]);
     },
     async run(
       job: CheckerJob,
@@ -54,15 +61,38 @@ export function localSandboxRunner(
 async function probeBackends(
   env: Readonly<Record<string, string | undefined>>,
   tempDir: string | undefined,
+  poolSize: number | undefined,
 ): Promise<Backends> {
   const only = env.SVC_SANDBOX;
   const found: Backends = {};
+
   if (only === undefined || only === "docker") {
     const docker = new Docker();
     if (await pingDocker(docker))
-      found.docker = createDockerBackend({ docker, ...(tempDir ? { tempDir } : {}) });
+      found.docker = createDockerBackend({
+        docker,
+        ...(tempDir ? { tempDir } : {}),
+        ...(poolSize !== undefined ? { poolSize } : {}),
+      });
   }
   if ((only === undefined || only === "bwrap") && bwrapRuns())
-    found.bwrap = createBwrapBackend(tempDir ? { tempDir } : {});
+    found.bwrap = createBwrapBackend({
+      ...(tempDir ? { tempDir } : {}),
+      ...(poolSize !== undefined ? { diskPoolSize: poolSize } : {}),
+    });
   return found;
+}
+
+/**
+ * SVC_SANDBOX_POOL_SIZE: warm sandboxes kept per image and limits (started docker containers,
+ * formatted bwrap run disks), default the backends' own (2); 0 makes each run's on demand.
+ */
+function sandboxPoolSize(env: Readonly<Record<string, string | undefined>>): number | undefined {
+  const raw = env.SVC_SANDBOX_POOL_SIZE;
+  if (raw === undefined || raw === "") return undefined;
+  const size = Number(raw);
+  if (!/^\d+$/.test(raw) || size > 64) {
+    throw new UsageError(`SVC_SANDBOX_POOL_SIZE=${raw} is not valid: use a whole number from 0 to 64`);
+  }
+  return size;
 }

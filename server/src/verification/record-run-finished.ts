@@ -7,12 +7,18 @@ import { appendEvent } from "../events/append-event.ts";
  * finished it. The event is its owner's only, and carries ids, never the result or score: those
  * are read with get_verification, which withholds what sealed work withholds.
  */
-export async function recordRunFinished(tx: Sql, runId: string, at: Date): Promise<void> {
-  const [run] = await tx<
-    { submission_id: string; attempt_id: string; user_id: string; problem_id: string }[]
-  >`
-    select r.submission_id, s.attempt_id, s.user_id, s.problem_id
-    from verification_runs r join submissions s on s.id = r.submission_id where r.id = ${runId}`;
+export async function recordRunFinished(
+  tx: Sql,
+  runId: string,
+  at: Date,
+  /** The run's Submission facts when the caller has them (saves a query); else read here. */
+  known?: RunSubmission,
+): Promise<void> {
+  const [run] = known
+    ? [known]
+    : await tx<RunSubmission[]>`
+        select r.submission_id, s.attempt_id, s.user_id, s.problem_id
+        from verification_runs r join submissions s on s.id = r.submission_id where r.id = ${runId}`;
   if (!run) return;
   await appendEvent(tx, {
     kind: EventKind.runFinished,
@@ -26,4 +32,12 @@ export async function recordRunFinished(tx: Sql, runId: string, at: Date): Promi
       problem_id: run.problem_id,
     },
   });
+}
+
+/** Whose run it is, as its `verification.run_finished` event says. */
+export interface RunSubmission {
+  submission_id: string;
+  attempt_id: string;
+  user_id: string;
+  problem_id: string;
 }

@@ -23,6 +23,9 @@ export interface RunContext {
   run_id: string;
   /** The submitter: whose work the run is, for the sandbox budget's per-user cap. */
   user_id: string;
+  submission_id: string;
+  attempt_id: string;
+  problem_id: string;
   problem_revision_id: string;
   verifier_contract_id: string;
   contract: VerifierContractFile;
@@ -30,10 +33,14 @@ export interface RunContext {
   artifacts: ContextArtifact[];
 }
 
-/** Reads a run's context; null when the run does not exist. */
+/** Reads a run's context in one query; null when the run does not exist. */
 export async function readRunContext(sql: Sql, runId: string): Promise<RunContext | null> {
   const [row] = await sql<
     {
+      submission_id: string;
+      attempt_id: string;
+      problem_id: string;
+      files: Array<{ id: string; filename: string; media_type: string }>;
       user_id: string;
       problem_revision_id: string;
       verifier_contract_id: string;
@@ -42,20 +49,24 @@ export async function readRunContext(sql: Sql, runId: string): Promise<RunContex
       verifier_input_bindings: RevisionBinding[];
     }[]
   >`
-    select s.user_id, r.problem_revision_id, r.verifier_contract_id, r.inputs, vc.document, pr.verifier_input_bindings
+    select s.user_id, r.submission_id, s.attempt_id, s.problem_id, r.problem_revision_id, r.verifier_contract_id,
+      r.inputs, vc.document, pr.verifier_input_bindings,
+      coalesce((select json_agg(json_build_object('id', a.id, 'filename', a.filename, 'media_type', a.media_type))
+                from artifacts a
+                where a.id in (select x->>'artifact_id' from jsonb_array_elements(r.inputs->'artifacts') x)), '[]') as files
     from verification_runs r
     join submissions s on s.id = r.submission_id
     join verifier_contracts vc on vc.id = r.verifier_contract_id
     join problem_revisions pr on pr.id = r.problem_revision_id
     where r.id = ${runId}`;
   if (!row) return null;
-  const ids = row.inputs.artifacts.map((a) => a.artifact_id);
-  const files = await sql<{ id: string; filename: string; media_type: string }[]>`
-    select id, filename, media_type from artifacts where id = any(${ids})`;
-  const byId = new Map(files.map((file) => [file.id, file]));
+  const byId = new Map(row.files.map((file) => [file.id, file]));
   return {
     run_id: runId,
     user_id: row.user_id,
+    submission_id: row.submission_id,
+    attempt_id: row.attempt_id,
+    problem_id: row.problem_id,
     problem_revision_id: row.problem_revision_id,
     verifier_contract_id: row.verifier_contract_id,
     contract: row.document,

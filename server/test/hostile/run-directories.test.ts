@@ -83,6 +83,17 @@ describe("sandbox run directories", () => {
     const outcome = await running;
     expect(outcome, JSON.stringify(outcome)).toMatchObject({ result: "verified" });
     expect(seen).toEqual({ mode: 0o700, uid: asRoot ? SANDBOX_UID : process.getuid?.() });
+    // Warm run disks wait in the folder for the next runs until the runner closes (shutdown).
+    await runner.close?.();
     expect(await readdir(runDir)).toEqual([]);
+  });
+
+  it("refuse a warm pool size that is not a whole number from 0 to 64, naming the variable", () => {
+    for (const bad of ["-1", "two", "1.5", "65"]) {
+      expect(() => localSandboxRunner({ env: { SVC_SANDBOX_POOL_SIZE: bad } })).toThrow(
+        `SVC_SANDBOX_POOL_SIZE=${bad} is not valid: use a whole number from 0 to 64`,
+      );
+    }
+    expect(() => localSandboxRunner({ env: { SVC_SANDBOX_POOL_SIZE: "0" } })).not.toThrow();
   });
 });

@@ -41,7 +41,16 @@ export function testServices(
     signingSecret: TEST_SIGNING_SECRET,
     baseUrl: options.baseUrl,
     // A given runner is used as it is (a test of the budget brings its own).
-    sandbox: options.sandbox ?? budgetedSandboxRunner(localSandboxRunner(), sandboxBudget),
+    // No warm sandboxes: a test process ends without the service's shutdown, which would remove
+    // them; the pools themselves are tested in app/test/sandbox.
+    sandbox:
+      options.sandbox ??
+      budgetedSandboxRunner(
+        localSandboxRunner({
+          env: { ...process.env, SVC_SANDBOX_POOL_SIZE: process.env.SVC_SANDBOX_POOL_SIZE ?? "0" },
+        }),
+        sandboxBudget,
+      ),
     sandboxBudget,
     hostedReviewers: unavailableHostedReviewers,
   };

@@ -156,6 +156,9 @@ export function budgetedSandboxRunner(
     async engines(): Promise<SandboxEngines> {
       return await inner.engines();
     },
+    async close() {
+      await inner.close?.();
+    },
     async run(
       job: CheckerJob,
       binding: RuntimeBinding | null,

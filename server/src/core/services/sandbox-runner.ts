@@ -17,6 +17,8 @@ export interface RunOwner {
  */
 export interface SandboxRunner {
   engines(): Promise<SandboxEngines>;
+  /** Ends what the backends keep warm (pooled disks and containers); called at shutdown. */
+  close?(): Promise<void>;
   /** `keepEvidence` stores each evidence file as it is read from the run's disk (the blob store's put). */
   run(
     job: CheckerJob,

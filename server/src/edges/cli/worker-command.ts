@@ -34,6 +34,7 @@ export async function workerCommand(config: ServerConfig, log: Logger): Promise<
     const signal = await stop;
     log.info({ signal }, "stopping the worker: letting running jobs finish");
     await worker.stop();
+    await services.sandbox.close?.();
   } finally {
     await db.close();
   }

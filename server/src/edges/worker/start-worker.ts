@@ -72,7 +72,7 @@ export async function startWorker(services: Services, options: WorkerOptions = {
   heartbeat.unref();
   const runner = await run({
     events,
-    ...workerConnection(services.sql, (options.concurrency ?? 1) + 2),
+    ...workerConnection(services.sql, (options.concurrency ?? 1) + 2, { asyncCommit: true }),
     concurrency: options.concurrency ?? 1,
     pollInterval: options.pollInterval ?? 2000,
     noHandleSignals: true,

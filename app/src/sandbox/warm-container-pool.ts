@@ -1,0 +1,243 @@
+import { spawnSync } from "node:child_process";
+import { rmSync } from "node:fs";
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type Docker from "dockerode";
+import type { CheckerLimits } from "./checker-job.ts";
+import { holdBinary } from "./hold-binary.ts";
+import { makeRunDirectory } from "./run-directory.ts";
+import { prepareRunDisk, type RunDisk } from "./run-disk.ts";
+
+/** Processes (threads included) a checker container may hold at once. */
+export const DOCKER_PIDS_LIMIT = 64;
+/** Unprivileged user of every checker container (nobody:nogroup). */
+export const DOCKER_USER = "65534:65534";
+/** Started containers kept ready per (image, limits) by default. */
+export const CONTAINER_POOL_SIZE = 2;
+
+/** What a container is made for: its image and the limits fixed when it is created. */
+export interface SlotSpec {
+  /** An image id or a digest-pinned reference. */
+  image: string;
+  limits: Pick<CheckerLimits, "vcpu" | "memory_mb" | "disk_mb">;
+}
+
+/**
+ * One started checker container with its private run directory: `inputDir` (bound read-only at
+ * /input, empty until the run lays its inputs out in it), the run's disk (bound at /output and
+ * /tmp) and the image's own ENTRYPOINT and CMD.
+ */
+export interface WarmSlot {
+  root: string;
+  inputDir: string;
+  disk: RunDisk;
+  container: Docker.Container;
+  imageArgv: string[];
+}
+
+export interface WarmContainerPool {
+  /** The label every container of this pool carries: `svc.pool=<id>`. */
+  readonly label: string;
+  /** A started container for one run: a ready one when the pool has it, else one made now. */
+  take(spec: SlotSpec): Promise<WarmSlot>;
+  /** Ends a slot after its run: the container is removed and the disk released, in the background. */
+  discard(slot: WarmSlot): void;
+  /** Resolves once no slot is being made or removed (benches wait on it between runs). */
+  settled(): Promise<void>;
+  /** Stops refilling, removes every container it holds, and waits for every removal. */
+  close(): Promise<void>;
+}
+
+/**
+ * Pre-started, network-less checker containers (docker-backend.ts has the isolation), kept per
+ * image and limits so a run skips the engine's create and start: each container serves exactly
+ * one run and is then destroyed with its disk and run directory, never reused, and a taken slot
+ * is replaced in the background. A warm container has run nothing but its 129-byte hold loop; the
+ * run's inputs are written into its /input folder on the host when it is taken. `size` 0 makes
+ * each run's container on demand. Containers carry the label `svc.pool=<pool id>`; an ordinary
+ * exit removes them synchronously, and `close` drains the pool on shutdown.
+ */
+export function createWarmContainerPool(options: {
+  docker: Docker;
+  tempDir: string;
+  size?: number;
+}): WarmContainerPool {
+  const { docker } = options;
+  const size = options.size ?? CONTAINER_POOL_SIZE;
+  const poolId = `${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
+  const ready = new Map<string, Promise<WarmSlot>[]>();
+  /** Every slot made and not yet removed, for close and the exit hook. */
+  const live = new Set<WarmSlot>();
+  const pending = new Set<Promise<unknown>>();
+  let closed = false;
+
+  const track = <T>(promise: Promise<T>): Promise<T> => {
+    pending.add(promise);
+    void promise.finally(() => pending.delete(promise)).catch(() => {});
+    return promise;
+  };
+
+  const onExit = () => {
+    const ids = [...live].map((slot) => slot.container.id);
+    if (ids.length > 0) spawnSync("docker", ["rm", "-f", ...ids], { stdio: "ignore" });
+    for (const slot of live) {
+      if (slot.disk.mounted) spawnSync("umount", ["-l", join(slot.root, "disk")]);
+      rmSync(slot.root, { recursive: true, force: true });
+    }
+  };
+  process.once("exit", onExit);
+
+  const remove = async (slot: WarmSlot): Promise<void> => {
+    await slot.container.remove({ force: true }).catch(() => undefined);
+    await slot.disk.release();
+    await rm(slot.root, { recursive: true, force: true });
+    live.delete(slot);
+  };
+
+  const make = async (spec: SlotSpec): Promise<WarmSlot> => {
+    // Private to root: the engine binds the run's folders, whose own modes let the container in.
+    const root = await makeRunDirectory(options.tempDir, "svc-docker-");
+    let disk: RunDisk | undefined;
+    try {
+      const imageInfo = await docker.getImage(spec.image).inspect();
+      const inputDir = join(root, "input");
+      await mkdir(inputDir, { mode: 0o755 });
+      const hold = join(root, "hold");
+      await writeFile(hold, holdBinary(), { mode: 0o555 });
+      const diskBytes = spec.limits.disk_mb * 1_048_576;
+      // /output and /tmp are host folders on the run's disk (run-disk.ts), owned by the
+      // container's user when we can give them away, else open to anyone inside the private root.
+      const asRoot = process.getuid?.() === 0;
+      disk = await prepareRunDisk(root, diskBytes, asRoot ? { uid: 65534, gid: 65534 } : undefined);
+      const container = await docker.createContainer(containerSpec(spec, { inputDir, hold, disk, poolId }));
+      const slot: WarmSlot = {
+        root,
+        inputDir,
+        disk,
+        container,
+        imageArgv: [...(imageInfo.Config.Entrypoint ?? []), ...(imageInfo.Config.Cmd ?? [])],
+      };
+      live.add(slot);
+      await container.start();
+      return slot;
+    } catch (error) {
+      await disk?.release();
+      await rm(root, { recursive: true, force: true });
+      throw error;
+    }
+  };
+
+  let swept: Promise<void> | undefined;
+  return {
+    label: `svc.pool=${poolId}`,
+    async take(spec) {
+      if (closed) throw new Error("the docker backend is closed");
+      swept ??= sweepDeadPools(docker).catch(() => {});
+      await swept;
+      const key = JSON.stringify([spec.image, spec.limits.vcpu, spec.limits.memory_mb, spec.limits.disk_mb]);
+      const queue = ready.get(key) ?? [];
+      ready.set(key, queue);
+      const next = queue.shift();
+      while (queue.length < size) {
+        const made = track(make(spec));
+        made.catch(() => {});
+        queue.push(made);
+      }
+      if (next) {
+        try {
+          return await next;
+        } catch {
+          // A failed warm container (the engine hiccuped): make this run's own, reporting its error.
+        }
+      }
+      return await make(spec);
+    },
+    discard(slot) {
+      track(remove(slot));
+    },
+    async settled() {
+      while (pending.size > 0) await Promise.allSettled([...pending]);
+    },
+    async close() {
+      closed = true;
+      const waiting = [...ready.values()].flat();
+      ready.clear();
+      await Promise.allSettled(waiting);
+      await Promise.allSettled([...pending]);
+      await Promise.all([...live].map(remove));
+      process.removeListener("exit", onExit);
+    },
+  };
+}
+
+/**
+ * The container: PID 1 the hold loop, no network, memory = memory_mb (swap none), NanoCpus =
+ * vcpu, PidsLimit 64, read-only root, /output and /tmp bound from the run's disk, /input a
+ * read-only bind of the slot's input folder, all capabilities dropped, no-new-privileges, user
+ * 65534, json-file logs capped at 1 MiB.
+ */
+function containerSpec(
+  spec: SlotSpec,
+  slot: { inputDir: string; hold: string; disk: RunDisk; poolId: string },
+): Docker.ContainerCreateOptions {
+  const { limits } = spec;
+  const diskBytes = limits.disk_mb * 1_048_576;
+  return {
+    Image: spec.image,
+    Entrypoint: ["/.svc-hold"],
+    Cmd: [],
+    User: DOCKER_USER,
+    WorkingDir: "/output",
+    Env: ["HOME=/tmp", "TMPDIR=/tmp", "LANG=C.UTF-8"],
+    NetworkDisabled: true,
+    Labels: { "svc.sandbox": "checker", "svc.pool": slot.poolId },
+    HostConfig: {
+      NetworkMode: "none",
+      Memory: limits.memory_mb * 1_048_576,
+      MemorySwap: limits.memory_mb * 1_048_576,
+      NanoCpus: Math.round(limits.vcpu * 1e9),
+      PidsLimit: DOCKER_PIDS_LIMIT,
+      ReadonlyRootfs: true,
+      CapDrop: ["ALL"],
+      SecurityOpt: ["no-new-privileges"],
+      Ulimits: [
+        { Name: "core", Soft: 0, Hard: 0 },
+        { Name: "fsize", Soft: diskBytes, Hard: diskBytes },
+      ],
+      Binds: [
+        `${slot.inputDir}:/input:ro`,
+        `${slot.hold}:/.svc-hold:ro`,
+        `${slot.disk.output}:/output:rw`,
+        `${slot.disk.scratch}:/tmp:rw`,
+      ],
+      LogConfig: { Type: "json-file", Config: { "max-size": "1m", "max-file": "1" } },
+      AutoRemove: false,
+    },
+  };
+}
+
+/**
+ * Removes the containers of pools whose process is gone (a kill -9 leaves its warm containers
+ * running their hold loop): the label's value starts with the pool's pid, on this host's engine.
+ */
+async function sweepDeadPools(docker: Docker): Promise<void> {
+  const containers = await docker.listContainers({ all: true, filters: { label: ["svc.pool"] } });
+  for (const info of containers) {
+    const pid = Number((info.Labels["svc.pool"] ?? "").split("-")[0]);
+    if (!Number.isInteger(pid) || pid <= 0 || processAlive(pid)) continue;
+    await docker
+      .getContainer(info.Id)
+      .remove({ force: true })
+      .catch(() => undefined);
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but is not ours to signal.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
