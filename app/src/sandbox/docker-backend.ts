@@ -1,5 +1,6 @@
 import { tmpdir } from "node:os";
 import { Writable } from "node:stream";
+import { setTimeout as sleep } from "node:timers/promises";
 import Docker from "dockerode";
 import { BoundedSink, joinLog, LOG_CEILING } from "./bounded-sink.ts";
 import type {
@@ -19,6 +20,7 @@ import {
   DOCKER_USER,
   type WarmContainerPool,
 } from "./warm-container-pool.ts";
+import { watchProcessExit } from "./watch-process-exit.ts";
 
 /** Entrypoint marker for images whose own ENTRYPOINT/CMD runs (check-contract.ts writes it). */
 export const IMAGE_ENTRYPOINT = "@image-entrypoint";
@@ -129,11 +131,22 @@ async function execChecker(
       stream.destroy();
     });
     docker.modem.demuxStream(stream, sinkWriter(stdout), sinkWriter(stderr));
-    await new Promise<void>((resolve) => {
+    const ended = new Promise<void>((resolve) => {
       stream.once("end", resolve);
       stream.once("close", resolve);
       stream.once("error", () => resolve());
     });
+    // The run ends with the checker's own process, not with the last process holding its output.
+    let streamEnded = false;
+    void ended.then(() => {
+      streamEnded = true;
+    });
+    const pid = await mainProcessOf(exec, () => streamEnded);
+    const unwatchMain = pid
+      ? await watchProcessExit(pid, () => container.kill().catch(() => undefined))
+      : () => {};
+    await ended;
+    unwatchMain();
     clearTimeout(timer);
     unwatch();
     const duration = Math.round(performance.now() - started);
@@ -177,6 +190,20 @@ async function execChecker(
       log,
     });
   }
+}
+
+/**
+ * The host pid of an exec's main process: the engine reports 0 until the process has started, so
+ * it is asked again every 10 ms, for at most 5 s and not past the end of the exec's stream.
+ */
+async function mainProcessOf(exec: Docker.Exec, ended: () => boolean): Promise<number | null> {
+  const deadline = performance.now() + 5000;
+  while (!ended() && performance.now() < deadline) {
+    const { Pid: pid } = await exec.inspect();
+    if (pid) return pid;
+    await sleep(10);
+  }
+  return null;
 }
 
 function sinkWriter(sink: BoundedSink): Writable {

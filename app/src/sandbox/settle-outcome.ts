@@ -76,7 +76,12 @@ export function settleOutcome(job: CheckerJob, run: RawRun): CheckerOutcome {
   });
 
   const certain = run.limit ?? (run.signal !== null ? (SIGNAL_LIMITS[run.signal] ?? null) : null);
-  if (certain !== null) return inconclusive(limitReason(certain, job, run), certain);
+  // A fork bomb can go on forking until the wall clock ends it: its refused forks name the cause.
+  const cause =
+    certain === "timeout" && run.limit === "timeout" && limitFromLog(run.log.bytes) === "processes"
+      ? "processes"
+      : certain;
+  if (cause !== null) return inconclusive(limitReason(cause, job, run), cause);
 
   const resultFile = run.output.find((entry) => entry.path === "result.json");
   const parsed =
