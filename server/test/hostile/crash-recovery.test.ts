@@ -235,9 +235,12 @@ describeWithDatabase("kill -9 at each phase", () => {
         return row?.status === "running";
       }, "the stage to run");
       const killedRuns = join(dataDir, "sandbox-runs", `p${running.server.pid}`);
-      // The checker is in its sandbox once its private run directory exists.
+      // The checker is in its sandbox once its private run directory exists (beside it: the
+      // warm disks of the bwrap backend's pool, svc-disk-*, which the restart sweeps too).
       await waitFor(
-        async () => existsSync(killedRuns) && readdirSync(killedRuns).length === 1,
+        async () =>
+          existsSync(killedRuns) &&
+          readdirSync(killedRuns).filter((name) => name.startsWith("svc-bwrap-")).length === 1,
         "the run directory",
       );
       await killHard(running.server);
