@@ -7,6 +7,7 @@ import { apiRoutes } from "../http/api-routes.ts";
 import { dashboardRoutes } from "../http/dashboard-routes.ts";
 import { docsRoutes } from "../http/docs-routes.ts";
 import { downloadRoutes } from "../http/download-routes.ts";
+import { draftRoutes } from "../http/draft-routes.ts";
 import { errorHandler } from "../http/error-handler.ts";
 import { healthRoutes } from "../http/health-routes.ts";
 import { oauthRoutes } from "../http/oauth/oauth-routes.ts";
@@ -90,6 +91,7 @@ export function buildApp(services: Services, options: BuildAppOptions = {}) {
   app.register(dashboardRoutes, { services });
   app.register(workAuditRoutes, { services });
   app.register(workRoutes, { services });
+  app.register(draftRoutes, { services });
   return app;
 }
 

@@ -119,7 +119,7 @@ ${refusalFor(w.id)}
   const body = html`<h1>Authoring: my work</h1>
 ${view.notice && html`<p role="status" data-testid="notice">${view.notice}</p>`}
 ${refusal && html`<p role="alert" class="error" data-testid="page-refusal" data-code="${refusal.code}">Not done: ${refusal.message}</p>`}
-<p class="muted">What you publish, as <code>get_work_management</code> shows it. A visibility change is refused if the work changed since this page was loaded; the history of every change is in <a href="/work/audit">the work history</a>. Publish packages with <code>svc draft</code> or <code>svc upload</code>.</p>
+<p class="muted">What you publish, as <code>get_work_management</code> shows it. A visibility change is refused if the work changed since this page was loaded; the history of every change is in <a href="/work/audit">the work history</a>. Packages kept in the service are your <a href="/work/drafts">drafts</a>. Publish packages with <code>svc draft</code> or <code>svc upload</code>.</p>
 <h2>Campaigns</h2>
 ${workTable(work.campaigns, "Your campaigns", "campaigns")}
 <h2>Problems</h2>

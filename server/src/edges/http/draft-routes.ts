@@ -1,0 +1,183 @@
+import { PublicationRequestStatus, Visibility } from "@svc/schemas";
+import type { FastifyPluginAsync, FastifyReply } from "fastify";
+import { ServiceError } from "../../core/errors/service-error.ts";
+import type { Services } from "../../core/services/services.ts";
+import { getWorkDraft } from "../../drafts/get-work-draft.ts";
+import { listWorkDrafts } from "../../drafts/list-work-drafts.ts";
+import type { PublishedVisibility } from "../../drafts/publish-work-draft.ts";
+import { listDraftPublicationRequests } from "../../publication-requests/list-draft-publication-requests.ts";
+import { listPublicationRequests } from "../../publication-requests/list-publication-requests.ts";
+import { requestWorkPublication } from "../../publication-requests/request-work-publication.ts";
+import { ReviewDecision, reviewWorkPublication } from "../../publication-requests/review-work-publication.ts";
+import { currentSession } from "../../sessions/sessions.ts";
+import type { Principal } from "../../users/principal.ts";
+import { viewerOf } from "../../visibility/viewer.ts";
+import { listWorkAudit } from "../../work-audit/list-work-audit.ts";
+import { browserSecret, formPrincipal, pageCaller } from "./browser-session.ts";
+import { acceptFormPosts, csrfField, formOf } from "./form-posts.ts";
+import type { SiteVisitor } from "./html/render-site-page.ts";
+import { sendHtmlPage } from "./html/send-html-page.ts";
+import {
+  renderDraftListPage,
+  renderDraftPage,
+  renderPublicationRequestsPage,
+} from "./pages/render-draft-pages.ts";
+import { renderErrorPage } from "./pages/render-error-page.ts";
+
+/** What a form did, shown on the page it goes back to. */
+const NOTICES = {
+  requested: "Publication requested: an administrator will approve or reject it.",
+  withdraw: "Request withdrawn.",
+  approve: "Approved: the pinned version is published.",
+  reject: "Rejected, with your reason.",
+} as const;
+type Notice = keyof typeof NOTICES;
+const noticeOf = (done: string | undefined) =>
+  done !== undefined && Object.hasOwn(NOTICES, done) ? NOTICES[done as Notice] : null;
+
+/**
+ * The drafts and publication-request pages (issue 16), over the same functions as their MCP
+ * tools: `GET /work/drafts` (list_work_drafts), `GET /work/drafts/{id}` (get_work_draft, the
+ * draft's requests and its list_work_audit history) and, for administrators,
+ * `GET /work/publication-requests` (list_publication_requests, pending ones). The forms are for
+ * signed-in browsers, CSRF-checked in this scope:
+ *
+ * - `POST /work/drafts/{id}/request-publication` (request_work_publication pinning the version shown);
+ * - `POST /work/publication-requests/{id}/review` (review_work_publication: withdraw by the
+ *   requester; approve or reject, with a reason, by an administrator).
+ *
+ * Another user's draft is not_found; a refusal is a page with its code and message.
+ */
+export const draftRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+  acceptFormPosts(app, services, {
+    errorPage: async (request, error) => {
+      const session = await currentSession(services, request.headers.cookie);
+      return renderErrorPage(error.code, error.message, {
+        handle: session?.user.handle ?? null,
+        path: request.url,
+      });
+    },
+  });
+  const visitorOf = (principal: Principal, path: string): SiteVisitor => ({
+    handle: principal.user.handle,
+    path,
+  });
+
+  app.get<{ Querystring: { cursor?: string } }>("/work/drafts", async (request, reply) => {
+    const context = await pageCaller(services, request, reply);
+    if (!context) return reply;
+    const viewer = viewerOf(context.principal);
+    const page = await listWorkDrafts(services.sql, viewer, { cursor: request.query.cursor });
+    reply.header("cache-control", "private, no-store");
+    const nextHref = page.next_cursor ? `/work/drafts?cursor=${encodeURIComponent(page.next_cursor)}` : null;
+    return sendHtmlPage(
+      reply,
+      renderDraftListPage({ drafts: page.drafts, nextHref }, visitorOf(context.principal, "/work/drafts")),
+    );
+  });
+
+  app.get<{ Params: { id: string }; Querystring: { done?: string } }>(
+    "/work/drafts/:id",
+    async (request, reply) => {
+      const context = await pageCaller(services, request, reply);
+      if (!context) return reply;
+      const viewer = viewerOf(context.principal);
+      const { id } = request.params;
+      const { draft } = await getWorkDraft(services.sql, viewer, id);
+      const requests = await listDraftPublicationRequests(services.sql, viewer, id);
+      const history = await listWorkAudit(services.sql, viewer, { draft_id: id, limit: 50 });
+      reply.header("cache-control", "private, no-store");
+      const csrf = csrfField(services, browserSecret(services, request, reply));
+      return sendHtmlPage(
+        reply,
+        renderDraftPage(
+          { draft, requests, history: history.entries, csrf, notice: noticeOf(request.query.done) },
+          visitorOf(context.principal, `/work/drafts/${id}`),
+        ),
+      );
+    },
+  );
+
+  app.get<{ Querystring: { cursor?: string; done?: string } }>(
+    "/work/publication-requests",
+    async (request, reply) => {
+      const context = await pageCaller(services, request, reply);
+      if (!context) return reply;
+      const page = await listPublicationRequests(services.sql, viewerOf(context.principal), {
+        status: PublicationRequestStatus.pending,
+        cursor: request.query.cursor,
+      });
+      reply.header("cache-control", "private, no-store");
+      const csrf = csrfField(services, browserSecret(services, request, reply));
+      const nextHref = page.next_cursor
+        ? `/work/publication-requests?cursor=${encodeURIComponent(page.next_cursor)}`
+        : null;
+      return sendHtmlPage(
+        reply,
+        renderPublicationRequestsPage(
+          { requests: page.requests, csrf, notice: noticeOf(request.query.done), nextHref },
+          visitorOf(context.principal, "/work/publication-requests"),
+        ),
+      );
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
+    "/work/drafts/:id/request-publication",
+    async (request, reply: FastifyReply) => {
+      const principal = await formPrincipal(services, request, reply);
+      if (!principal) return reply;
+      const form = formOf(request);
+      const visibility = form.visibility ?? Visibility.listed;
+      if (visibility !== Visibility.listed && visibility !== Visibility.unlisted) {
+        throw new ServiceError("invalid_input", "visibility: choose listed or unlisted", {
+          field: "visibility",
+        });
+      }
+      const expected = form.expected_version;
+      if (!expected) {
+        throw new ServiceError(
+          "invalid_input",
+          "expected_version is missing: submit the form from the draft's page",
+          {
+            field: "expected_version",
+          },
+        );
+      }
+      await requestWorkPublication(services, viewerOf(principal), {
+        draft_id: request.params.id,
+        expected_version: expected,
+        visibility: visibility as PublishedVisibility,
+        note_md: form.note_md ?? "",
+      });
+      return reply
+        .header("cache-control", "no-store")
+        .redirect(`/work/drafts/${encodeURIComponent(request.params.id)}?done=requested`, 303);
+    },
+  );
+
+  app.post<{ Params: { id: string } }>("/work/publication-requests/:id/review", async (request, reply) => {
+    const principal = await formPrincipal(services, request, reply);
+    if (!principal) return reply;
+    const form = formOf(request);
+    const decision = form.decision ?? "";
+    if (!Object.hasOwn(ReviewDecision, decision)) {
+      throw new ServiceError(
+        "invalid_input",
+        `decision: choose one of ${Object.values(ReviewDecision).join(", ")}`,
+        { field: "decision" },
+      );
+    }
+    const reason = form.reason_md?.trim() ? form.reason_md : undefined;
+    const { request: resolved } = await reviewWorkPublication(services, viewerOf(principal), {
+      request_id: request.params.id,
+      decision: decision as ReviewDecision,
+      reason_md: reason,
+    });
+    const back =
+      decision === ReviewDecision.withdraw && resolved.draft_id
+        ? `/work/drafts/${encodeURIComponent(resolved.draft_id)}`
+        : "/work/publication-requests";
+    return reply.header("cache-control", "no-store").redirect(`${back}?done=${decision}`, 303);
+  });
+};
