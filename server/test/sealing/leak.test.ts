@@ -318,6 +318,12 @@ const table: LeakRow[] = [
   { covers: "GET /work", read: (c) => c.http("/work", "text/html") },
   { covers: "GET /work", read: (c) => c.http("/work", "application/json") },
   { covers: "GET /work/uploads/{id}", read: (c) => c.http("/work/uploads/aup_0000000000", "text/html") },
+  { covers: "GET /work/drafts", read: (c) => c.http("/work/drafts", "text/html") },
+  { covers: "GET /work/drafts/{id}", read: (c) => c.http("/work/drafts/wdr_0000000000", "text/html") },
+  {
+    covers: "GET /work/publication-requests",
+    read: (c) => c.http("/work/publication-requests", "text/html"),
+  },
   {
     covers: "GET /api/verifier-implementations/{id}/program",
     read: (c) => c.http("/api/verifier-implementations/vfi_0000000000/program"),
