@@ -1,0 +1,159 @@
+import type { Browser, BrowserContext } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { browserMissing, launchBrowser } from "../../../../../test/support/browser.ts";
+import { saveWorkDraft } from "../../../../src/drafts/save-work-draft.ts";
+import { uniqueCampaignFiles } from "../../../drafts/draft-harness.ts";
+import { type SeededUser, seedUser } from "../../../support/seed-records.ts";
+import { signInInBrowser } from "../../../support/sign-in-in-browser.ts";
+import { describeWithDatabase, useTestDatabase } from "../../../support/test-database.ts";
+import { builtinsOnly, testServices } from "../../../support/test-services.ts";
+import { type RunningApp, startApp } from "../../mcp/support/start-app.ts";
+import { expectAccessible, screenshot } from "./site-support.ts";
+
+const describeWithBrowser = browserMissing() === null ? describeWithDatabase : describe.skip;
+
+/**
+ * The drafts and publication-request pages in Chromium (issue 16): an author finds a draft from
+ * "My work", reads its status, files and history, requests its publication and withdraws a
+ * request through the forms; an administrator rejects a request with a reason and the author sees
+ * it; another user's draft is not_found and a non-administrator cannot list requests.
+ */
+describeWithBrowser("the drafts and publication-request pages in a real browser", () => {
+  const db = useTestDatabase();
+  let app: RunningApp;
+  let browser: Browser;
+  let ada: SeededUser;
+  let draftId: string;
+
+  beforeAll(async () => {
+    const services = testServices(db.sql, { sandbox: builtinsOnly() });
+    ada = await seedUser(db.sql, "ada", { capabilities: ["author"] });
+    await seedUser(db.sql, "bob", { capabilities: ["author"] });
+    await seedUser(db.sql, "root", { admin: true });
+    const saved = await saveWorkDraft(
+      services,
+      { userId: ada.id, isAdministrator: false },
+      { title: "Integer <b>roots</b>", files: uniqueCampaignFiles("browser") },
+    );
+    draftId = saved.draft.id;
+    app = await startApp(services);
+    browser = await launchBrowser();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+  });
+
+  const signedIn = async (handle: string): Promise<BrowserContext> => {
+    const context = await browser.newContext({ bypassCSP: true });
+    context.setDefaultTimeout(10_000);
+    const page = await context.newPage();
+    await signInInBrowser(page, db.sql, app.url, handle);
+    await page.close();
+    return context;
+  };
+  const requestStatuses = async () =>
+    (
+      await db.sql<{ status: string }[]>`
+        select status from publication_requests where draft_id = ${draftId} order by created_at, id`
+    ).map((r) => r.status);
+
+  it("1. an author reads a draft from My work and requests its publication", async () => {
+    const context = await signedIn("ada");
+    try {
+      const page = await context.newPage();
+      await page.goto(`${app.url}/work`);
+      await page.getByRole("link", { name: "drafts" }).click();
+      expect(new URL(page.url()).pathname).toBe("/work/drafts");
+      const row = page.locator(`tr[data-draft="${draftId}"]`);
+      expect(await row.getByTestId("status").textContent()).toBe("editing");
+      await expectAccessible(page);
+      await screenshot(page, "work-drafts");
+
+      await row.getByRole("link", { name: "Integer <b>roots</b>" }).click();
+      expect(new URL(page.url()).pathname).toBe(`/work/drafts/${draftId}`);
+      // The author's markup in the title is text, not an element.
+      expect(await page.locator("h1 b").count()).toBe(0);
+      expect(await page.getByTestId("draft-status").textContent()).toBe("editing");
+      expect(await page.getByTestId("draft-version").textContent()).toBe("1");
+      expect(await page.getByTestId("files").textContent()).toContain("campaign.json");
+      expect(await page.getByTestId("history").getByTestId("action").first().textContent()).toBe(
+        "save_draft",
+      );
+      expect(await page.getByTestId("no-requests").count()).toBe(1);
+      await expectAccessible(page);
+      await screenshot(page, "work-draft");
+
+      await page.getByLabel("Visibility to ask for").selectOption("unlisted");
+      await page.getByLabel("Note for the reviewer (optional)").fill("Ready for review.");
+      await page.getByTestId("request-publication").click();
+      expect(await page.getByTestId("notice").textContent()).toContain("Publication requested");
+      expect(await page.getByTestId("request-status").first().textContent()).toBe("pending");
+      // One pending request per draft: the form is gone while this one is pending.
+      expect(await page.getByTestId("request-publication").count()).toBe(0);
+      expect(await requestStatuses()).toEqual(["pending"]);
+      await expectAccessible(page);
+      await screenshot(page, "work-draft-requested");
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("2. another user gets not_found for the draft and cannot list publication requests", async () => {
+    const context = await signedIn("bob");
+    try {
+      const page = await context.newPage();
+      const response = await page.goto(`${app.url}/work/drafts/${draftId}`);
+      expect(response!.status()).toBe(404);
+      expect(await page.getByTestId("error").getAttribute("data-code")).toBe("not_found");
+      await page.goto(`${app.url}/work/drafts`);
+      expect(await page.getByTestId("no-drafts").count()).toBe(1);
+      const requests = await page.goto(`${app.url}/work/publication-requests`);
+      expect(requests!.status()).toBe(403);
+      expect(await page.getByTestId("error").getAttribute("data-code")).toBe("forbidden");
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("3. an administrator rejects the request with a reason; the author sees it and withdraws a new one", async () => {
+    const admin = await signedIn("root");
+    try {
+      const page = await admin.newPage();
+      await page.goto(`${app.url}/work/publication-requests`);
+      const [pending] = await db.sql<{ id: string }[]>`
+        select id from publication_requests where draft_id = ${draftId} and status = 'pending'`;
+      const row = page.locator(`tr[data-request="${pending!.id}"]`);
+      expect(await row.textContent()).toContain("Ready for review.");
+      await expectAccessible(page);
+      await screenshot(page, "work-publication-requests");
+      // A rejection without a reason is refused and changes nothing.
+      await row.getByTestId("reject").click();
+      expect(await page.getByTestId("error").getAttribute("data-code")).toBe("invalid_input");
+      expect(await requestStatuses()).toEqual(["pending"]);
+      await page.goto(`${app.url}/work/publication-requests`);
+      await row.getByLabel(`Reason for request ${pending!.id}`).fill("Add a harder instance.");
+      await row.getByTestId("reject").click();
+      expect(await page.getByTestId("notice").textContent()).toContain("Rejected");
+      expect(await page.getByTestId("no-requests").count()).toBe(1);
+    } finally {
+      await admin.close();
+    }
+    const context = await signedIn("ada");
+    try {
+      const page = await context.newPage();
+      await page.goto(`${app.url}/work/drafts/${draftId}`);
+      expect(await page.getByTestId("request-status").first().textContent()).toContain("rejected");
+      expect(await page.getByTestId("request-reason").first().textContent()).toBe("Add a harder instance.");
+      await page.getByTestId("request-publication").click();
+      await page.getByTestId("withdraw").click();
+      expect(await page.getByTestId("notice").textContent()).toBe("Request withdrawn.");
+      expect(await requestStatuses()).toEqual(["rejected", "withdrawn"]);
+      expect(await page.getByTestId("withdraw").count()).toBe(0);
+      await expectAccessible(page);
+      await screenshot(page, "work-draft-withdrawn");
+    } finally {
+      await context.close();
+    }
+  });
+});
