@@ -1,20 +1,21 @@
 import { PublicationRequestStatus, Visibility } from "@svc/schemas";
-import type { FastifyPluginAsync, FastifyReply } from "fastify";
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { ServiceError } from "../../core/errors/service-error.ts";
 import type { Services } from "../../core/services/services.ts";
 import { getWorkDraft } from "../../drafts/get-work-draft.ts";
 import { listWorkDrafts } from "../../drafts/list-work-drafts.ts";
-import type { PublishedVisibility } from "../../drafts/publish-work-draft.ts";
+import { prepareWorkDraft } from "../../drafts/prepare-work-draft.ts";
+import { type PublishedVisibility, publishWorkDraft } from "../../drafts/publish-work-draft.ts";
 import { listDraftPublicationRequests } from "../../publication-requests/list-draft-publication-requests.ts";
 import { listPublicationRequests } from "../../publication-requests/list-publication-requests.ts";
 import { requestWorkPublication } from "../../publication-requests/request-work-publication.ts";
 import { ReviewDecision, reviewWorkPublication } from "../../publication-requests/review-work-publication.ts";
 import { currentSession } from "../../sessions/sessions.ts";
 import type { Principal } from "../../users/principal.ts";
-import { viewerOf } from "../../visibility/viewer.ts";
+import { type Viewer, viewerOf } from "../../visibility/viewer.ts";
 import { listWorkAudit } from "../../work-audit/list-work-audit.ts";
 import { browserSecret, formPrincipal, pageCaller } from "./browser-session.ts";
-import { acceptFormPosts, csrfField, formOf } from "./form-posts.ts";
+import { acceptFormPosts, csrfField, type FormBody, formOf } from "./form-posts.ts";
 import type { SiteVisitor } from "./html/render-site-page.ts";
 import { sendHtmlPage } from "./html/send-html-page.ts";
 import {
@@ -27,6 +28,8 @@ import { renderErrorPage } from "./pages/render-error-page.ts";
 /** What a form did, shown on the page it goes back to. */
 const NOTICES = {
   requested: "Publication requested: an administrator will approve or reject it.",
+  prepared: "Prepared: this version is materialized as private work.",
+  published: "Published: the draft's work has the visibility asked for.",
   withdraw: "Request withdrawn.",
   approve: "Approved: the pinned version is published.",
   reject: "Rejected, with your reason.",
@@ -43,6 +46,8 @@ const noticeOf = (done: string | undefined) =>
  * signed-in browsers, CSRF-checked in this scope:
  *
  * - `POST /work/drafts/{id}/request-publication` (request_work_publication pinning the version shown);
+ * - `POST /work/drafts/{id}/prepare` and `POST /work/drafts/{id}/publish` (prepare_work_draft,
+ *   publish_work_draft, with the version shown as expected_version);
  * - `POST /work/publication-requests/{id}/review` (review_work_publication: withdraw by the
  *   requester; approve or reject, with a reason, by an administrator).
  *
@@ -122,38 +127,44 @@ export const draftRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
     },
   );
 
-  app.post<{ Params: { id: string } }>(
-    "/work/drafts/:id/request-publication",
-    async (request, reply: FastifyReply) => {
+  /** A draft's form: the write, then back to the draft's page with its notice. */
+  const draftForm =
+    (notice: Notice, write: (viewer: Viewer, id: string, form: FormBody) => Promise<unknown>) =>
+    async (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) => {
       const principal = await formPrincipal(services, request, reply);
       if (!principal) return reply;
-      const form = formOf(request);
-      const visibility = form.visibility ?? Visibility.listed;
-      if (visibility !== Visibility.listed && visibility !== Visibility.unlisted) {
-        throw new ServiceError("invalid_input", "visibility: choose listed or unlisted", {
-          field: "visibility",
-        });
-      }
-      const expected = form.expected_version;
-      if (!expected) {
-        throw new ServiceError(
-          "invalid_input",
-          "expected_version is missing: submit the form from the draft's page",
-          {
-            field: "expected_version",
-          },
-        );
-      }
-      await requestWorkPublication(services, viewerOf(principal), {
-        draft_id: request.params.id,
-        expected_version: expected,
-        visibility: visibility as PublishedVisibility,
-        note_md: form.note_md ?? "",
-      });
+      await write(viewerOf(principal), request.params.id, formOf(request));
       return reply
         .header("cache-control", "no-store")
-        .redirect(`/work/drafts/${encodeURIComponent(request.params.id)}?done=requested`, 303);
-    },
+        .redirect(`/work/drafts/${encodeURIComponent(request.params.id)}?done=${notice}`, 303);
+    };
+
+  app.post<{ Params: { id: string } }>(
+    "/work/drafts/:id/request-publication",
+    draftForm("requested", (viewer, id, form) =>
+      requestWorkPublication(services, viewer, {
+        draft_id: id,
+        expected_version: expectedVersionOf(form),
+        visibility: visibilityOf(form),
+        note_md: form.note_md ?? "",
+      }),
+    ),
+  );
+  app.post<{ Params: { id: string } }>(
+    "/work/drafts/:id/prepare",
+    draftForm("prepared", (viewer, id, form) =>
+      prepareWorkDraft(services, viewer, { draft_id: id, expected_version: expectedVersionOf(form) }),
+    ),
+  );
+  app.post<{ Params: { id: string } }>(
+    "/work/drafts/:id/publish",
+    draftForm("published", (viewer, id, form) =>
+      publishWorkDraft(services, viewer, {
+        draft_id: id,
+        expected_version: expectedVersionOf(form),
+        visibility: visibilityOf(form),
+      }),
+    ),
   );
 
   app.post<{ Params: { id: string } }>("/work/publication-requests/:id/review", async (request, reply) => {
@@ -181,3 +192,25 @@ export const draftRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
     return reply.header("cache-control", "no-store").redirect(`${back}?done=${decision}`, 303);
   });
 };
+
+/** The visibility a form asks for: listed (the default) or unlisted. */
+function visibilityOf(form: FormBody): PublishedVisibility {
+  const visibility = form.visibility ?? Visibility.listed;
+  if (visibility !== Visibility.listed && visibility !== Visibility.unlisted) {
+    throw new ServiceError("invalid_input", "visibility: choose listed or unlisted", { field: "visibility" });
+  }
+  return visibility;
+}
+
+/** The draft version the page showed, which the write pins. */
+function expectedVersionOf(form: FormBody): string {
+  const expected = form.expected_version;
+  if (!expected) {
+    throw new ServiceError(
+      "invalid_input",
+      "expected_version is missing: submit the form from the draft's page",
+      { field: "expected_version" },
+    );
+  }
+  return expected;
+}

@@ -86,6 +86,8 @@ const FORMS = [
   "/work/uploads/aup_0000000000000000/validate",
   "/work/uploads/aup_0000000000000000/publish",
   "/work/drafts/wdr_0000000000000000/request-publication",
+  "/work/drafts/wdr_0000000000000000/prepare",
+  "/work/drafts/wdr_0000000000000000/publish",
   "/work/publication-requests/pbr_0000000000000000/review",
 ];
 

@@ -1,4 +1,4 @@
-import { PublicationRequestStatus, Visibility } from "@svc/schemas";
+import { DraftStatus, PublicationRequestStatus, Visibility } from "@svc/schemas";
 import type { WorkDraft } from "../../../drafts/work-draft.ts";
 import type { PublicationRequest } from "../../../publication-requests/publication-request.ts";
 import type { WorkAuditLine } from "../../../work-audit/list-work-audit.ts";
@@ -124,10 +124,23 @@ ${
 <thead><tr><th scope="col">Request</th><th scope="col">Version</th><th scope="col">Visibility</th><th scope="col">State</th><th scope="col">Asked</th><th scope="col">Actions</th></tr></thead>
 <tbody>${requests}</tbody></table>`
 }
+<h2>Prepare and publish</h2>
+<p class="muted">Preparing validates version ${draft.version} and materializes it as private work; publishing raises that work's visibility (unlisted needs the author role, listed the trusted-author role). Once an administrator has approved a request, request publication instead.</p>
+${
+  draft.prepared_version === draft.version && draft.status !== DraftStatus.invalid
+    ? ""
+    : html`<form method="post" action="/work/drafts/${draft.id}/prepare" class="inline">${csrf}<input type="hidden" name="expected_version" value="${draft.version}"><button type="submit" class="secondary" data-testid="prepare">Prepare version ${draft.version}</button></form>`
+}
+<form method="post" action="/work/drafts/${draft.id}/publish">${csrf}
+<input type="hidden" name="expected_version" value="${draft.version}">
+<label for="publish-visibility">Publish as</label>
+<select id="publish-visibility" name="visibility"><option value="${Visibility.unlisted}">unlisted</option><option value="${Visibility.listed}">listed</option></select>
+<button type="submit" data-testid="publish">Publish version ${draft.version}</button>
+</form>
 ${
   pending
     ? ""
-    : html`<form method="post" action="/work/drafts/${draft.id}/request-publication">${csrf}
+    : html`<h2>Request publication</h2><form method="post" action="/work/drafts/${draft.id}/request-publication">${csrf}
 <input type="hidden" name="expected_version" value="${draft.version}">
 <label for="request-visibility">Visibility to ask for</label>
 <select id="request-visibility" name="visibility"><option value="${Visibility.listed}">listed</option><option value="${Visibility.unlisted}">unlisted</option></select>

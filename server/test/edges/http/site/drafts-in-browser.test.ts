@@ -156,4 +156,42 @@ describeWithBrowser("the drafts and publication-request pages in a real browser"
       await context.close();
     }
   });
+
+  it("4. the author prepares and publishes the draft through its forms; another user's post is not_found", async () => {
+    const bob = await signedIn("bob");
+    try {
+      const page = await bob.newPage();
+      await page.goto(`${app.url}/settings`);
+      const csrf = await page.locator('input[name="_csrf"]').first().getAttribute("value");
+      const refused = await page.request.post(`${app.url}/work/drafts/${draftId}/prepare`, {
+        form: { _csrf: csrf!, expected_version: "1" },
+        maxRedirects: 0,
+      });
+      expect(refused.status()).toBe(404);
+      expect(await refused.text()).toContain('data-code="not_found"');
+    } finally {
+      await bob.close();
+    }
+    const context = await signedIn("ada");
+    try {
+      const page = await context.newPage();
+      await page.goto(`${app.url}/work/drafts/${draftId}`);
+      // Preparing runs the upload's whole validation and publication: more than a click's time.
+      await page.getByTestId("prepare").click({ timeout: 60_000 });
+      expect(await page.getByTestId("notice").textContent()).toContain("Prepared");
+      expect(await page.getByTestId("draft-status").textContent()).toBe("prepared");
+      expect(await page.getByTestId("prepare").count()).toBe(0);
+      await page.getByLabel("Publish as").selectOption("unlisted");
+      await page.getByTestId("publish").click({ timeout: 60_000 });
+      expect(await page.getByTestId("notice").textContent()).toContain("Published");
+      expect(await page.getByTestId("draft-status").textContent()).toBe("published");
+      const [draft] = await db.sql<{ visibility: string }[]>`
+        select visibility from work_drafts where id = ${draftId}`;
+      expect(draft!.visibility).toBe("unlisted");
+      await expectAccessible(page);
+      await screenshot(page, "work-draft-published");
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
 });
