@@ -85,7 +85,9 @@ pathlib.Path("/output/evidence/summary.json").write_text(json.dumps({"value": va
     });
 
     it("4. contains a fork bomb: inconclusive, processes limit", async () => {
-      const outcome = await run("import os\nwhile True:\n    os.fork()\n");
+      // Memory to spare, so the process limit is what stops it (64 interpreters can fill 128 MB,
+      // and then the kernel's OOM killer would end the bomb first).
+      const outcome = await run("import os\nwhile True:\n    os.fork()\n", { limits: { memory_mb: 1024 } });
       expect(outcome).toMatchObject({ result: "inconclusive", limit: "processes", exit_code: null });
     });
 
