@@ -10,7 +10,6 @@ import { listDraftPublicationRequests } from "../../publication-requests/list-dr
 import { listPublicationRequests } from "../../publication-requests/list-publication-requests.ts";
 import { requestWorkPublication } from "../../publication-requests/request-work-publication.ts";
 import { ReviewDecision, reviewWorkPublication } from "../../publication-requests/review-work-publication.ts";
-import { currentSession } from "../../sessions/sessions.ts";
 import type { Principal } from "../../users/principal.ts";
 import { type Viewer, viewerOf } from "../../visibility/viewer.ts";
 import { listWorkAudit } from "../../work-audit/list-work-audit.ts";
@@ -23,7 +22,7 @@ import {
   renderDraftPage,
   renderPublicationRequestsPage,
 } from "./pages/render-draft-pages.ts";
-import { renderErrorPage } from "./pages/render-error-page.ts";
+import { siteErrorPage } from "./site-error-page.ts";
 
 /** What a form did, shown on the page it goes back to. */
 const NOTICES = {
@@ -55,13 +54,7 @@ const noticeOf = (done: string | undefined) =>
  */
 export const draftRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
   acceptFormPosts(app, services, {
-    errorPage: async (request, error) => {
-      const session = await currentSession(services, request.headers.cookie);
-      return renderErrorPage(error.code, error.message, {
-        handle: session?.user.handle ?? null,
-        path: request.url,
-      });
-    },
+    errorPage: siteErrorPage(services),
   });
   const visitorOf = (principal: Principal, path: string): SiteVisitor => ({
     handle: principal.user.handle,

@@ -14,14 +14,12 @@ import { getReviewProcess } from "../../reviews/read/get-review-process.ts";
 import { listMyReviewAssignments } from "../../reviews/read/list-my-review-assignments.ts";
 import { type PickedSeat, pickReview } from "../../reviews/read/pick-review.ts";
 import { submitReviewResponse } from "../../reviews/submit-review-response.ts";
-import { currentSession } from "../../sessions/sessions.ts";
 import type { Principal } from "../../users/principal.ts";
 import { viewerOf } from "../../visibility/viewer.ts";
 import { browserSecret, formPrincipal, pageCaller } from "./browser-session.ts";
 import { acceptFormPosts, csrfField, type FormBody, formOf } from "./form-posts.ts";
 import type { SiteVisitor } from "./html/render-site-page.ts";
 import { sendHtmlPage } from "./html/send-html-page.ts";
-import { renderErrorPage } from "./pages/render-error-page.ts";
 import { renderReviewAssignmentPage } from "./pages/render-review-assignment-page.ts";
 import { renderReviewCasePage } from "./pages/render-review-case-page.ts";
 import { renderReviewProcessPage } from "./pages/render-review-process-page.ts";
@@ -29,6 +27,7 @@ import { claimPath, renderMyAssignmentsPage, renderOpenSeatsPage } from "./pages
 import { type FormRubric, readResponseForm } from "./pages/review-response-form.ts";
 import { prefersJson } from "./prefers-json.ts";
 import { publicBaseUrl } from "./request-principal.ts";
+import { siteErrorPage } from "./site-error-page.ts";
 
 /** A review response's form carries up to 20,000 characters of rationale and citations: 256 KiB. */
 const RESPONSE_BODY_LIMIT = 256 * 1024;
@@ -64,13 +63,7 @@ export const reviewRoutes: FastifyPluginAsync<{ services: Services }> = async (a
   // A refusal (a claim refused, an unknown case) is a page of the site that says why, with its status.
   acceptFormPosts(app, services, {
     bodyLimit: RESPONSE_BODY_LIMIT,
-    errorPage: async (request, error) => {
-      const session = await currentSession(services, request.headers.cookie);
-      return renderErrorPage(error.code, error.message, {
-        handle: session?.user.handle ?? null,
-        path: request.url,
-      });
-    },
+    errorPage: siteErrorPage(services),
   });
   const visitorOf = (request: FastifyRequest, principal: Principal): SiteVisitor => ({
     handle: principal.user.handle,

@@ -8,7 +8,6 @@ import { validateAuthoringUpload } from "../../authoring/validate-authoring-uplo
 import { ServiceError } from "../../core/errors/service-error.ts";
 import type { Services } from "../../core/services/services.ts";
 import { yankReviewProtocol } from "../../review-protocols/yank-review-protocol.ts";
-import { currentSession } from "../../sessions/sessions.ts";
 import type { Principal } from "../../users/principal.ts";
 import { yankVerifierImplementation } from "../../verification/yank-verifier-implementation.ts";
 import { viewerOf } from "../../visibility/viewer.ts";
@@ -23,6 +22,7 @@ import { renderErrorPage } from "./pages/render-error-page.ts";
 import { type MyWorkRefusal, renderMyWorkPage } from "./pages/render-my-work-page.ts";
 import { renderUploadPage } from "./pages/render-upload-page.ts";
 import { prefersJson } from "./prefers-json.ts";
+import { siteErrorPage } from "./site-error-page.ts";
 
 /** What a form did, shown on the page it goes back to. */
 const NOTICES = {
@@ -52,13 +52,7 @@ const WORK_KINDS = ["campaign", "problem"] as const;
  */
 export const workRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
   acceptFormPosts(app, services, {
-    errorPage: async (request, error) => {
-      const session = await currentSession(services, request.headers.cookie);
-      return renderErrorPage(error.code, error.message, {
-        handle: session?.user.handle ?? null,
-        path: request.url,
-      });
-    },
+    errorPage: siteErrorPage(services),
   });
   const visitorOf = (request: FastifyRequest, principal: Principal): SiteVisitor => ({
     handle: principal.user.handle,
