@@ -94,17 +94,20 @@ describeWithDatabase("the GitHub App against local Git and GitHub servers and th
       delivery: options.delivery,
     });
     await target.app.settled();
+    // 200 once handled; 202 ("still processing") when handling outlasts the webhook middleware's
+    // timeout on a loaded machine: settled() above has waited for the handling either way, and a
+    // failed handling still answers 500.
+    expect([200, 202]).toContain(answer.status);
     return answer;
   };
   /** Opens pull request `number` from the work tree's current HEAD. */
   const openPullRequest = async (number: number, action: "opened" | "synchronize" = "opened") => {
     const sha = repo.git("rev-parse", "HEAD");
     repo.push(`refs/pull/${number}/head`);
-    const answer = await deliver(
+    await deliver(
       "pull_request",
       pullRequestPayload(payloadRepo, { action, number, headSha: sha, headRef: "topic" }),
     );
-    expect(answer.status).toBe(200);
     return sha;
   };
   /** Pushes HEAD to main and delivers the push event. */
@@ -194,7 +197,6 @@ describeWithDatabase("the GitHub App against local Git and GitHub servers and th
     repo.git("checkout", "--quiet", "main");
     repo.git("merge", "--quiet", "--no-ff", "-m", "Merge pull request #1", "topic");
     const answer = await pushMain();
-    expect(answer.status).toBe(200);
     mergeDelivery = answer.delivery;
 
     const [check] = runsOn(mainSha, "svc/packages/sqrt");
@@ -213,13 +215,12 @@ describeWithDatabase("the GitHub App against local Git and GitHub servers and th
   it("does nothing new for the same delivery again, in the same process or after a restart", async () => {
     const before = { writes: writes(), uploads: await uploads(), runs: github.checkRuns.length };
     // 1. Redelivered to the running App.
-    const again = await pushMain({ delivery: mergeDelivery });
-    expect(again.status).toBe(200);
+    await pushMain({ delivery: mergeDelivery });
     // 2. Redelivered to a freshly started App: it reads its earlier check runs back from GitHub.
     const restarted = await startGitHubApp(env);
     try {
       const payload = pushPayload(payloadRepo, { ref: "refs/heads/main", before: mainSha, after: mainSha });
-      expect((await deliver("push", payload, { delivery: mergeDelivery, app: restarted })).status).toBe(200);
+      await deliver("push", payload, { delivery: mergeDelivery, app: restarted });
     } finally {
       await restarted.close();
     }
@@ -234,8 +235,7 @@ describeWithDatabase("the GitHub App against local Git and GitHub servers and th
       "packages/sqrt/statement.md": "# Integer square root\n\nFind the positive root of 1522756, again.\n",
     });
     repo.commit("edit the statement");
-    const answer = await pushMain();
-    expect(answer.status).toBe(200);
+    await pushMain();
     const [check] = runsOn(mainSha, "svc/packages/sqrt");
     expect(check!.output.title).toBe("1 problem: 1 revise");
     expect(check!.output.summary).toMatch(/\| `sqrt` \| \*\*revise\*\* \| 1 → 2 \| statement/);
