@@ -45,60 +45,78 @@ export async function attemptSummary(
   problemId: string,
 ): Promise<AttemptSummary> {
   const userId = reader.viewer.userId;
-  const attempts = await sql<
+  // One statement, not three: on this service's hosts a round trip costs more than these index
+  // reads (docs/operations.md, "Where the time goes: MCP and search"). It yields one row per
+  // Attempt, newest first (one row with null Attempt columns when there is none), each carrying
+  // the count of active Submissions and the newest unrevoked run of any of them.
+  const rows = await sql<
     {
-      id: string;
-      status: AttemptStatus;
-      outcome: string | null;
-      problem_revision_id: string;
-      started_at: Date;
-      ended_at: Date | null;
+      submissions: number;
+      attempt_id: string | null;
+      attempt_status: AttemptStatus;
+      attempt_outcome: string | null;
+      attempt_revision_id: string;
+      attempt_started_at: Date;
+      attempt_ended_at: Date | null;
+      run_id: string | null;
+      run_submission_id: string;
+      run_status: RunStatus;
+      run_result: RunResult | null;
+      run_score: number | null;
+      run_created_at: Date;
+      run_finished_at: Date | null;
+      run_revision_id: string;
     }[]
   >`
-    select id, status, outcome, problem_revision_id, started_at, ended_at from attempts
-    where user_id = ${userId} and problem_id = ${problemId}
-    order by started_at desc, id desc`;
-  const [counts] = await sql<{ submissions: number }[]>`
-    select count(*)::int as submissions from submissions
-    where user_id = ${userId} and problem_id = ${problemId} and status = 'active'`;
-  const [run] = await sql<
-    (Omit<LatestVerification, "created_at" | "finished_at"> & {
-      created_at: Date;
-      finished_at: Date | null;
-      problem_revision_id: string;
-    })[]
-  >`
-    select r.id as verification_run_id, r.submission_id, r.status, r.result, r.score, r.created_at, r.finished_at,
-      r.problem_revision_id
-    from verification_runs r join submissions s on s.id = r.submission_id
-    where s.user_id = ${userId} and s.problem_id = ${problemId} and r.revocation is null
-    order by r.created_at desc, r.id desc limit 1`;
-  const withheld = run ? (await readRunWithholding(sql, reader, run.problem_revision_id)).outcome : false;
+    select counts.submissions, a.*, run.*
+    from (
+      select count(*)::int as submissions from submissions
+      where user_id = ${userId} and problem_id = ${problemId} and status = 'active'
+    ) counts
+    left join lateral (
+      select r.id as run_id, r.submission_id as run_submission_id, r.status as run_status,
+        r.result as run_result, r.score as run_score, r.created_at as run_created_at,
+        r.finished_at as run_finished_at, r.problem_revision_id as run_revision_id
+      from verification_runs r join submissions s on s.id = r.submission_id
+      where s.user_id = ${userId} and s.problem_id = ${problemId} and r.revocation is null
+      order by r.created_at desc, r.id desc limit 1
+    ) run on true
+    left join lateral (
+      select id as attempt_id, status as attempt_status, outcome as attempt_outcome,
+        problem_revision_id as attempt_revision_id, started_at as attempt_started_at,
+        ended_at as attempt_ended_at
+      from attempts where user_id = ${userId} and problem_id = ${problemId}
+    ) a on true
+    order by a.attempt_started_at desc, a.attempt_id desc`;
+  const first = rows[0]!;
+  const attempts = rows.filter((row) => row.attempt_id !== null);
+  const run = first.run_id === null ? null : first;
+  const withheld = run ? (await readRunWithholding(sql, reader, run.run_revision_id)).outcome : false;
   const latest = attempts[0];
-  const active = attempts.filter((a) => a.status === "active");
+  const active = attempts.filter((a) => a.attempt_status === "active");
   return {
     attempts: attempts.length,
     active_attempts: active.length,
-    active_attempt_ids: active.map((a) => a.id),
+    active_attempt_ids: active.map((a) => a.attempt_id!),
     latest_attempt: latest
       ? {
-          id: latest.id,
-          status: latest.status,
-          outcome: latest.outcome,
-          problem_revision_id: latest.problem_revision_id,
-          started_at: latest.started_at.toISOString(),
-          ended_at: latest.ended_at?.toISOString() ?? null,
+          id: latest.attempt_id!,
+          status: latest.attempt_status,
+          outcome: latest.attempt_outcome,
+          problem_revision_id: latest.attempt_revision_id,
+          started_at: latest.attempt_started_at.toISOString(),
+          ended_at: latest.attempt_ended_at?.toISOString() ?? null,
         }
       : null,
-    submissions: counts?.submissions ?? 0,
+    submissions: first.submissions,
     latest_verification: run
       ? {
-          verification_run_id: run.verification_run_id,
-          submission_id: run.submission_id,
-          status: run.status,
-          ...(withheld ? { result: null, score: null } : { result: run.result, score: run.score }),
-          created_at: run.created_at.toISOString(),
-          finished_at: run.finished_at?.toISOString() ?? null,
+          verification_run_id: run.run_id!,
+          submission_id: run.run_submission_id,
+          status: run.run_status,
+          ...(withheld ? { result: null, score: null } : { result: run.run_result, score: run.run_score }),
+          created_at: run.run_created_at.toISOString(),
+          finished_at: run.run_finished_at?.toISOString() ?? null,
         }
       : null,
   };

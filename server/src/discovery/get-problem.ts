@@ -3,15 +3,18 @@ import { type AttemptSummary, attemptSummary } from "../attempts/attempt-summary
 import type { Services } from "../core/services/services.ts";
 import { signedDownloads } from "../downloads/signed-download.ts";
 import { type Problem, toProblem } from "../problems/problem.ts";
-import { type ProblemRevision, toProblemRevision } from "../problems/problem-revision.ts";
+import {
+  type ProblemRevision,
+  type ProblemRevisionRow,
+  toProblemRevision,
+} from "../problems/problem-revision.ts";
 import type { ProblemRow } from "../problems/problem-row.ts";
-import { readProblem } from "../problems/read-problem.ts";
+import { readProblemRevision } from "../problems/read-problem.ts";
 import {
   type ReferenceResourceEntry,
   referenceResourceEntries,
 } from "../problems/reference-resource-entries.ts";
 import { sealedSlots } from "../problems/sealed-slots.ts";
-import { findRevision } from "../sealing/find-revision.ts";
 import { readSubmissionAllowance } from "../sealing/read-submission-allowance.ts";
 import type { SubmissionAllowance } from "../sealing/submission-allowance.ts";
 import { type SkillResourceEntry, skillResourceEntries } from "../skills/skill-resource-entries.ts";
@@ -48,8 +51,8 @@ export async function getProblem(
   input: { problem: string; revision?: number; working_attempt_id?: string },
 ): Promise<ProblemEnvelope> {
   const { sql, clock } = services;
-  const row = await readProblem(sql, viewer, input.problem);
-  const envelope = await problemEnvelope(services, caller, row, input.revision, clock());
+  const { problem: row, revision } = await readProblemRevision(sql, viewer, input.problem, input.revision);
+  const envelope = await problemEnvelope(services, caller, row, revision, clock());
   const summary = await attemptSummary(sql, { viewer, now: clock() }, row.id);
   envelope.attempt_summary = summary;
   envelope.submission_allowance = await readSubmissionAllowance(
@@ -65,18 +68,19 @@ export async function getProblem(
 }
 
 /**
- * The envelope of a Problem already read with the caller's visibility, without the caller's
- * attempt summary or hint (start_attempt reuses it for its resource lists).
+ * The envelope of a Problem and one of its revisions already read with the caller's visibility
+ * (readProblemRevision), without the caller's attempt summary or hint (start_attempt reuses it for
+ * its resource lists).
  */
 export async function problemEnvelope(
   services: Services,
   caller: Pick<Caller, "baseUrl">,
   row: ProblemRow,
-  revisionNumber: number | undefined,
+  revisionRow: ProblemRevisionRow,
   now: Date,
 ): Promise<ProblemEnvelope> {
   const { sql, blobs } = services;
-  const revision = toProblemRevision(await findRevision(sql, row, revisionNumber));
+  const revision = toProblemRevision(revisionRow);
   const sign = signedDownloads(services, caller);
   const envelope: ProblemEnvelope = {
     problem: toProblem(row),

@@ -1,5 +1,6 @@
 import { IdPrefix, idPattern } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
+import type { ProblemRevisionRow } from "./problem-revision.ts";
 import { type ProblemRow, problemColumnsSql } from "./problem-row.ts";
 
 const PROBLEM_ID = idPattern(IdPrefix.problem);
@@ -15,4 +16,30 @@ export async function findProblem(sql: Sql, reference: string): Promise<ProblemR
     from problems p left join campaigns c on c.id = p.campaign_id
     where ${byId ? sql`p.id = ${reference}` : sql`p.slug = ${reference}`}`;
   return row ?? null;
+}
+
+/**
+ * findProblem and one of its revisions (`number`, else the current one) in one round trip: the
+ * revision is null when the Problem has no such revision. Its `sealing` is the stored policy.
+ */
+export async function findProblemRevision(
+  sql: Sql,
+  reference: string,
+  number?: number,
+): Promise<{ problem: ProblemRow; revision: ProblemRevisionRow | null } | null> {
+  const byId = PROBLEM_ID.test(reference);
+  const [row] = await sql<
+    (ProblemRow & { revision: (Omit<ProblemRevisionRow, "created_at"> & { created_at: string }) | null })[]
+  >`
+    select ${problemColumnsSql(sql)}, to_jsonb(r) as revision
+    from problems p left join campaigns c on c.id = p.campaign_id
+    left join problem_revisions r
+      on r.problem_id = p.id and r.revision_number = coalesce(${number ?? null}::int, p.current_revision_number)
+    where ${byId ? sql`p.id = ${reference}` : sql`p.slug = ${reference}`}`;
+  if (!row) return null;
+  const { revision, ...problem } = row;
+  return {
+    problem,
+    revision: revision === null ? null : { ...revision, created_at: new Date(revision.created_at) },
+  };
 }

@@ -17,14 +17,17 @@ export async function findRevision(
   const wanted = number ?? problem.current_revision_number;
   const [row] = await sql<ProblemRevisionRow[]>`
     select * from problem_revisions where problem_id = ${problem.id} and revision_number = ${wanted}`;
-  if (!row) {
-    throw new ServiceError(
-      "not_found",
-      number === undefined
-        ? `problem ${problem.slug} has no revision yet`
-        : `problem ${problem.slug} has no revision ${number}: its current revision is ${problem.current_revision_number}`,
-      { problem: problem.id, revision: wanted },
-    );
-  }
+  if (!row) throw revisionNotFound(problem, number);
   return await withEffectiveSealing(sql, row, problem.owner_user_id);
+}
+
+/** not_found for a revision `number` the Problem lacks (or for a Problem with no revision yet). */
+export function revisionNotFound(problem: ProblemRow, number: number | undefined): ServiceError {
+  return new ServiceError(
+    "not_found",
+    number === undefined
+      ? `problem ${problem.slug} has no revision yet`
+      : `problem ${problem.slug} has no revision ${number}: its current revision is ${problem.current_revision_number}`,
+    { problem: problem.id, revision: number ?? problem.current_revision_number },
+  );
 }

@@ -14,6 +14,7 @@ import { findProblem } from "../problems/find-problem.ts";
 import type { ProblemRow } from "../problems/problem-row.ts";
 import { readProblem } from "../problems/read-problem.ts";
 import type { ReferenceResourceEntry } from "../problems/reference-resource-entries.ts";
+import { findRevision } from "../sealing/find-revision.ts";
 import type { SkillResourceEntry } from "../skills/skill-resource-entries.ts";
 import { readContractTerms } from "../submissions/submission-requirements.ts";
 import type { Caller } from "../users/caller.ts";
@@ -73,8 +74,9 @@ export async function startAttempt(
       ? null
       : await attributedOrganization(sql, viewer.userId, input.organization);
   const now = clock();
-  // The envelope checks the revision exists before anything is written.
-  const envelope = await problemEnvelope(services, caller, problem, input.revision, now);
+  // The revision must exist before anything is written.
+  const revision = await findRevision(sql, problem, input.revision);
+  const envelope = await problemEnvelope(services, caller, problem, revision, now);
   const { attempt, predecessor } = await inTransaction(sql, async (tx) => {
     const predecessor =
       input.continues_attempt_id === undefined

@@ -4,12 +4,12 @@ import { listCampaigns } from "../../campaigns/list-campaigns.ts";
 import { ServiceError } from "../../core/errors/service-error.ts";
 import type { Services } from "../../core/services/services.ts";
 import { getCampaign } from "../../discovery/get-campaign.ts";
-import { getProblem, problemEnvelope } from "../../discovery/get-problem.ts";
+import { getProblem, type ProblemEnvelope, problemEnvelope } from "../../discovery/get-problem.ts";
 import { getLeaderboard } from "../../leaderboards/get-leaderboard.ts";
 import { listProblemRevisions } from "../../problems/list-problem-revisions.ts";
 import { toProblem } from "../../problems/problem.ts";
 import { toProblemRevision } from "../../problems/problem-revision.ts";
-import { readProblem } from "../../problems/read-problem.ts";
+import { readProblem, readProblemRevision } from "../../problems/read-problem.ts";
 import { type SearchProblemsResult, searchProblems } from "../../problems/search-problems.ts";
 import { findRevision } from "../../sealing/find-revision.ts";
 import { readPinnedContract } from "../../verifier-contracts/read-pinned-contract.ts";
@@ -146,15 +146,21 @@ export const siteRoutes: FastifyPluginAsync<{ services: Services }> = async (app
       const { problem } = request.params as { problem: string };
       const revisionText = (request.query as { revision?: string }).revision;
       const revision = revisionText ? parseRevision("revision", revisionText) : undefined;
-      const envelope = context
-        ? await getProblem(services, context, viewerOf(context.principal), { problem, revision })
-        : await problemEnvelope(
-            services,
-            { baseUrl: publicBaseUrl(services, request) },
-            await readProblem(services.sql, null, problem),
-            revision,
-            services.clock(),
-          );
+      let envelope: ProblemEnvelope;
+      if (context) {
+        envelope = await getProblem(services, context, viewerOf(context.principal), { problem, revision });
+      } else {
+        // Signed out: the listed Problem's envelope, with no attempt summary.
+        const found = await readProblemRevision(services.sql, null, problem, revision);
+        const baseUrl = publicBaseUrl(services, request);
+        envelope = await problemEnvelope(
+          services,
+          { baseUrl },
+          found.problem,
+          found.revision,
+          services.clock(),
+        );
+      }
       const history = await listProblemRevisions(services.sql, envelope.problem.id);
       const contract = envelope.revision.verifier_contract_id
         ? await readPinnedContract(services.sql, envelope.revision.verifier_contract_id)
