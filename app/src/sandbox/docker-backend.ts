@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -164,8 +165,11 @@ async function execChecker(
     }
     const [execInfo, state] = await Promise.all([exec.inspect(), container.inspect()]);
     const exitCode = execInfo.ExitCode ?? null;
-    // Nothing the checker left running may write while the host reads /output.
-    await container.kill().catch(() => undefined);
+    // Nothing the checker left running may write while the host reads /output. The engine's kill
+    // waits for the container to stop (tens of ms); it is needed only when something but the hold
+    // loop is left, and the container is removed after the verdict anyway.
+    if (execInfo.Running || !(await holdLoopAlone(state.State)))
+      await container.kill().catch(() => undefined);
     const tree = await readOutputDir(disk.output, { keepEvidence });
     const filled = await disk.full();
     // A shell convention: 128 + n is death by signal n.
@@ -189,6 +193,27 @@ async function execChecker(
       output: tree.entries,
       log,
     });
+  }
+}
+
+/**
+ * True when the container's only process is its hold loop (PID 1), once the exec's main process
+ * has ended: whatever the checker left (orphans, daemons, their descendants) hangs under PID 1,
+ * the namespace's reaper, which never forks nor reaps. With no child under it, no process can
+ * appear in the container again (only a new exec could start one). Read from the host's /proc;
+ * false when the engine is elsewhere (no such pid here) or the container is not running.
+ */
+async function holdLoopAlone(state: { Running?: boolean; Pid?: number }): Promise<boolean> {
+  if (!state.Running || !state.Pid) return false;
+  try {
+    const [children, stat] = await Promise.all([
+      readFile(`/proc/${state.Pid}/task/${state.Pid}/children`, "utf8"),
+      readFile(`/proc/${state.Pid}/stat`, "utf8"),
+    ]);
+    // A pid of this host that is the container's PID 1 runs the hold binary (comm ".svc-hold").
+    return children.trim() === "" && stat.includes("(.svc-hold)");
+  } catch {
+    return false;
   }
 }
 

@@ -52,7 +52,7 @@ export interface WarmContainerPool {
  * Pre-started, network-less checker containers (docker-backend.ts has the isolation), kept per
  * image and limits so a run skips the engine's create and start: each container serves exactly
  * one run and is then destroyed with its disk and run directory, never reused, and a taken slot
- * is replaced in the background. A warm container has run nothing but its 129-byte hold loop; the
+ * is replaced in the background once its run is over (so the engine's work does not slow it). A warm container has run nothing but its 129-byte hold loop; the
  * run's inputs are written into its /input folder on the host when it is taken. `size` 0 makes
  * each run's container on demand. Containers carry the label `svc.pool=<pool id>`; an ordinary
  * exit removes them synchronously, and `close` drains the pool on shutdown.
@@ -127,6 +127,24 @@ export function createWarmContainerPool(options: {
     }
   };
 
+  /** The spec each taken slot was made for, to refill its queue when the slot is discarded. */
+  const refills = new Map<WarmSlot, SlotSpec>();
+  const queueOf = (spec: SlotSpec): Promise<WarmSlot>[] => {
+    const key = JSON.stringify([spec.image, spec.limits.vcpu, spec.limits.memory_mb, spec.limits.disk_mb]);
+    const queue = ready.get(key) ?? [];
+    ready.set(key, queue);
+    return queue;
+  };
+  const refill = (spec: SlotSpec): void => {
+    if (closed) return;
+    const queue = queueOf(spec);
+    while (queue.length < size) {
+      const made = track(make(spec));
+      made.catch(() => {});
+      queue.push(made);
+    }
+  };
+
   let swept: Promise<void> | undefined;
   return {
     label: `svc.pool=${poolId}`,
@@ -134,26 +152,35 @@ export function createWarmContainerPool(options: {
       if (closed) throw new Error("the docker backend is closed");
       swept ??= sweepDeadPools(docker).catch(() => {});
       await swept;
-      const key = JSON.stringify([spec.image, spec.limits.vcpu, spec.limits.memory_mb, spec.limits.disk_mb]);
-      const queue = ready.get(key) ?? [];
-      ready.set(key, queue);
+      const queue = queueOf(spec);
       const next = queue.shift();
-      while (queue.length < size) {
-        const made = track(make(spec));
-        made.catch(() => {});
-        queue.push(made);
-      }
+      let slot: WarmSlot | undefined;
       if (next) {
         try {
-          return await next;
+          slot = await next;
         } catch {
           // A failed warm container (the engine hiccuped): make this run's own, reporting its error.
         }
       }
-      return await make(spec);
+      slot ??= await make(spec);
+      refills.set(slot, spec);
+      return slot;
     },
     discard(slot) {
-      track(remove(slot));
+      // The refill starts after the run, not when it is taken: creating and starting a container
+      // costs the engine more CPU than a trivial run, and would compete with it for the cores.
+      const spec = refills.get(slot);
+      refills.delete(slot);
+      // After the caller has its verdict (it continues first).
+      track(
+        new Promise<void>((resolve) =>
+          setImmediate(() => {
+            track(remove(slot));
+            if (spec !== undefined) refill(spec);
+            resolve();
+          }),
+        ),
+      );
     },
     async settled() {
       while (pending.size > 0) await Promise.allSettled([...pending]);
