@@ -162,6 +162,11 @@ export function createWarmContainerPool(options: {
           // A failed warm container (the engine hiccuped): make this run's own, reporting its error.
         }
       }
+      // SVC_SANDBOX_LOOP_DISK=0 (read at each run) turns loop disks off, for warm slots too.
+      if (slot?.disk.mounted && process.env.SVC_SANDBOX_LOOP_DISK === "0") {
+        track(remove(slot));
+        slot = undefined;
+      }
       slot ??= await make(spec);
       refills.set(slot, spec);
       return slot;

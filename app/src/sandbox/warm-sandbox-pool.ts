@@ -181,8 +181,10 @@ export function createWarmSandboxPool(options: {
       if (closed) throw new Error("the bwrap backend is closed");
       const queue = ready.get(keyOf(spec)) ?? [];
       let sandbox = queue.shift();
-      // One that died while it waited (killed from outside) is removed, never handed out.
-      while (sandbox !== undefined && !waiting(sandbox)) {
+      // One that died while it waited (killed from outside) is removed, never handed out; so is
+      // one with a loop disk once SVC_SANDBOX_LOOP_DISK=0 (read at each run) turns them off.
+      const foldersOnly = process.env.SVC_SANDBOX_LOOP_DISK === "0";
+      while (sandbox !== undefined && (!waiting(sandbox) || (foldersOnly && sandbox.disk.mounted))) {
         track(remove(sandbox));
         sandbox = queue.shift();
       }
