@@ -6,6 +6,11 @@
  * checker's argv, NUL-separated (`<memory bytes> <cpu seconds> <file bytes> <processes> <argv...>`),
  * and closes it.
  *
+ * In a docker container (docker-backend.ts) the same supervisor is PID 1 of a warm container, on
+ * the container's stdin: it has no fd 3, so its exit status is its report (the checker's exit
+ * status, or 128 + the signal that ended it, as a shell gives), and the limits the container
+ * enforces itself (memory, processes, file size) come as 0: left unset.
+ *
  * Why a supervisor: rlimits must be set on the checker alone, and nothing the checker started
  * may outlive it. The supervisor forks the checker with the rlimits (address space, CPU seconds,
  * processes, file size, no core files), stdin /dev/null and fd 3 closed, waits for it, kills
@@ -84,10 +89,15 @@ def main():
             os.dup2(null, 0)
             os.closerange(3, 1 << 16)
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-            resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
-            resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
-            resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
-            resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
+            # 0: the limit is the container's (cgroup memory and pids, its fsize ulimit).
+            if memory_bytes:
+                resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+            if cpu_seconds:
+                resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
+            if file_bytes:
+                resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
+            if processes:
+                resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
             os.chdir("/output")
             script = in_process_script(argv)
             if script is not None:
@@ -97,7 +107,11 @@ def main():
             os.write(2, ("svc sandbox: cannot start the checker: %r\n" % (error,)).encode())
         os._exit(127)
     # Opened after the fork, so the checker's interpreter holds no object on the report's fd.
-    report = os.fdopen(3, "w")
+    # Without fd 3 (PID 1 of a docker container) the supervisor's exit status is the report.
+    try:
+        report = os.fdopen(3, "w")
+    except OSError:
+        report = None
     _, status = os.waitpid(pid, 0)
     duration_ms = int((time.monotonic() - started) * 1000)
     _signal.signal(_signal.SIGTERM, _signal.SIG_IGN)
@@ -112,6 +126,8 @@ def main():
             pass
     except ChildProcessError:
         pass
+    if report is None:
+        os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
     exit_code = str(os.WEXITSTATUS(status)) if os.WIFEXITED(status) else "null"
     signal_name = "null"
     if os.WIFSIGNALED(status):
