@@ -306,7 +306,8 @@ async function attach(
   const ended = new Promise<void>((resolve) => {
     stream.once("end", resolve);
     stream.once("close", resolve);
-    stream.once("error", () => resolve());
+    // A container gone before its run (its stdin closed) must not crash the host.
+    stream.on("error", () => resolve());
   });
   return { stream, stdout, stderr, ended };
 }
