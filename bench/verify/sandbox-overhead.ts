@@ -5,8 +5,9 @@
  * - direct: bare python3 on the host, on the same /input layout written to a temp directory
  *   (laying out the input and reading result.json included, as the backends do);
  * - bare bwrap: `bwrap <the backend's isolation flags> python3 -c pass`, the floor of any bwrap run;
- * - bwrap: the bwrap backend's full run (run disk from its pool, supervisor, report, output read),
- *   with the pool refilled between runs and back to back (then the refill competes for the CPU);
+ * - bwrap: the bwrap backend's full run (a warm sandbox from its pool: inputs written, the run sent
+ *   to its waiting supervisor, report, output read), with the pool refilled between runs and back
+ *   to back (then the refill competes for the CPU);
  * - bare docker run: `docker run --rm --network none <image> python3 -c pass`, the engine's floor;
  * - docker: the docker backend's full run through its warm pool (inputs written, exec, output
  *   read), measured with the pool refilled between runs (a service's runs arrive apart), and
@@ -140,7 +141,7 @@ if (bwrapRuns()) {
   );
   const backend = createBwrapBackend();
   const run = sandboxed(backend, { backend: "bwrap", local_image: PYTHON });
-  // Warm: the disk pool has refilled before each run, as when runs arrive apart.
+  // Warm: the sandbox pool has refilled before each run, as when runs arrive apart.
   const bwrap = median(await warmSamples(run, () => backend.settled(), RUNS, 3));
   const backToBack = median(await sample(run, RUNS, 0));
   await backend.close();

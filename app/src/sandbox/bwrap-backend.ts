@@ -1,19 +1,20 @@
 import { spawn } from "node:child_process";
 import { lstatSync, readlinkSync } from "node:fs";
-import { rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { PYTHON_RUNTIME } from "../catalogue/implementation-catalogue.ts";
-import { BoundedSink, joinLog, LOG_CEILING } from "./bounded-sink.ts";
+import { type BoundedSink, joinLog, LOG_CEILING } from "./bounded-sink.ts";
 import type { CheckerJob, CheckerOutcome, KeepEvidence, SandboxBackend } from "./checker-job.ts";
 import { layOutInput } from "./lay-out-input.ts";
 import { readOutputDir } from "./read-output-dir.ts";
 import { machineOutcome } from "./run-checker.ts";
-import { makeRunDirectory } from "./run-directory.ts";
-import type { RunDisk } from "./run-disk.ts";
-import { createRunDiskPool, DISK_POOL_SIZE, type RunDiskPool } from "./run-disk-pool.ts";
 import { settleOutcome } from "./settle-outcome.ts";
-import { SUPERVISOR_SOURCE } from "./supervisor-script.ts";
+import {
+  createWarmSandboxPool,
+  killSandbox,
+  SANDBOX_POOL_SIZE,
+  type SandboxPaths,
+  type WarmSandbox,
+} from "./warm-sandbox-pool.ts";
 
 /** Processes the checker may have at once (RLIMIT_NPROC inside its own user namespace). */
 export const SANDBOX_PROCESSES = 64;
@@ -28,7 +29,10 @@ export interface BwrapBackendOptions {
   tempDir?: string;
   /** Capture ceiling of the stage log. */
   logCeiling?: number;
-  /** Run disks kept formatted and mounted ahead of runs, per disk size (run-disk-pool.ts); 0: none. */
+  /**
+   * Sandboxes kept started ahead of runs (their disk formatted and mounted, the supervisor
+   * waiting), per interpreter and disk size (warm-sandbox-pool.ts); 0: each run's on demand.
+   */
   diskPoolSize?: number;
 }
 
@@ -47,7 +51,7 @@ export interface BwrapBackendOptions {
  *   files; the wall clock (timeout_seconds) is kept by the host, which kills bwrap, and the pid
  *   namespace dies with its init.
  */
-/** The bwrap backend, and a wait for its disk pool's background work (benches measure warm runs). */
+/** The bwrap backend, and a wait for its pool's background work (benches measure warm runs). */
 export interface BwrapBackend extends SandboxBackend {
   settled(): Promise<void>;
   close(): Promise<void>;
@@ -56,14 +60,25 @@ export interface BwrapBackend extends SandboxBackend {
 export function createBwrapBackend(options: BwrapBackendOptions = {}): BwrapBackend {
   const bwrap = options.bwrap ?? "bwrap";
   const logCeiling = options.logCeiling ?? LOG_CEILING;
-  const disks = createRunDiskPool({
+  // bwrap runs as the sandbox uid when we are root: it owns the run's private directory.
+  const asRoot = process.getuid?.() === 0;
+  const sandboxes = createWarmSandboxPool({
     tempDir: options.tempDir ?? tmpdir(),
-    size: options.diskPoolSize ?? DISK_POOL_SIZE,
+    size: options.diskPoolSize ?? SANDBOX_POOL_SIZE,
+    logCeiling,
+    owner: asRoot ? { uid: SANDBOX_UID, gid: SANDBOX_UID } : undefined,
+    start: (spec, paths) =>
+      spawn(bwrap, sandboxArgs(spec.python, paths), {
+        stdio: ["pipe", "pipe", "pipe", "pipe"],
+        detached: true,
+        env: {},
+        ...(asRoot ? { uid: SANDBOX_UID, gid: SANDBOX_UID } : {}),
+      }),
   });
   return {
     name: "bwrap",
-    settled: () => disks.settled(),
-    close: () => disks.close(),
+    settled: () => sandboxes.settled(),
+    close: () => sandboxes.close(),
     run: async (job, binding, runOptions = {}) => {
       if (job.implementation.image_ref !== PYTHON_RUNTIME) {
         return machineOutcome(
@@ -72,35 +87,44 @@ export function createBwrapBackend(options: BwrapBackendOptions = {}): BwrapBack
           "bwrap",
         );
       }
-      const python = binding?.local_image ?? "/usr/bin/python3";
-      // bwrap runs as the sandbox uid when we are root: it owns the run's private directory.
-      const asRoot = process.getuid?.() === 0;
-      const root = await makeRunDirectory(
-        options.tempDir ?? tmpdir(),
-        "svc-bwrap-",
-        asRoot ? { uid: SANDBOX_UID, gid: SANDBOX_UID } : undefined,
-      );
+      const sandbox = await sandboxes.take({
+        python: binding?.local_image ?? "/usr/bin/python3",
+        diskBytes: job.implementation.limits.disk_mb * 1_048_576,
+      });
       try {
-        return await runInBwrap(job, disks, {
-          bwrap,
-          python,
-          root,
-          logCeiling,
-          keepEvidence: runOptions.keepEvidence,
-        });
+        return await runInSandbox(job, sandbox, runOptions.keepEvidence, logCeiling);
       } finally {
-        await rm(root, { recursive: true, force: true });
+        // Killing what is left, unmounting and removing the run directory follow the verdict.
+        sandboxes.discard(sandbox);
       }
     },
   };
 }
 
-interface RunSettings {
-  bwrap: string;
-  python: string;
-  root: string;
-  logCeiling: number;
-  keepEvidence: KeepEvidence | undefined;
+/** bwrap's arguments for a sandbox: the isolation, the run's binds, the supervisor waiting on stdin. */
+function sandboxArgs(python: string, paths: SandboxPaths): string[] {
+  return [
+    ...bwrapIsolation(),
+    "--bind",
+    paths.disk.scratch,
+    "/tmp",
+    "--bind",
+    paths.disk.output,
+    "/output",
+    "--ro-bind",
+    paths.inputDir,
+    "/input",
+    "--ro-bind",
+    paths.supervisor,
+    "/.svc/supervise.py",
+    "--chdir",
+    "/",
+    "--",
+    python,
+    "-I",
+    "-S",
+    "/.svc/supervise.py",
+  ];
 }
 
 interface SupervisorReport {
@@ -109,109 +133,43 @@ interface SupervisorReport {
   duration_ms: number;
 }
 
-/** The supervisor's report is three numbers; anything longer is not one. */
-const REPORT_CEILING = 64 * 1024;
-
-async function runInBwrap(
+async function runInSandbox(
   job: CheckerJob,
-  disks: RunDiskPool,
-  settings: RunSettings,
+  sandbox: WarmSandbox,
+  keepEvidence: KeepEvidence | undefined,
+  logCeiling: number,
 ): Promise<CheckerOutcome> {
-  const asRoot = process.getuid?.() === 0;
-  const disk = await disks.take(
-    settings.root,
-    job.implementation.limits.disk_mb * 1_048_576,
-    asRoot ? { uid: SANDBOX_UID, gid: SANDBOX_UID } : undefined,
-  );
-  try {
-    return await runOnDisk(job, settings, disk);
-  } finally {
-    await disk.release();
-  }
-}
-
-async function runOnDisk(job: CheckerJob, settings: RunSettings, disk: RunDisk): Promise<CheckerOutcome> {
   const { limits } = job.implementation;
-  const inputDir = join(settings.root, "input");
-  await layOutInput(job, inputDir);
-  const supervisor = join(settings.root, "supervise.py");
-  await writeFile(supervisor, SUPERVISOR_SOURCE, { mode: 0o444 });
-  const diskBytes = limits.disk_mb * 1_048_576;
-  const config = {
-    memory_bytes: limits.memory_mb * 1_048_576,
-    cpu_seconds: limits.timeout_seconds * limits.vcpu,
-    file_bytes: diskBytes,
-    processes: SANDBOX_PROCESSES,
-  };
-  const args = [
-    ...bwrapIsolation(),
-    "--bind",
-    disk.scratch,
-    "/tmp",
-    "--bind",
-    disk.output,
-    "/output",
-    "--ro-bind",
-    inputDir,
-    "/input",
-    "--ro-bind",
-    supervisor,
-    "/.svc/supervise.py",
-    "--chdir",
-    "/",
-    "--",
-    settings.python,
-    "-I",
-    "-S",
-    "/.svc/supervise.py",
-    JSON.stringify(config),
+  const { disk, stdout, stderr, report } = sandbox;
+  await layOutInput(job, sandbox.inputDir);
+  // The run: memory bytes, cpu seconds, file bytes, processes, argv (supervisor-script.ts).
+  const run = [
+    String(limits.memory_mb * 1_048_576),
+    String(Math.ceil(limits.timeout_seconds * limits.vcpu)),
+    String(limits.disk_mb * 1_048_576),
+    String(SANDBOX_PROCESSES),
     ...job.implementation.entrypoint,
   ];
-  const asRoot = process.getuid?.() === 0;
+  if (run.some((field) => field.includes("\0"))) throw new Error("the checker's argv holds a NUL byte");
   const started = performance.now();
-  const child = spawn(settings.bwrap, args, {
-    stdio: ["ignore", "pipe", "pipe", "pipe"],
-    detached: true,
-    env: {},
-    ...(asRoot ? { uid: SANDBOX_UID, gid: SANDBOX_UID } : {}),
-  });
-  const stdout = new BoundedSink(settings.logCeiling);
-  const stderr = new BoundedSink(settings.logCeiling);
-  const report = new BoundedSink(REPORT_CEILING);
-  child.stdout?.on("data", (chunk: Buffer) => stdout.push(chunk));
-  child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
-  (child.stdio[3] as NodeJS.ReadableStream | null)?.on("data", (chunk: Buffer) => report.push(chunk));
+  sandbox.child.stdin?.end(run.join("\0"));
 
   let timedOut = false;
-  const kill = () => {
-    try {
-      // The process group is bwrap alone (the sandbox has its own session); the pid namespace
-      // dies with its init when bwrap goes.
-      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-    } catch {
-      // Already gone.
-    }
-  };
   const timer = setTimeout(() => {
     timedOut = true;
-    kill();
+    killSandbox(sandbox);
   }, limits.timeout_seconds * 1000);
   let diskFilled = false;
   const unwatch = disk.watch(() => {
     diskFilled = true;
-    kill();
+    killSandbox(sandbox);
   });
-  const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>(
-    (resolve) => {
-      child.once("error", (error) => resolve({ code: null, signal: null, error }));
-      child.once("close", (code, signal) => resolve({ code, signal }));
-    },
-  );
+  const exit = await sandbox.exited;
   clearTimeout(timer);
   unwatch();
   const wall = Math.round(performance.now() - started);
   if (exit.error) throw new Error(`bwrap did not start: ${exit.error.message}`);
-  const log = joinLog(stdout, stderr, settings.logCeiling);
+  const log = joinLog(stdout, stderr, logCeiling);
 
   if (timedOut || diskFilled) {
     return settleOutcome(job, {
@@ -247,7 +205,7 @@ async function runOnDisk(job: CheckerJob, settings: RunSettings, disk: RunDisk):
       },
     });
   }
-  const tree = await readOutputDir(disk.output, { keepEvidence: settings.keepEvidence });
+  const tree = await readOutputDir(disk.output, { keepEvidence });
   const filled = await disk.full();
   return settleOutcome(job, {
     backend: "bwrap",

@@ -1,7 +1,9 @@
+import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import Docker from "dockerode";
+import { PYTHON_RUNTIME } from "../catalogue/implementation-catalogue.ts";
 import { BoundedSink, joinLog, LOG_CEILING } from "./bounded-sink.ts";
 import type {
   CheckerJob,
@@ -18,6 +20,7 @@ import {
   CONTAINER_POOL_SIZE,
   createWarmContainerPool,
   DOCKER_USER,
+  type SupervisedIo,
   type WarmContainerPool,
 } from "./warm-container-pool.ts";
 import { watchProcessExit } from "./watch-process-exit.ts";
@@ -33,6 +36,11 @@ export interface DockerBackendOptions {
   logCeiling?: number;
   /** Started containers kept ready per image and limits (warm-container-pool.ts); 0: none. */
   poolSize?: number;
+  /**
+   * Script checkers on the python runtime run under the supervisor as PID 1 (default true);
+   * false runs them as an exec beside the hold loop, as images' own entrypoints always run.
+   */
+  superviseScripts?: boolean;
 }
 
 /** The docker backend, and a wait for its pool's background work (benches measure warm runs). */
@@ -44,7 +52,9 @@ export interface DockerBackend extends SandboxBackend {
 }
 
 /**
- * The `docker` backend (dockerode). Per run: a started container from the bound image
+ * The `docker` backend (dockerode). Script checkers on the python runtime run under the service's
+ * supervisor as a warm container's PID 1 (superviseChecker, below); everything else as follows.
+ * Per run: a started container from the bound image
  * (`local_image`: an image id or a digest-pinned reference) whose PID 1 is a 129-byte pause loop
  * (hold-binary.ts), taken from a warm pool (warm-container-pool.ts: no network, memory =
  * memory_mb with no swap, NanoCpus = vcpu, PidsLimit 64, read-only root, /output and /tmp bound
@@ -61,12 +71,17 @@ export function createDockerBackend(options: DockerBackendOptions = {}): DockerB
     docker,
     tempDir: options.tempDir ?? tmpdir(),
     size: options.poolSize ?? CONTAINER_POOL_SIZE,
+    logCeiling,
   });
   return {
     name: "docker",
     run: async (job, binding, runOptions = {}) => {
       if (binding === null) throw new Error("the docker backend needs a runtime binding (the local image)");
-      return await runInDocker(docker, pool, job, binding, logCeiling, runOptions.keepEvidence);
+      return await runInDocker(docker, pool, job, binding, {
+        logCeiling,
+        keepEvidence: runOptions.keepEvidence,
+        superviseScripts: options.superviseScripts ?? true,
+      });
     },
     label: pool.label,
     settled: () => pool.settled(),
@@ -79,20 +94,97 @@ async function runInDocker(
   pool: WarmContainerPool,
   job: CheckerJob,
   binding: RuntimeBinding,
-  logCeiling: number,
-  keepEvidence: KeepEvidence | undefined,
+  settings: { logCeiling: number; keepEvidence: KeepEvidence | undefined; superviseScripts: boolean },
 ): Promise<CheckerOutcome> {
+  const { logCeiling, keepEvidence } = settings;
   const image = binding.local_image;
-  const slot = await pool.take({ image, limits: job.implementation.limits });
+  // A script checker on the python runtime runs under the supervisor as the warm container's PID 1
+  // (no exec through the engine); an image's own entrypoint runs as an exec beside the hold loop.
+  const supervised =
+    settings.superviseScripts &&
+    job.implementation.image_ref === PYTHON_RUNTIME &&
+    job.implementation.entrypoint[0] !== IMAGE_ENTRYPOINT;
+  const slot = await pool.take({ image, limits: job.implementation.limits, supervised });
   try {
     const argv =
       job.implementation.entrypoint[0] === IMAGE_ENTRYPOINT ? slot.imageArgv : job.implementation.entrypoint;
     if (argv.length === 0) throw new Error(`image ${image} has no ENTRYPOINT or CMD to run`);
     await layOutInput(job, slot.inputDir);
+    if (slot.supervised)
+      return await superviseChecker(slot.container, slot.supervised, job, argv, slot.disk, keepEvidence);
     return await execChecker(docker, slot.container, job, argv, slot.disk, logCeiling, keepEvidence);
   } finally {
     pool.discard(slot);
   }
+}
+
+/**
+ * A run in a supervised warm container: the limits and argv go to the supervisor on the
+ * container's stdin (the limits the container enforces itself as 0), which forks the checker and
+ * exits with its status once it and whatever it left are gone; PID 1 gone, the container has
+ * stopped, so nothing can write on while the host reads /output. Same limits and outcome rules as
+ * an exec: the wall clock or a full disk kill the container; 128 + n is death by signal n.
+ */
+async function superviseChecker(
+  container: Docker.Container,
+  io: SupervisedIo,
+  job: CheckerJob,
+  argv: string[],
+  disk: RunDisk,
+  keepEvidence: KeepEvidence | undefined,
+): Promise<CheckerOutcome> {
+  const { limits } = job.implementation;
+  if (argv.some((arg) => arg.includes("\0"))) throw new Error("the checker's argv holds a NUL byte");
+  let timedOut = false;
+  let diskFilled = false;
+  const started = performance.now();
+  const stopped = container.wait();
+  io.stream.end(["0", "0", "0", "0", ...argv].join("\0"));
+  const timer = setTimeout(() => {
+    timedOut = true;
+    container.kill().catch(() => undefined);
+  }, limits.timeout_seconds * 1000);
+  const unwatch = disk.watch(() => {
+    diskFilled = true;
+    container.kill().catch(() => undefined);
+  });
+  const { StatusCode: status } = (await stopped) as { StatusCode: number };
+  await io.ended;
+  clearTimeout(timer);
+  unwatch();
+  const duration = Math.round(performance.now() - started);
+  const log = joinLog(io.stdout, io.stderr, io.stdout.ceiling);
+  if (timedOut || diskFilled) {
+    return settleOutcome(job, {
+      backend: "docker",
+      exit_code: null,
+      signal: "SIGKILL",
+      duration_ms: duration,
+      limit: timedOut ? "timeout" : "disk",
+      output: [],
+      log,
+    });
+  }
+  const tree = await readOutputDir(disk.output, { keepEvidence });
+  const filled = await disk.full();
+  const signal = status > 128 ? signalName(status - 128) : null;
+  return settleOutcome(job, {
+    backend: "docker",
+    exit_code: signal === null ? status : null,
+    signal,
+    duration_ms: duration,
+    // SIGKILL before the wall clock: the kernel's OOM killer, on the checker or on PID 1.
+    limit:
+      signal === "SIGKILL"
+        ? "memory"
+        : filled || signal === "SIGXFSZ"
+          ? "disk"
+          : tree.overCeiling
+            ? "output"
+            : null,
+    output: tree.entries,
+    log,
+  });
 }
 
 async function execChecker(
@@ -164,8 +256,11 @@ async function execChecker(
     }
     const [execInfo, state] = await Promise.all([exec.inspect(), container.inspect()]);
     const exitCode = execInfo.ExitCode ?? null;
-    // Nothing the checker left running may write while the host reads /output.
-    await container.kill().catch(() => undefined);
+    // Nothing the checker left running may write while the host reads /output. The engine's kill
+    // waits for the container to stop (tens of ms); it is needed only when something but the hold
+    // loop is left, and the container is removed after the verdict anyway.
+    if (execInfo.Running || !(await holdLoopAlone(state.State)))
+      await container.kill().catch(() => undefined);
     const tree = await readOutputDir(disk.output, { keepEvidence });
     const filled = await disk.full();
     // A shell convention: 128 + n is death by signal n.
@@ -189,6 +284,27 @@ async function execChecker(
       output: tree.entries,
       log,
     });
+  }
+}
+
+/**
+ * True when the container's only process is its hold loop (PID 1), once the exec's main process
+ * has ended: whatever the checker left (orphans, daemons, their descendants) hangs under PID 1,
+ * the namespace's reaper, which never forks nor reaps. With no child under it, no process can
+ * appear in the container again (only a new exec could start one). Read from the host's /proc;
+ * false when the engine is elsewhere (no such pid here) or the container is not running.
+ */
+async function holdLoopAlone(state: { Running?: boolean; Pid?: number }): Promise<boolean> {
+  if (!state.Running || !state.Pid) return false;
+  try {
+    const [children, stat] = await Promise.all([
+      readFile(`/proc/${state.Pid}/task/${state.Pid}/children`, "utf8"),
+      readFile(`/proc/${state.Pid}/stat`, "utf8"),
+    ]);
+    // A pid of this host that is the container's PID 1 runs the hold binary (comm ".svc-hold").
+    return children.trim() === "" && stat.includes("(.svc-hold)");
+  } catch {
+    return false;
   }
 }
 

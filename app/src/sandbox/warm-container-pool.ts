@@ -2,11 +2,14 @@ import { spawnSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { Writable } from "node:stream";
 import type Docker from "dockerode";
+import { BoundedSink, LOG_CEILING } from "./bounded-sink.ts";
 import type { CheckerLimits } from "./checker-job.ts";
 import { holdBinary } from "./hold-binary.ts";
 import { makeRunDirectory } from "./run-directory.ts";
 import { prepareRunDisk, type RunDisk } from "./run-disk.ts";
+import { SUPERVISOR_SOURCE } from "./supervisor-script.ts";
 
 /** Processes (threads included) a checker container may hold at once. */
 export const DOCKER_PIDS_LIMIT = 64;
@@ -20,6 +23,23 @@ export interface SlotSpec {
   /** An image id or a digest-pinned reference. */
   image: string;
   limits: Pick<CheckerLimits, "vcpu" | "memory_mb" | "disk_mb">;
+  /**
+   * PID 1 is the service's supervisor (supervisor-script.ts, run by the image's python3) waiting
+   * on the container's stdin, instead of the hold loop: for script checkers on the python runtime.
+   */
+  supervised?: boolean;
+}
+
+/**
+ * A supervised container's stdio: attached before it started, stdin open until the run is sent,
+ * stdout and stderr read into bounded sinks from the start.
+ */
+export interface SupervisedIo {
+  stream: NodeJS.ReadWriteStream;
+  stdout: BoundedSink;
+  stderr: BoundedSink;
+  /** Settles when the container's output ends: its PID 1, the supervisor, is gone. */
+  ended: Promise<void>;
 }
 
 /**
@@ -33,6 +53,8 @@ export interface WarmSlot {
   disk: RunDisk;
   container: Docker.Container;
   imageArgv: string[];
+  /** Present when PID 1 is the supervisor (SlotSpec.supervised). */
+  supervised?: SupervisedIo;
 }
 
 export interface WarmContainerPool {
@@ -52,7 +74,7 @@ export interface WarmContainerPool {
  * Pre-started, network-less checker containers (docker-backend.ts has the isolation), kept per
  * image and limits so a run skips the engine's create and start: each container serves exactly
  * one run and is then destroyed with its disk and run directory, never reused, and a taken slot
- * is replaced in the background. A warm container has run nothing but its 129-byte hold loop; the
+ * is replaced in the background once its run is over (so the engine's work does not slow it). A warm container has run nothing but its 129-byte hold loop; the
  * run's inputs are written into its /input folder on the host when it is taken. `size` 0 makes
  * each run's container on demand. Containers carry the label `svc.pool=<pool id>`; an ordinary
  * exit removes them synchronously, and `close` drains the pool on shutdown.
@@ -61,6 +83,8 @@ export function createWarmContainerPool(options: {
   docker: Docker;
   tempDir: string;
   size?: number;
+  /** Capture ceiling of a supervised container's stdout and stderr. */
+  logCeiling?: number;
 }): WarmContainerPool {
   const { docker } = options;
   const size = options.size ?? CONTAINER_POOL_SIZE;
@@ -104,12 +128,16 @@ export function createWarmContainerPool(options: {
       await mkdir(inputDir, { mode: 0o755 });
       const hold = join(root, "hold");
       await writeFile(hold, holdBinary(), { mode: 0o555 });
+      const supervisor = join(root, "supervise.py");
+      if (spec.supervised) await writeFile(supervisor, SUPERVISOR_SOURCE, { mode: 0o444 });
       const diskBytes = spec.limits.disk_mb * 1_048_576;
       // /output and /tmp are host folders on the run's disk (run-disk.ts), owned by the
       // container's user when we can give them away, else open to anyone inside the private root.
       const asRoot = process.getuid?.() === 0;
       disk = await prepareRunDisk(root, diskBytes, asRoot ? { uid: 65534, gid: 65534 } : undefined);
-      const container = await docker.createContainer(containerSpec(spec, { inputDir, hold, disk, poolId }));
+      const container = await docker.createContainer(
+        containerSpec(spec, { inputDir, hold, supervisor, disk, poolId }),
+      );
       const slot: WarmSlot = {
         root,
         inputDir,
@@ -118,12 +146,38 @@ export function createWarmContainerPool(options: {
         imageArgv: [...(imageInfo.Config.Entrypoint ?? []), ...(imageInfo.Config.Cmd ?? [])],
       };
       live.add(slot);
+      if (spec.supervised)
+        slot.supervised = await attach(docker, container, options.logCeiling ?? LOG_CEILING);
       await container.start();
       return slot;
     } catch (error) {
       await disk?.release();
       await rm(root, { recursive: true, force: true });
       throw error;
+    }
+  };
+
+  /** The spec each taken slot was made for, to refill its queue when the slot is discarded. */
+  const refills = new Map<WarmSlot, SlotSpec>();
+  const queueOf = (spec: SlotSpec): Promise<WarmSlot>[] => {
+    const key = JSON.stringify([
+      spec.image,
+      spec.limits.vcpu,
+      spec.limits.memory_mb,
+      spec.limits.disk_mb,
+      spec.supervised === true,
+    ]);
+    const queue = ready.get(key) ?? [];
+    ready.set(key, queue);
+    return queue;
+  };
+  const refill = (spec: SlotSpec): void => {
+    if (closed) return;
+    const queue = queueOf(spec);
+    while (queue.length < size) {
+      const made = track(make(spec));
+      made.catch(() => {});
+      queue.push(made);
     }
   };
 
@@ -134,26 +188,40 @@ export function createWarmContainerPool(options: {
       if (closed) throw new Error("the docker backend is closed");
       swept ??= sweepDeadPools(docker).catch(() => {});
       await swept;
-      const key = JSON.stringify([spec.image, spec.limits.vcpu, spec.limits.memory_mb, spec.limits.disk_mb]);
-      const queue = ready.get(key) ?? [];
-      ready.set(key, queue);
+      const queue = queueOf(spec);
       const next = queue.shift();
-      while (queue.length < size) {
-        const made = track(make(spec));
-        made.catch(() => {});
-        queue.push(made);
-      }
+      let slot: WarmSlot | undefined;
       if (next) {
         try {
-          return await next;
+          slot = await next;
         } catch {
           // A failed warm container (the engine hiccuped): make this run's own, reporting its error.
         }
       }
-      return await make(spec);
+      // SVC_SANDBOX_LOOP_DISK=0 (read at each run) turns loop disks off, for warm slots too.
+      if (slot?.disk.mounted && process.env.SVC_SANDBOX_LOOP_DISK === "0") {
+        track(remove(slot));
+        slot = undefined;
+      }
+      slot ??= await make(spec);
+      refills.set(slot, spec);
+      return slot;
     },
     discard(slot) {
-      track(remove(slot));
+      // The refill starts after the run, not when it is taken: creating and starting a container
+      // costs the engine more CPU than a trivial run, and would compete with it for the cores.
+      const spec = refills.get(slot);
+      refills.delete(slot);
+      // After the caller has its verdict (it continues first).
+      track(
+        new Promise<void>((resolve) =>
+          setImmediate(() => {
+            track(remove(slot));
+            if (spec !== undefined) refill(spec);
+            resolve();
+          }),
+        ),
+      );
     },
     async settled() {
       while (pending.size > 0) await Promise.allSettled([...pending]);
@@ -178,14 +246,17 @@ export function createWarmContainerPool(options: {
  */
 function containerSpec(
   spec: SlotSpec,
-  slot: { inputDir: string; hold: string; disk: RunDisk; poolId: string },
+  slot: { inputDir: string; hold: string; supervisor: string; disk: RunDisk; poolId: string },
 ): Docker.ContainerCreateOptions {
   const { limits } = spec;
   const diskBytes = limits.disk_mb * 1_048_576;
   return {
     Image: spec.image,
-    Entrypoint: ["/.svc-hold"],
+    Entrypoint: spec.supervised ? ["python3", "-I", "-S", "/.svc/supervise.py"] : ["/.svc-hold"],
     Cmd: [],
+    ...(spec.supervised && { OpenStdin: true, StdinOnce: true, AttachStdin: true }),
+    AttachStdout: spec.supervised === true,
+    AttachStderr: spec.supervised === true,
     User: DOCKER_USER,
     WorkingDir: "/output",
     Env: ["HOME=/tmp", "TMPDIR=/tmp", "LANG=C.UTF-8"],
@@ -206,7 +277,7 @@ function containerSpec(
       ],
       Binds: [
         `${slot.inputDir}:/input:ro`,
-        `${slot.hold}:/.svc-hold:ro`,
+        spec.supervised ? `${slot.supervisor}:/.svc/supervise.py:ro` : `${slot.hold}:/.svc-hold:ro`,
         `${slot.disk.output}:/output:rw`,
         `${slot.disk.scratch}:/tmp:rw`,
       ],
@@ -214,6 +285,40 @@ function containerSpec(
       AutoRemove: false,
     },
   };
+}
+
+/** Attaches to a created container's stdio (before it starts, so no output is missed). */
+async function attach(
+  docker: Docker,
+  container: Docker.Container,
+  logCeiling: number,
+): Promise<SupervisedIo> {
+  const stream = (await container.attach({
+    stream: true,
+    stdin: true,
+    stdout: true,
+    stderr: true,
+    hijack: true,
+  })) as NodeJS.ReadWriteStream;
+  const stdout = new BoundedSink(logCeiling);
+  const stderr = new BoundedSink(logCeiling);
+  docker.modem.demuxStream(stream, sinkWriter(stdout), sinkWriter(stderr));
+  const ended = new Promise<void>((resolve) => {
+    stream.once("end", resolve);
+    stream.once("close", resolve);
+    // A container gone before its run (its stdin closed) must not crash the host.
+    stream.on("error", () => resolve());
+  });
+  return { stream, stdout, stderr, ended };
+}
+
+function sinkWriter(sink: BoundedSink): Writable {
+  return new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      sink.push(chunk);
+      callback();
+    },
+  });
 }
 
 /**

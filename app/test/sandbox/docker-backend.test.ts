@@ -6,19 +6,26 @@ import { describeSandbox } from "./sandbox-suite.ts";
 
 const IMAGE = process.env.SVC_PYTHON_IMAGE ?? "svc-python:1";
 
-describeSandbox("docker", async () => {
-  const docker = new Docker();
-  if (!(await pingDocker(docker))) return "no Docker engine answers (start dockerd)";
-  try {
-    const image = await docker.getImage(IMAGE).inspect();
-    return {
-      backend: createDockerBackend({ docker }),
-      binding: { backend: "docker", local_image: image.Id },
-    };
-  } catch {
-    return `image ${IMAGE} is missing (scripts/build-python-image.sh builds it)`;
-  }
-});
+// Script checkers run under the supervisor as the warm container's PID 1; an image's own
+// entrypoint runs as an exec beside the hold loop: the suite runs on both.
+for (const [name, superviseScripts] of [
+  ["docker", true],
+  ["docker, checker as an exec", false],
+] as const) {
+  describeSandbox(name, async () => {
+    const docker = new Docker();
+    if (!(await pingDocker(docker))) return "no Docker engine answers (start dockerd)";
+    try {
+      const image = await docker.getImage(IMAGE).inspect();
+      return {
+        backend: createDockerBackend({ docker, superviseScripts }),
+        binding: { backend: "docker", local_image: image.Id },
+      };
+    } catch {
+      return `image ${IMAGE} is missing (scripts/build-python-image.sh builds it)`;
+    }
+  });
+}
 
 describe("docker warm pool", () => {
   it("evil/leaked-containers: removes every container it started, warm or used, when closed", async () => {

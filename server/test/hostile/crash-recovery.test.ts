@@ -235,12 +235,16 @@ describeWithDatabase("kill -9 at each phase", () => {
         return row?.status === "running";
       }, "the stage to run");
       const killedRuns = join(dataDir, "sandbox-runs", `p${running.server.pid}`);
-      // The checker is in its sandbox once its private run directory exists (beside it: the
-      // warm disks of the bwrap backend's pool, svc-disk-*, which the restart sweeps too).
+      // The checker is in its sandbox once its inputs are laid out in a run directory (beside it:
+      // the bwrap backend's warm sandboxes, svc-bwrap-* with an empty input/, which the restart
+      // sweeps too).
       await waitFor(
         async () =>
           existsSync(killedRuns) &&
-          readdirSync(killedRuns).filter((name) => name.startsWith("svc-bwrap-")).length === 1,
+          readdirSync(killedRuns).filter(
+            (name) =>
+              name.startsWith("svc-bwrap-") && existsSync(join(killedRuns, name, "input", "manifest.json")),
+          ).length === 1,
         "the run directory",
       );
       await killHard(running.server);
