@@ -5,7 +5,7 @@ import { commitWithoutFlush } from "../core/db/commit-without-flush.ts";
 import type { Services } from "../core/services/services.ts";
 import { appendEventCtes } from "../events/append-event.ts";
 import { recordRunFinished, runFinishedEvent } from "./record-run-finished.ts";
-import { type RunContext, readRunContext } from "./run-context.ts";
+import { type RunContext, type RunContextRow, runContext, selectRunContext } from "./run-context.ts";
 import { type AwaitingAttestationOutcome, runExternalStage } from "./run-external-stage.ts";
 import { type AwaitingReviewOutcome, runReviewStage } from "./run-review-stage.ts";
 import {
@@ -44,34 +44,38 @@ export type ExecuteResult =
 export async function executeVerificationRun(services: Services, runId: string): Promise<ExecuteResult> {
   const { sql } = services;
   const now = services.clock();
-  // One round trip: the run moves to running and says what the steps below need to know of it.
-  // Bookkeeping, so its commit does not wait for the disk: a PostgreSQL crash that loses it leaves
-  // the run `queued` with its job, as if this execution never began, and the job runs it again.
+  // One round trip: the run moves to running and says what the steps below need to know of it,
+  // its context included. Bookkeeping, so its commit does not wait for the disk: a PostgreSQL
+  // crash that loses it leaves the run `queued` with its job, as if this execution never began,
+  // and the job runs it again.
   const [run] = await sql<
-    {
+    (RunContextRow & {
       created_at: Date;
       restarts: number;
       half_run: boolean;
       withdrawn_before_start: boolean;
       finished_stages: FinishedStage[];
-    }[]
+    })[]
   >`
-    with no_flush as (${commitWithoutFlush(sql)})
-    update verification_runs
-    set status = 'running', started_at = coalesce(started_at, ${now}), heartbeat_at = ${now},
-      restarts = restarts + (select count(*)::int from verification_stage_results
-                             where verification_run_id = ${runId} and status = 'running' and kind = 'sandbox')
-    where id = ${runId} and status <> 'finished' and exists (select from no_flush)
-    returning created_at, restarts,
-      exists (select 1 from verification_stage_results
-              where verification_run_id = ${runId} and status = 'running' and kind = 'sandbox') as half_run,
-      (select s.status = 'withdrawn' from submissions s where s.id = submission_id)
-        and not exists (select 1 from verification_stage_results where verification_run_id = ${runId})
-        as withdrawn_before_start,
-      coalesce((select json_agg(json_build_object('stage_key', stage_key, 'kind', kind, 'result', result,
-                  'score', score, 'evidence_md', evidence_md) order by position)
-                from verification_stage_results
-                where verification_run_id = ${runId} and status = 'finished'), '[]') as finished_stages`;
+    with no_flush as (${commitWithoutFlush(sql)}),
+    started as (
+      update verification_runs
+      set status = 'running', started_at = coalesce(started_at, ${now}), heartbeat_at = ${now},
+        restarts = restarts + (select count(*)::int from verification_stage_results
+                               where verification_run_id = ${runId} and status = 'running' and kind = 'sandbox')
+      where id = ${runId} and status <> 'finished' and exists (select from no_flush)
+      returning id, submission_id, problem_revision_id, verifier_contract_id, inputs, created_at, restarts,
+        exists (select 1 from verification_stage_results
+                where verification_run_id = ${runId} and status = 'running' and kind = 'sandbox') as half_run,
+        (select s.status = 'withdrawn' from submissions s where s.id = submission_id)
+          and not exists (select 1 from verification_stage_results where verification_run_id = ${runId})
+          as withdrawn_before_start,
+        coalesce((select json_agg(json_build_object('stage_key', stage_key, 'kind', kind, 'result', result,
+                    'score', score, 'evidence_md', evidence_md) order by position)
+                  from verification_stage_results
+                  where verification_run_id = ${runId} and status = 'finished'), '[]') as finished_stages
+    )
+    ${selectRunContext(sql, sql`started`)}`;
   if (!run) return { kind: "skipped" };
   if (run.half_run && run.restarts >= MAX_RESTARTS) {
     await finishWithError(
@@ -85,8 +89,7 @@ export async function executeVerificationRun(services: Services, runId: string):
     await finishWithdrawn(services, runId);
     return { kind: "finished", result: "inconclusive" };
   }
-  const context = await readRunContext(sql, runId);
-  if (!context) throw new Error(`verification run ${runId} vanished while executing`);
+  const context = runContext(run);
 
   const heartbeat = setInterval(() => {
     sql`update verification_runs set heartbeat_at = ${services.clock()} where id = ${runId} and status = 'running'`.catch(
