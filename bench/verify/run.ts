@@ -9,7 +9,9 @@
  * - end to end with 1 worker and with 2 workers (concurrency), runs per second, and each one's
  *   ratio to the baseline (the service's overhead: transactions, the queue, the run record).
  * - the service's statements per run (create_submission and the worker's execution, counted on the
- *   service's pool; graphile-worker's own two per job are apart), the figure round trips follow.
+ *   service's pool; graphile-worker's own two per job are apart), the figure round trips follow;
+ * - how fast the bench created the submissions meanwhile: close to the runs/s, creation bounds it;
+ * - this process's CPU time per run (creation and workers; PostgreSQL's is apart).
  * Summary lines: `verify runs/s 2 workers` against 1 worker, and `verify runs/s 1 worker` against
  * the checker alone. BENCH_SUBMISSIONS submissions per measurement (default 200). Run with
  * `npm run bench:verify`.
@@ -105,8 +107,8 @@ try {
   for (let i = 0; i < BASELINE_RUNS; i++) await runChecker(job, { binding: null, backends: {} });
   const baseline = BASELINE_RUNS / ((performance.now() - baselineStart) / 1000);
 
-  /** Submits SUBMISSIONS answers while `concurrency` workers run them; runs per second until all finished. */
-  async function endToEnd(concurrency: number): Promise<number> {
+  /** Submits SUBMISSIONS answers while `concurrency` workers run them: runs per second until all finished, submissions created per second, CPU ms per run. */
+  async function endToEnd(concurrency: number): Promise<{ runs: number; created: number; cpuMs: number }> {
     const attempts: Array<{ attempt_id: string; artifact_id: string }> = [];
     for (let i = 0; i < SUBMISSIONS; i++) {
       const { attempt } = await startAttempt(context.services, context, { problem: problem.problem_id });
@@ -120,6 +122,7 @@ try {
     const worker = await startWorker(services, { concurrency, pollInterval: 50 });
     statements = 0;
     counting = true;
+    const cpu = process.cpuUsage();
     const start = performance.now();
     const runIds: string[] = [];
     await Promise.all(
@@ -133,6 +136,7 @@ try {
         }
       }),
     );
+    const created = performance.now();
     for (;;) {
       const [row] =
         await db.sql`select count(*)::int as open from verification_runs where id = any(${runIds}) and status <> 'finished'`;
@@ -140,14 +144,21 @@ try {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     const elapsed = (performance.now() - start) / 1000;
+    const used = process.cpuUsage(cpu);
     counting = false;
     await worker.stop();
-    return SUBMISSIONS / elapsed;
+    return {
+      runs: SUBMISSIONS / elapsed,
+      created: SUBMISSIONS / ((created - start) / 1000),
+      cpuMs: (used.user + used.system) / 1000 / SUBMISSIONS,
+    };
   }
 
-  const one = await endToEnd(1);
+  const endOne = await endToEnd(1);
   const perRun = statements / SUBMISSIONS;
-  const two = await endToEnd(2);
+  const endTwo = await endToEnd(2);
+  const one = endOne.runs;
+  const two = endTwo.runs;
   const fmt = (n: number) => n.toFixed(1);
   console.log(`bench/verify on ${db.description}, ${SUBMISSIONS} submissions per measurement`);
   console.log(`baseline: builtin checker in process          ${fmt(baseline)} runs/s`);
@@ -158,6 +169,15 @@ try {
     `end to end, 2 workers (create -> finished)   ${fmt(two)} runs/s   ratio to baseline ${(two / baseline).toFixed(4)}; 2 vs 1 worker ${(two / one).toFixed(2)}x`,
   );
   console.log(`statements per run on the service's pool (create + execute, 1 worker): ${perRun.toFixed(1)}`);
+  // When the submissions are created barely faster than runs finish, creation (on the same cores)
+  // bounds the figure, not the workers.
+  console.log(
+    `submissions created while the workers ran: ${fmt(endOne.created)}/s (1 worker), ${fmt(endTwo.created)}/s (2 workers)`,
+  );
+  // CPU time depends less on the machine's load than runs/s: what a run costs this process.
+  console.log(
+    `CPU of this process (creation and workers) per run: ${endOne.cpuMs.toFixed(2)} ms (1 worker), ${endTwo.cpuMs.toFixed(2)} ms (2 workers)`,
+  );
   printSummary({
     name: "verify runs/s 2 workers",
     figure: two,

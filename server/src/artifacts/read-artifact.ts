@@ -1,6 +1,7 @@
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import { findProblem } from "../problems/find-problem.ts";
+import type { ProblemRow } from "../problems/problem-row.ts";
 import type { Viewer } from "../visibility/viewer.ts";
 import { canReadWork } from "../visibility/work-access.ts";
 import type { ArtifactRow } from "./artifact.ts";
@@ -16,7 +17,14 @@ export async function readArtifact(
   sql: Sql,
   viewer: Viewer,
   id: string,
-  options: { access: "own" | "read"; lock?: boolean; field?: string; now?: Date },
+  options: {
+    access: "own" | "read";
+    lock?: boolean;
+    field?: string;
+    now?: Date;
+    /** A Problem the caller read in this transaction: not read again when it is the Artifact's. */
+    problem?: ProblemRow;
+  },
 ): Promise<ArtifactRow> {
   const field = options.field ?? "artifact_id";
   const artifact = await findArtifact(sql, id, { lock: options.lock });
@@ -27,7 +35,11 @@ export async function readArtifact(
     (await reviewsArtifact(sql, viewer.userId, artifact.id, options.now ?? new Date()))
   )
     return artifact;
-  const problem = artifact && (await findProblem(sql, artifact.problem_id));
+  const problem =
+    artifact &&
+    (options.problem?.id === artifact.problem_id
+      ? options.problem
+      : await findProblem(sql, artifact.problem_id));
   if (!artifact || !problem || !canReadWork(viewer, problem)) {
     throw new ServiceError(
       "not_found",

@@ -34,14 +34,32 @@ const EVENT_LOG_LOCK = 0x5356_4345_5645_4e54n; // "SVCEVENT"
  * inserted row, so they follow it.
  */
 export async function appendEvent(tx: Sql, event: NewEvent): Promise<string> {
+  const [row] = await tx<{ id: string }[]>`
+    with ${appendEventCtes(tx, event)}
+    select appended.id::text as id, (select count(*) from woken) as woken from appended`;
+  return row!.id;
+}
+
+/**
+ * appendEvent's common table expressions (`locked`, `appended`, `woken`), for a statement that
+ * makes its change and appends its event in one round trip. With `gate`, the name of an earlier
+ * CTE of that statement, the lock is taken and the event appended once per row `gate` returns
+ * (none when the change did not happen). The statement must read `woken`: a plain CTE nobody
+ * reads is never run, so the subscriptions would not be woken.
+ */
+export function appendEventCtes(
+  sql: Sql,
+  event: NewEvent,
+  gate: string | null = null,
+): postgres.PendingQuery<postgres.Row[]> {
   // One waiting delivery job per subscription: preserve_run_at keeps a backing-off subscription's
   // retry time, and graphile-worker adds a fresh job when the keyed one is already running.
-  const [row] = await tx<{ id: string }[]>`
-    with locked as (select pg_advisory_xact_lock(${EVENT_LOG_LOCK.toString()}::bigint)),
+  return sql`
+    locked as (select pg_advisory_xact_lock(${EVENT_LOG_LOCK.toString()}::bigint) ${gate === null ? sql`` : sql`from ${sql(gate)}`}),
     appended as (
       insert into events (kind, occurred_at, audience_user_id, problem_id, review_process_id, node_id, data)
       select ${event.kind}, ${event.occurredAt}::timestamptz, ${event.audienceUserId}::text, ${event.problemId ?? null}::text,
-        ${event.reviewProcessId ?? null}::text, ${event.nodeId ?? null}::text, ${tx.json(event.data as postgres.JSONValue)}::jsonb
+        ${event.reviewProcessId ?? null}::text, ${event.nodeId ?? null}::text, ${sql.json(event.data as postgres.JSONValue)}::jsonb
       from locked
       returning id
     ),
@@ -51,7 +69,5 @@ export async function appendEvent(tx: Sql, event: NewEvent): Promise<string> {
       from event_subscriptions s, appended
       where s.ended_at is null and s.delivery = 'webhook' and (s.kinds is null or ${event.kind} = any(s.kinds))
         and (${event.audienceUserId}::text is null or s.user_id = ${event.audienceUserId})
-    )
-    select appended.id::text as id, (select count(*) from woken) as woken from appended`;
-  return row!.id;
+    )`;
 }

@@ -83,7 +83,7 @@ export async function createSubmission(
     for (const id of ids) {
       const index = input.artifacts.findIndex((a) => a.artifact_id === id);
       const field = `artifacts.${index}.artifact_id`;
-      const artifact = await readArtifact(tx, viewer, id, { access: "own", lock: true, field });
+      const artifact = await readArtifact(tx, viewer, id, { access: "own", lock: true, field, problem });
       if (artifact.withdrawn_at !== null) {
         throw new ServiceError(
           "artifact_withdrawn",

@@ -15,6 +15,8 @@ interface SubmissionRow {
   status: SubmissionStatus;
   created_at: Date;
   withdrawn_at: Date | null;
+  /** Its revision has a sealing policy: only then can anything of its runs be withheld. */
+  sealed: boolean;
   runs: Array<{
     id: string;
     status: SubmissionVerification["status"];
@@ -59,6 +61,7 @@ export async function readSubmissions(
   const rows = await sql<SubmissionRow[]>`
     select s.id, s.attempt_id, s.user_id, s.problem_id, s.problem_revision_id, s.artifacts, s.status,
       s.created_at, s.withdrawn_at,
+      exists (select 1 from problem_revisions pr where pr.id = s.problem_revision_id and pr.sealing is not null) as sealed,
       coalesce((select jsonb_agg(jsonb_build_object('id', r.id, 'status', r.status, 'result', r.result,
           'score', r.score, 'created_at', r.created_at, 'finished_at', r.finished_at,
           'revoked', r.revocation is not null)
@@ -66,10 +69,11 @@ export async function readSubmissions(
         from verification_runs r where r.submission_id = s.id), '[]'::jsonb) as runs
     from submissions s where ${where}
     order by s.created_at, s.id`;
+  // An unsealed revision withholds nothing (readRunWithholdings says so too): no query for it.
   const withholdings = await readRunWithholdings(
     sql,
     reader,
-    rows.map((row) => row.problem_revision_id),
+    rows.filter((row) => row.sealed).map((row) => row.problem_revision_id),
   );
   return rows.map((row) => withholdOutcome(toSubmission(row), withholdings.get(row.problem_revision_id)));
 }

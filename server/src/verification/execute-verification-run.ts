@@ -1,12 +1,19 @@
 import { type FinishedStage, runContinues, runVerdict, type StageResult } from "@svc/app";
 import type { ContractStage } from "@svc/schemas";
 import type postgres from "postgres";
+import { commitWithoutFlush } from "../core/db/commit-without-flush.ts";
 import type { Services } from "../core/services/services.ts";
-import { recordRunFinished } from "./record-run-finished.ts";
-import { type RunContext, readRunContext } from "./run-context.ts";
+import { appendEventCtes } from "../events/append-event.ts";
+import { recordRunFinished, runFinishedEvent } from "./record-run-finished.ts";
+import { type RunContext, type RunContextRow, runContext, selectRunContext } from "./run-context.ts";
 import { type AwaitingAttestationOutcome, runExternalStage } from "./run-external-stage.ts";
 import { type AwaitingReviewOutcome, runReviewStage } from "./run-review-stage.ts";
-import { NO_MECHANISM, runSandboxStage, type StageOutcome } from "./run-sandbox-stage.ts";
+import {
+  type FinishedStageOutcome,
+  NO_MECHANISM,
+  runSandboxStage,
+  type StageOutcome,
+} from "./run-sandbox-stage.ts";
 
 /** A run found with a stage half-run this many times finishes `error` (its stage keeps killing workers). */
 export const MAX_RESTARTS = 3;
@@ -37,31 +44,38 @@ export type ExecuteResult =
 export async function executeVerificationRun(services: Services, runId: string): Promise<ExecuteResult> {
   const { sql } = services;
   const now = services.clock();
-  // One round trip: the run moves to running and says what the steps below need to know of it.
+  // One round trip: the run moves to running and says what the steps below need to know of it,
+  // its context included. Bookkeeping, so its commit does not wait for the disk: a PostgreSQL
+  // crash that loses it leaves the run `queued` with its job, as if this execution never began,
+  // and the job runs it again.
   const [run] = await sql<
-    {
+    (RunContextRow & {
       created_at: Date;
       restarts: number;
       half_run: boolean;
       withdrawn_before_start: boolean;
       finished_stages: FinishedStage[];
-    }[]
+    })[]
   >`
-    update verification_runs
-    set status = 'running', started_at = coalesce(started_at, ${now}), heartbeat_at = ${now},
-      restarts = restarts + (select count(*)::int from verification_stage_results
-                             where verification_run_id = ${runId} and status = 'running' and kind = 'sandbox')
-    where id = ${runId} and status <> 'finished'
-    returning created_at, restarts,
-      exists (select 1 from verification_stage_results
-              where verification_run_id = ${runId} and status = 'running' and kind = 'sandbox') as half_run,
-      (select s.status = 'withdrawn' from submissions s where s.id = submission_id)
-        and not exists (select 1 from verification_stage_results where verification_run_id = ${runId})
-        as withdrawn_before_start,
-      coalesce((select json_agg(json_build_object('stage_key', stage_key, 'kind', kind, 'result', result,
-                  'score', score, 'evidence_md', evidence_md) order by position)
-                from verification_stage_results
-                where verification_run_id = ${runId} and status = 'finished'), '[]') as finished_stages`;
+    with no_flush as (${commitWithoutFlush(sql)}),
+    started as (
+      update verification_runs
+      set status = 'running', started_at = coalesce(started_at, ${now}), heartbeat_at = ${now},
+        restarts = restarts + (select count(*)::int from verification_stage_results
+                               where verification_run_id = ${runId} and status = 'running' and kind = 'sandbox')
+      where id = ${runId} and status <> 'finished' and exists (select from no_flush)
+      returning id, submission_id, problem_revision_id, verifier_contract_id, inputs, created_at, restarts,
+        exists (select 1 from verification_stage_results
+                where verification_run_id = ${runId} and status = 'running' and kind = 'sandbox') as half_run,
+        (select s.status = 'withdrawn' from submissions s where s.id = submission_id)
+          and not exists (select 1 from verification_stage_results where verification_run_id = ${runId})
+          as withdrawn_before_start,
+        coalesce((select json_agg(json_build_object('stage_key', stage_key, 'kind', kind, 'result', result,
+                    'score', score, 'evidence_md', evidence_md) order by position)
+                  from verification_stage_results
+                  where verification_run_id = ${runId} and status = 'finished'), '[]') as finished_stages
+    )
+    ${selectRunContext(sql, sql`started`)}`;
   if (!run) return { kind: "skipped" };
   if (run.half_run && run.restarts >= MAX_RESTARTS) {
     await finishWithError(
@@ -75,8 +89,7 @@ export async function executeVerificationRun(services: Services, runId: string):
     await finishWithdrawn(services, runId);
     return { kind: "finished", result: "inconclusive" };
   }
-  const context = await readRunContext(sql, runId);
-  if (!context) throw new Error(`verification run ${runId} vanished while executing`);
+  const context = runContext(run);
 
   const heartbeat = setInterval(() => {
     sql`update verification_runs set heartbeat_at = ${services.clock()} where id = ${runId} and status = 'running'`.catch(
@@ -86,15 +99,18 @@ export async function executeVerificationRun(services: Services, runId: string):
   heartbeat.unref();
   try {
     const done = run.finished_stages;
-    for (let position = done.length; position < context.contract.stages.length; position++) {
+    const stageCount = context.contract.stages.length;
+    for (let position = done.length; position < stageCount; position++) {
       if (!runContinues(done)) break;
       const stage = context.contract.stages[position]!;
       // The stage is `queued` until its mechanism really starts: a stage waiting for its image or
-      // its conformance is not half-run, so re-polling it never counts as a restart.
-      await queueStage(services, runId, position, stage);
+      // its conformance is not half-run, so re-polling it never counts as a restart. A sandbox
+      // stage gets its row when it starts or waits (startStage and sayWhyQueued write it either
+      // way); review and external stages read theirs before they start.
+      if (stage.kind !== "sandbox") await queueStage(services, runId, position, stage);
       let started = false;
       const start = async () => {
-        await startStage(services, runId, position);
+        await startStage(services, runId, position, stage);
         started = true;
       };
       const outcome = await runStage(services, context, position, stage, start);
@@ -106,13 +122,13 @@ export async function executeVerificationRun(services: Services, runId: string):
         outcome.kind === "wait" &&
         services.clock().getTime() - run.created_at.getTime() < waitSeconds * 1000
       ) {
-        await sayWhyQueued(services, runId, position, `waiting: ${outcome.reason}`);
+        await sayWhyQueued(services, runId, position, stage, `waiting: ${outcome.reason}`);
         return { kind: "waiting", reason: outcome.reason };
       }
       if (!started) await start();
-      const finished =
+      const finishing: FinishedStageOutcome =
         outcome.kind === "wait"
-          ? await finishStage(services, runId, position, stage, {
+          ? {
               kind: "finished",
               result: "inconclusive",
               score: null,
@@ -120,14 +136,34 @@ export async function executeVerificationRun(services: Services, runId: string):
               mechanism: NO_MECHANISM,
               log: null,
               evidence_files: [],
-            })
-          : await finishStage(services, runId, position, stage, outcome);
-      // Another execution finished it first: what it recorded is what counts.
-      if (finished) done.push(finished);
-      else done.splice(0, done.length, ...(await finishedStages(sql, runId)));
+            }
+          : outcome;
+      const finished: FinishedStage = {
+        stage_key: stage.key,
+        kind: stage.kind,
+        result: finishing.result,
+        score: finishing.score,
+        evidence_md: finishing.evidence_md,
+      };
+      const through = [...done, finished];
+      if (position === stageCount - 1 || !runContinues(through)) {
+        // The run's last stage: its result, the verdict and the event commit together, once.
+        const verdict = runVerdict(through, {
+          stage_count: stageCount,
+          result_kind: context.contract.result_kind,
+        });
+        if (await finishStageAndRun(services, context, position, finishing, verdict)) {
+          return { kind: "finished", result: verdict.result };
+        }
+      } else if (await finishStage(services, runId, position, finishing)) {
+        done.push(finished);
+        continue;
+      }
+      // Another execution finished the stage first: what it recorded is what counts.
+      done.splice(0, done.length, ...(await finishedStages(sql, runId)));
     }
     const verdict = runVerdict(done, {
-      stage_count: context.contract.stages.length,
+      stage_count: stageCount,
       result_kind: context.contract.result_kind,
     });
     await sql.begin(async (tx) => {
@@ -207,46 +243,97 @@ async function sayWhyQueued(
   services: Services,
   runId: string,
   position: number,
+  stage: ContractStage,
   reason: string,
 ): Promise<void> {
   await services.sql`
-    update verification_stage_results set evidence_md = ${reason.slice(0, 20_000)}
-    where verification_run_id = ${runId} and position = ${position} and status = 'queued'`;
+    insert into verification_stage_results (verification_run_id, position, stage_key, kind, status, evidence_md)
+    values (${runId}, ${position}, ${stage.key}, ${stage.kind}, 'queued', ${reason.slice(0, 20_000)})
+    on conflict (verification_run_id, position) do update set evidence_md = excluded.evidence_md
+    where verification_stage_results.status = 'queued'`;
 }
 
-async function startStage(services: Services, runId: string, position: number): Promise<void> {
-  await services.sql`
-    update verification_stage_results
-    -- A half-run sandbox stage starts over; a review stage resumed on its process keeps its start.
-    set status = 'running',
-      started_at = case when kind = 'review' and started_at is not null then started_at else ${services.clock()} end
-    where verification_run_id = ${runId} and position = ${position} and status <> 'finished'`;
-}
-
-/** Records the stage's end; returns it as a finished stage, or null when it was already finished. */
-async function finishStage(
+/**
+ * Marks the stage running (its row written here when it has none yet). Bookkeeping, so its commit
+ * does not wait for the disk: only a PostgreSQL crash loses it, and the run is then executed
+ * again from the stages whose results were flushed, this one started over. What it guards, a
+ * stage that keeps killing its workers (MAX_RESTARTS), is a worker's death, which loses nothing.
+ */
+async function startStage(
   services: Services,
   runId: string,
   position: number,
   stage: ContractStage,
-  outcome: Extract<StageOutcome, { kind: "finished" }>,
-): Promise<FinishedStage | null> {
+): Promise<void> {
+  const { sql } = services;
+  const now = services.clock();
+  await sql`
+    with no_flush as (${commitWithoutFlush(sql)})
+    insert into verification_stage_results (verification_run_id, position, stage_key, kind, status, started_at)
+    select ${runId}, ${position}, ${stage.key}, ${stage.kind}, 'running', ${now}::timestamptz from no_flush
+    on conflict (verification_run_id, position) do update
+    -- A half-run sandbox stage starts over; a review stage resumed on its process keeps its start.
+    set status = 'running',
+      started_at = case when verification_stage_results.kind = 'review' and verification_stage_results.started_at is not null
+        then verification_stage_results.started_at else excluded.started_at end
+    where verification_stage_results.status <> 'finished'`;
+}
+
+/** The columns of a stage's end, as finishStage and finishStageAndRun write them. */
+function stageEnd(sql: Services["sql"], outcome: FinishedStageOutcome, at: Date) {
+  return sql`
+    status = 'finished', result = ${outcome.result}, score = ${outcome.score}, evidence_md = ${outcome.evidence_md},
+    mechanism = ${sql.json(outcome.mechanism as unknown as postgres.JSONValue)},
+    log = ${outcome.log ? sql.json(outcome.log as unknown as postgres.JSONValue) : null},
+    evidence_files = ${sql.json(outcome.evidence_files)}, finished_at = ${at}`;
+}
+
+/** Records the end of a stage the run goes on from; false when it was already finished. */
+async function finishStage(
+  services: Services,
+  runId: string,
+  position: number,
+  outcome: FinishedStageOutcome,
+): Promise<boolean> {
   const { sql } = services;
   const updated = await sql`
-    update verification_stage_results
-    set status = 'finished', result = ${outcome.result}, score = ${outcome.score}, evidence_md = ${outcome.evidence_md},
-      mechanism = ${sql.json(outcome.mechanism as unknown as postgres.JSONValue)},
-      log = ${outcome.log ? sql.json(outcome.log as unknown as postgres.JSONValue) : null},
-      evidence_files = ${sql.json(outcome.evidence_files)}, finished_at = ${services.clock()}
+    update verification_stage_results set ${stageEnd(sql, outcome, services.clock())}
     where verification_run_id = ${runId} and position = ${position} and status <> 'finished'`;
-  if (updated.count === 0) return null;
-  return {
-    stage_key: stage.key,
-    kind: stage.kind,
-    result: outcome.result,
-    score: outcome.score,
-    evidence_md: outcome.evidence_md,
-  };
+  return updated.count > 0;
+}
+
+/**
+ * Records the end of the run's last stage, the run's verdict and its `verification.run_finished`
+ * event in one statement, so one round trip and one commit (which waits for the disk: the caller
+ * is told the verdict is final). The run finishes only with the stage, and the event only with
+ * the run. False when the stage was already finished by another execution: nothing is written.
+ */
+async function finishStageAndRun(
+  services: Services,
+  context: RunContext,
+  position: number,
+  outcome: FinishedStageOutcome,
+  verdict: ReturnType<typeof runVerdict>,
+): Promise<boolean> {
+  const { sql } = services;
+  const runId = context.run_id;
+  const finishedAt = services.clock();
+  const [row] = await sql<{ stages: number }[]>`
+    with stage as (
+      update verification_stage_results set ${stageEnd(sql, outcome, finishedAt)}
+      where verification_run_id = ${runId} and position = ${position} and status <> 'finished'
+      returning 1
+    ),
+    finished_run as (
+      update verification_runs
+      set status = 'finished', result = ${verdict.result}, score = ${verdict.score},
+        evidence_md = ${verdict.evidence_md}, finished_at = ${finishedAt}
+      where id = ${runId} and status <> 'finished' and exists (select from stage)
+      returning id
+    ),
+    ${appendEventCtes(sql, runFinishedEvent(runId, finishedAt, context), "finished_run")}
+    select (select count(*)::int from stage) as stages, (select count(*)::int from woken) as woken`;
+  return row!.stages > 0;
 }
 
 async function finishedStages(sql: Services["sql"], runId: string): Promise<FinishedStage[]> {

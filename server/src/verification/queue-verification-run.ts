@@ -1,7 +1,7 @@
 import type { RunTrigger } from "@svc/schemas";
 import type postgres from "postgres";
 import { randomId } from "../core/ids/random-id.ts";
-import { enqueueRun } from "../core/jobs/enqueue-run.ts";
+import { addRunJob } from "../core/jobs/enqueue-run.ts";
 
 /** One Submission artifact as the run records it, in the Contract's role order. */
 export interface RunArtifact {
@@ -32,12 +32,16 @@ export async function queueVerificationRun(
 ): Promise<string> {
   const id = randomId("vrn");
   const inputs = { artifacts: input.artifacts, summary_included: false };
+  // One round trip: the run and its job.
   await tx`
-    insert into verification_runs
-      (id, submission_id, problem_revision_id, verifier_contract_id, trigger, inputs, requested_by_user_id)
-    values
-      (${id}, ${input.submissionId}, ${input.problemRevisionId}, ${input.verifierContractId}, ${input.trigger},
-       ${tx.json(inputs as unknown as postgres.JSONValue)}, ${input.requestedByUserId ?? null})`;
-  await enqueueRun(tx, id);
+    with run as (
+      insert into verification_runs
+        (id, submission_id, problem_revision_id, verifier_contract_id, trigger, inputs, requested_by_user_id)
+      values
+        (${id}, ${input.submissionId}, ${input.problemRevisionId}, ${input.verifierContractId}, ${input.trigger},
+         ${tx.json(inputs as unknown as postgres.JSONValue)}, ${input.requestedByUserId ?? null})
+      returning id
+    )
+    select ${addRunJob(tx, tx`run.id`)} from run`;
   return id;
 }

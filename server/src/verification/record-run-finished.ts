@@ -1,6 +1,6 @@
 import { EventKind } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
-import { appendEvent } from "../events/append-event.ts";
+import { appendEvent, type NewEvent } from "../events/append-event.ts";
 
 /**
  * Appends `verification.run_finished` for a run that just finished, in the transaction that
@@ -20,7 +20,12 @@ export async function recordRunFinished(
         select r.submission_id, s.attempt_id, s.user_id, s.problem_id
         from verification_runs r join submissions s on s.id = r.submission_id where r.id = ${runId}`;
   if (!run) return;
-  await appendEvent(tx, {
+  await appendEvent(tx, runFinishedEvent(runId, at, run));
+}
+
+/** The `verification.run_finished` event of a run: its owner's only, ids and no verdict. */
+export function runFinishedEvent(runId: string, at: Date, run: RunSubmission): NewEvent {
+  return {
     kind: EventKind.runFinished,
     occurredAt: at,
     audienceUserId: run.user_id,
@@ -31,7 +36,7 @@ export async function recordRunFinished(
       attempt_id: run.attempt_id,
       problem_id: run.problem_id,
     },
-  });
+  };
 }
 
 /** Whose run it is, as its `verification.run_finished` event says. */

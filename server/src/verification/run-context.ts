@@ -1,4 +1,5 @@
 import type { VerifierContractFile } from "@svc/schemas";
+import type postgres from "postgres";
 import type { Sql } from "../core/db/connect-sql.ts";
 import type { RunArtifact } from "./queue-verification-run.ts";
 
@@ -33,33 +34,44 @@ export interface RunContext {
   artifacts: ContextArtifact[];
 }
 
-/** Reads a run's context in one query; null when the run does not exist. */
-export async function readRunContext(sql: Sql, runId: string): Promise<RunContext | null> {
-  const [row] = await sql<
-    {
-      submission_id: string;
-      attempt_id: string;
-      problem_id: string;
-      files: Array<{ id: string; filename: string; media_type: string }>;
-      user_id: string;
-      problem_revision_id: string;
-      verifier_contract_id: string;
-      inputs: { artifacts: RunArtifact[] };
-      document: VerifierContractFile;
-      verifier_input_bindings: RevisionBinding[];
-    }[]
-  >`
-    select s.user_id, r.submission_id, s.attempt_id, s.problem_id, r.problem_revision_id, r.verifier_contract_id,
-      r.inputs, vc.document, pr.verifier_input_bindings,
+/** What selectRunContext returns for each run: the run's own columns (`r.*`) and its context's. */
+export interface RunContextRow {
+  id: string;
+  submission_id: string;
+  attempt_id: string;
+  problem_id: string;
+  files: Array<{ id: string; filename: string; media_type: string }>;
+  user_id: string;
+  problem_revision_id: string;
+  verifier_contract_id: string;
+  inputs: { artifacts: RunArtifact[] };
+  document: VerifierContractFile;
+  verifier_input_bindings: RevisionBinding[];
+}
+
+/**
+ * The select of the context of each run in `runs` (a subquery or a CTE of the caller's statement
+ * holding run rows, with at least their `verification_runs` columns of the context), so a
+ * statement that changes a run can read its context in the same round trip. It returns `r.*`.
+ */
+export function selectRunContext(
+  sql: Sql,
+  runs: postgres.PendingQuery<postgres.Row[]>,
+): postgres.PendingQuery<postgres.Row[]> {
+  return sql`
+    select r.*, s.user_id, s.attempt_id, s.problem_id, vc.document, pr.verifier_input_bindings,
       coalesce((select json_agg(json_build_object('id', a.id, 'filename', a.filename, 'media_type', a.media_type))
                 from artifacts a
                 where a.id in (select x->>'artifact_id' from jsonb_array_elements(r.inputs->'artifacts') x)), '[]') as files
-    from verification_runs r
+    from ${runs} r
     join submissions s on s.id = r.submission_id
     join verifier_contracts vc on vc.id = r.verifier_contract_id
-    join problem_revisions pr on pr.id = r.problem_revision_id
-    where r.id = ${runId}`;
-  if (!row) return null;
+    join problem_revisions pr on pr.id = r.problem_revision_id`;
+}
+
+/** A row of selectRunContext as the RunContext it describes. */
+export function runContext(row: RunContextRow): RunContext {
+  const runId = row.id;
   const byId = new Map(row.files.map((file) => [file.id, file]));
   return {
     run_id: runId,

@@ -88,6 +88,22 @@ describeWithDatabase("executing a verification run", () => {
     expect(await read(verification_run_id)).toEqual(first);
   });
 
+  it("records one stage result, one verdict and one run_finished event when two executions race", async () => {
+    const { verification_run_id } = await seedSubmission(services, solver, sat, assignment("v 1 2 -3 0\n"));
+    const outcomes = await Promise.all([
+      executeVerificationRun(services, verification_run_id),
+      executeVerificationRun(services, verification_run_id),
+    ]);
+    for (const outcome of outcomes) expect(["finished", "skipped"]).toContain(outcome.kind);
+    const run = await read(verification_run_id);
+    expect(run).toMatchObject({ status: "finished", result: "verified" });
+    expect(run.stage_results).toHaveLength(1);
+    const [events] = await db.sql<{ count: number }[]>`
+      select count(*)::int as count from events
+      where kind = 'verification.run_finished' and data->>'verification_run_id' = ${verification_run_id}`;
+    expect(events!.count).toBe(1);
+  });
+
   it("is inconclusive when the assignment does not parse", async () => {
     const { verification_run_id } = await seedSubmission(services, solver, sat, assignment("one two three"));
     await executeVerificationRun(services, verification_run_id);

@@ -1,3 +1,4 @@
+import type postgres from "postgres";
 import type { Sql } from "../db/connect-sql.ts";
 import { TaskName } from "./task-name.ts";
 
@@ -7,7 +8,17 @@ import { TaskName } from "./task-name.ts";
  * still executed once. It lives in core because both verification and reviews wake runs.
  */
 export async function enqueueRun(sql: Sql, runId: string): Promise<void> {
-  await sql`
-    select graphile_worker.add_job(${TaskName.verifyRun}, json_build_object('verification_run_id', ${runId}::text),
-      max_attempts => 3, job_key => ${runId})`;
+  await sql`select ${addRunJob(sql, sql`${runId}::text`)}`;
+}
+
+/**
+ * The `graphile_worker.add_job` call enqueueRun makes, for the run id `runId` (an SQL expression):
+ * a statement that creates runs enqueues them in the same round trip.
+ */
+export function addRunJob(
+  sql: Sql,
+  runId: postgres.PendingQuery<postgres.Row[]>,
+): postgres.PendingQuery<postgres.Row[]> {
+  return sql`graphile_worker.add_job(${TaskName.verifyRun}, json_build_object('verification_run_id', ${runId}),
+    max_attempts => 3, job_key => ${runId})`;
 }
