@@ -11,7 +11,7 @@ const ENTRY_OVERHEAD = 30 + 46 + 24 + 64;
 
 /**
  * Measures a linted package for planShards: every file's size and an upper bound of what it adds
- * to a ZIP. Each file is deflated the way zipTree's yazl deflates it (zlib level 6, one shot), so
+ * to a ZIP. Each file is deflated the way zipTree deflates it (zlib level 6, one shot), so
  * the bound is the real compressed size plus headers. A standalone problem package is one problem
  * holding every file; a campaign's problems are the plan's `dir`s, the rest is shared.
  */
