@@ -75,7 +75,7 @@ export async function publishPackage(options: PublishPackageOptions): Promise<Dr
   const limits = options.limits ?? CLI_SHARD_LIMITS;
   const emit = options.onEvent ?? (() => {});
 
-  const planned = planShards(await measurePackage(options.tree, options.plan), limits);
+  const planned = planShards(await measurePackage(options.tree, options.plan, limits), limits);
   if (!planned.ok) {
     return {
       summary: summarize(options.plan, [], new Set(), false, null),
