@@ -1,7 +1,7 @@
 import type { Plan } from "@svc/schemas";
 import type { FileTree } from "../tree/file-tree.ts";
 import { type ActionCounts, emptyCounts } from "./authoring-results.ts";
-import { packArchive } from "./authoring-steps.ts";
+import { type Archive, packArchive } from "./authoring-steps.ts";
 import { measurePackage } from "./measure-package.ts";
 import { CLI_SHARD_LIMITS, type PlannedShard, planShards, type ShardLimits } from "./plan-shards.ts";
 import { type DraftEvent, type DraftFailure, driveShard } from "./publish-engine/drive-publish.ts";
@@ -83,8 +83,11 @@ export async function publishPackage(options: PublishPackageOptions): Promise<Dr
     };
   }
 
-  // Archives are packed here for their hashes and packed again when uploaded: holding every
-  // shard's bytes at once could take gigabytes for a large campaign.
+  // Archives are packed here for their hashes. Their bytes are kept for the upload while they
+  // add up to one shard's ceiling (a package of one shard is packed once); the others are packed
+  // again when uploaded: holding every shard's bytes could take gigabytes for a large campaign.
+  const held = new Map<number, Archive>();
+  let heldBytes = 0;
   const previous = options.previous?.server === options.server ? options.previous : null;
   const carried = new Map((previous?.shards ?? []).map((s) => [s.content_hash, s]));
   const skipped = new Set<number>();
@@ -104,6 +107,10 @@ export async function publishPackage(options: PublishPackageOptions): Promise<Dr
       shards.push({ ...before, index: shard.index, slugs: shard.slugs, attempts: 0, error: null });
     } else {
       shards.push(blankShard(shard, archive.content_hash, archive.size_bytes, now()));
+    }
+    if (!skipped.has(shard.index) && heldBytes + archive.size_bytes <= limits.maxZippedBytes) {
+      held.set(shard.index, archive);
+      heldBytes += archive.size_bytes;
     }
   }
   const state: PublishState = {
@@ -130,6 +137,7 @@ export async function publishPackage(options: PublishPackageOptions): Promise<Dr
       client: options.client,
       tree: options.tree,
       paths: shard.paths,
+      archive: held.get(shard.index),
       state: state.shards[shard.index]!,
       reviewedPlanHash: await reviewedPlanHash(options.tree, shard, planned.shards.length, options.planHash),
       save,
@@ -137,6 +145,7 @@ export async function publishPackage(options: PublishPackageOptions): Promise<Dr
       now,
       emit,
     });
+    held.delete(shard.index);
     if (!outcome.ok) {
       return {
         summary: summarize(options.plan, state.shards, skipped, false, null),
