@@ -75,6 +75,10 @@ export async function publishPackage(options: PublishPackageOptions): Promise<Dr
   const limits = options.limits ?? CLI_SHARD_LIMITS;
   const emit = options.onEvent ?? (() => {});
 
+  const previous = options.previous?.server === options.server ? options.previous : null;
+  // With no earlier run to skip shards by (or --verify), every shard goes to the service: its
+  // session opens while the shards are measured and packed.
+  if (previous === null || options.verify) options.client.openEarly?.();
   const planned = planShards(await measurePackage(options.tree, options.plan, limits), limits);
   if (!planned.ok) {
     return {
@@ -88,7 +92,6 @@ export async function publishPackage(options: PublishPackageOptions): Promise<Dr
   // again when uploaded: holding every shard's bytes could take gigabytes for a large campaign.
   const held = new Map<number, Archive>();
   let heldBytes = 0;
-  const previous = options.previous?.server === options.server ? options.previous : null;
   const carried = new Map((previous?.shards ?? []).map((s) => [s.content_hash, s]));
   const skipped = new Set<number>();
   const shards: ShardState[] = [];
