@@ -1227,8 +1227,8 @@ var require_util = __commonJS({
       }
       return ret;
     }
-    function isBuffer(buffer2) {
-      return buffer2 instanceof Uint8Array || Buffer.isBuffer(buffer2);
+    function isBuffer(buffer) {
+      return buffer instanceof Uint8Array || Buffer.isBuffer(buffer);
     }
     function validateHandler(handler, method, upgrade) {
       if (!handler || typeof handler !== "object") {
@@ -2109,7 +2109,7 @@ var require_dispatcher = __commonJS({
 var require_dispatcher_base = __commonJS({
   "node_modules/undici/lib/dispatcher/dispatcher-base.js"(exports, module) {
     "use strict";
-    var buffer2 = __require("node:buffer");
+    var buffer = __require("node:buffer");
     var Dispatcher = require_dispatcher();
     var {
       ClientDestroyedError,
@@ -2140,7 +2140,7 @@ var require_dispatcher_base = __commonJS({
       }
       get eventSourceOptions() {
         return {
-          maxEventSize: this[kEventSourceOptions].maxEventSize ?? buffer2.kStringMaxLength
+          maxEventSize: this[kEventSourceOptions].maxEventSize ?? buffer.kStringMaxLength
         };
       }
       get destroyed() {
@@ -2754,18 +2754,18 @@ var require_constants2 = __commonJS({
       TYPE2[TYPE2["REQUEST"] = 1] = "REQUEST";
       TYPE2[TYPE2["RESPONSE"] = 2] = "RESPONSE";
     })(TYPE = exports.TYPE || (exports.TYPE = {}));
-    var FLAGS;
-    (function(FLAGS2) {
-      FLAGS2[FLAGS2["CONNECTION_KEEP_ALIVE"] = 1] = "CONNECTION_KEEP_ALIVE";
-      FLAGS2[FLAGS2["CONNECTION_CLOSE"] = 2] = "CONNECTION_CLOSE";
-      FLAGS2[FLAGS2["CONNECTION_UPGRADE"] = 4] = "CONNECTION_UPGRADE";
-      FLAGS2[FLAGS2["CHUNKED"] = 8] = "CHUNKED";
-      FLAGS2[FLAGS2["UPGRADE"] = 16] = "UPGRADE";
-      FLAGS2[FLAGS2["CONTENT_LENGTH"] = 32] = "CONTENT_LENGTH";
-      FLAGS2[FLAGS2["SKIPBODY"] = 64] = "SKIPBODY";
-      FLAGS2[FLAGS2["TRAILING"] = 128] = "TRAILING";
-      FLAGS2[FLAGS2["TRANSFER_ENCODING"] = 512] = "TRANSFER_ENCODING";
-    })(FLAGS = exports.FLAGS || (exports.FLAGS = {}));
+    var FLAGS2;
+    (function(FLAGS3) {
+      FLAGS3[FLAGS3["CONNECTION_KEEP_ALIVE"] = 1] = "CONNECTION_KEEP_ALIVE";
+      FLAGS3[FLAGS3["CONNECTION_CLOSE"] = 2] = "CONNECTION_CLOSE";
+      FLAGS3[FLAGS3["CONNECTION_UPGRADE"] = 4] = "CONNECTION_UPGRADE";
+      FLAGS3[FLAGS3["CHUNKED"] = 8] = "CHUNKED";
+      FLAGS3[FLAGS3["UPGRADE"] = 16] = "UPGRADE";
+      FLAGS3[FLAGS3["CONTENT_LENGTH"] = 32] = "CONTENT_LENGTH";
+      FLAGS3[FLAGS3["SKIPBODY"] = 64] = "SKIPBODY";
+      FLAGS3[FLAGS3["TRAILING"] = 128] = "TRAILING";
+      FLAGS3[FLAGS3["TRANSFER_ENCODING"] = 512] = "TRANSFER_ENCODING";
+    })(FLAGS2 = exports.FLAGS || (exports.FLAGS = {}));
     var LENIENT_FLAGS;
     (function(LENIENT_FLAGS2) {
       LENIENT_FLAGS2[LENIENT_FLAGS2["HEADERS"] = 1] = "HEADERS";
@@ -3512,8 +3512,8 @@ var require_data_url = __commonJS({
       if (/[^+/0-9A-Za-z]/.test(data.length === dataLength ? data : data.substring(0, dataLength))) {
         return "failure";
       }
-      const buffer2 = Buffer.from(data, "base64");
-      return new Uint8Array(buffer2.buffer, buffer2.byteOffset, buffer2.byteLength);
+      const buffer = Buffer.from(data, "base64");
+      return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
     }
     function collectAnHTTPQuotedString(input, position, extractValue) {
       const positionStart = position.position;
@@ -4868,14 +4868,14 @@ var require_util2 = __commonJS({
       return gettingDecodingSplitting(value);
     }
     var textDecoder = new TextDecoder();
-    function utf8DecodeBytes(buffer2) {
-      if (buffer2.length === 0) {
+    function utf8DecodeBytes(buffer) {
+      if (buffer.length === 0) {
         return "";
       }
-      if (buffer2[0] === 239 && buffer2[1] === 187 && buffer2[2] === 191) {
-        buffer2 = buffer2.subarray(3);
+      if (buffer[0] === 239 && buffer[1] === 187 && buffer[2] === 191) {
+        buffer = buffer.subarray(3);
       }
-      const output = textDecoder.decode(buffer2);
+      const output = textDecoder.decode(buffer);
       return output;
     }
     var EnvironmentSettingsObjectBase = class {
@@ -5404,12 +5404,12 @@ var require_formdata_parser = __commonJS({
       }
       return lead === 0 && trail === buf.length - 1 ? buf : buf.subarray(lead, trail + 1);
     }
-    function bufferStartsWith(buffer2, start, position) {
-      if (buffer2.length < start.length) {
+    function bufferStartsWith(buffer, start, position) {
+      if (buffer.length < start.length) {
         return false;
       }
       for (let i = 0; i < start.length; i++) {
-        if (start[i] !== buffer2[position.position + i]) {
+        if (start[i] !== buffer[position.position + i]) {
           return false;
         }
       }
@@ -5475,9 +5475,9 @@ var require_body = __commonJS({
       } else {
         stream = new ReadableStream({
           async pull(controller) {
-            const buffer2 = typeof source === "string" ? textEncoder.encode(source) : source;
-            if (buffer2.byteLength) {
-              controller.enqueue(buffer2);
+            const buffer = typeof source === "string" ? textEncoder.encode(source) : source;
+            if (buffer.byteLength) {
+              controller.enqueue(buffer);
             }
             queueMicrotask(() => readableStreamClose(controller));
           },
@@ -5585,9 +5585,9 @@ Content-Type: ${value.type || "application/octet-stream"}\r
               });
             } else {
               if (!isErrored(stream)) {
-                const buffer2 = new Uint8Array(value);
-                if (buffer2.byteLength) {
-                  controller.enqueue(buffer2);
+                const buffer = new Uint8Array(value);
+                if (buffer.byteLength) {
+                  controller.enqueue(buffer);
                 }
               }
             }
@@ -6702,14 +6702,14 @@ upgrade: ${upgrade}\r
         if (contentLength != null && contentLength !== body.size) {
           throw new RequestContentLengthMismatchError();
         }
-        const buffer2 = Buffer.from(await body.arrayBuffer());
+        const buffer = Buffer.from(await body.arrayBuffer());
         socket.cork();
         socket.write(`${header}content-length: ${contentLength}\r
 \r
 `, "latin1");
-        socket.write(buffer2);
+        socket.write(buffer);
         socket.uncork();
-        request.onBodySent(buffer2);
+        request.onBodySent(buffer);
         request.onRequestSent();
         if (!expectsPayload && request.reset !== false) {
           socket[kReset] = true;
@@ -7379,12 +7379,12 @@ var require_client_h2 = __commonJS({
         if (contentLength != null && contentLength !== body.size) {
           throw new RequestContentLengthMismatchError();
         }
-        const buffer2 = Buffer.from(await body.arrayBuffer());
+        const buffer = Buffer.from(await body.arrayBuffer());
         h2stream.cork();
-        h2stream.write(buffer2);
+        h2stream.write(buffer);
         h2stream.uncork();
         h2stream.end();
-        request.onBodySent(buffer2);
+        request.onBodySent(buffer);
         request.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
@@ -9450,7 +9450,7 @@ var require_readable = __commonJS({
   "node_modules/undici/lib/api/readable.js"(exports, module) {
     "use strict";
     var assert2 = __require("node:assert");
-    var { Readable: Readable2 } = __require("node:stream");
+    var { Readable } = __require("node:stream");
     var { RequestAbortedError, NotSupportedError, InvalidArgumentError, AbortError } = require_errors();
     var util = require_util();
     var { ReadableStreamFrom } = require_util();
@@ -9462,7 +9462,7 @@ var require_readable = __commonJS({
     var kContentLength = /* @__PURE__ */ Symbol("kContentLength");
     var noop2 = () => {
     };
-    var BodyReadable = class extends Readable2 {
+    var BodyReadable = class extends Readable {
       constructor({
         resume,
         abort,
@@ -9674,10 +9674,10 @@ var require_readable = __commonJS({
       if (chunks.length === 0 || length === 0) {
         return "";
       }
-      const buffer2 = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, length);
-      const bufferLength = buffer2.length;
-      const start = bufferLength > 2 && buffer2[0] === 239 && buffer2[1] === 187 && buffer2[2] === 191 ? 3 : 0;
-      return buffer2.utf8Slice(start, bufferLength);
+      const buffer = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, length);
+      const bufferLength = buffer.length;
+      const start = bufferLength > 2 && buffer[0] === 239 && buffer[1] === 187 && buffer[2] === 191 ? 3 : 0;
+      return buffer.utf8Slice(start, bufferLength);
     }
     function chunksConcat(chunks, length) {
       if (chunks.length === 0 || length === 0) {
@@ -9686,14 +9686,14 @@ var require_readable = __commonJS({
       if (chunks.length === 1) {
         return new Uint8Array(chunks[0]);
       }
-      const buffer2 = new Uint8Array(Buffer.allocUnsafeSlow(length).buffer);
+      const buffer = new Uint8Array(Buffer.allocUnsafeSlow(length).buffer);
       let offset = 0;
       for (let i = 0; i < chunks.length; ++i) {
         const chunk = chunks[i];
-        buffer2.set(chunk, offset);
+        buffer.set(chunk, offset);
         offset += chunk.length;
       }
-      return buffer2;
+      return buffer;
     }
     function consumeEnd(consume2) {
       const { type, body, resolve: resolve3, stream, length } = consume2;
@@ -9804,7 +9804,7 @@ var require_api_request = __commonJS({
   "node_modules/undici/lib/api/api-request.js"(exports, module) {
     "use strict";
     var assert2 = __require("node:assert");
-    var { Readable: Readable2 } = require_readable();
+    var { Readable } = require_readable();
     var { InvalidArgumentError, RequestAbortedError } = require_errors();
     var util = require_util();
     var { getResolveErrorBodyCallback } = require_util3();
@@ -9899,7 +9899,7 @@ var require_api_request = __commonJS({
         const parsedHeaders = responseHeaders === "raw" ? util.parseHeaders(rawHeaders) : headers;
         const contentType = parsedHeaders["content-type"];
         const contentLength = parsedHeaders["content-length"];
-        const res = new Readable2({
+        const res = new Readable({
           resume,
           abort,
           contentType,
@@ -10214,7 +10214,7 @@ var require_api_pipeline = __commonJS({
   "node_modules/undici/lib/api/api-pipeline.js"(exports, module) {
     "use strict";
     var {
-      Readable: Readable2,
+      Readable,
       Duplex,
       PassThrough
     } = __require("node:stream");
@@ -10228,7 +10228,7 @@ var require_api_pipeline = __commonJS({
     var { addSignal, removeSignal } = require_abort_signal();
     var assert2 = __require("node:assert");
     var kResume = /* @__PURE__ */ Symbol("resume");
-    var PipelineRequest = class extends Readable2 {
+    var PipelineRequest = class extends Readable {
       constructor() {
         super({ autoDestroy: true });
         this[kResume] = null;
@@ -10245,7 +10245,7 @@ var require_api_pipeline = __commonJS({
         callback(err);
       }
     };
-    var PipelineResponse = class extends Readable2 {
+    var PipelineResponse = class extends Readable {
       constructor(resume) {
         super({ autoDestroy: true });
         this[kResume] = resume;
@@ -13570,7 +13570,7 @@ var require_fetch = __commonJS({
       subresourceSet
     } = require_constants3();
     var EE = __require("node:events");
-    var { Readable: Readable2, pipeline, finished } = __require("node:stream");
+    var { Readable, pipeline, finished } = __require("node:stream");
     var { addAbortListener, isErrored, isReadable, bufferToLowerCasedHeaderName } = require_util();
     var { dataURLProcessor, serializeAMimeType, minimizeSupportedMimeType } = require_data_url();
     var { getGlobalDispatcher } = require_global2();
@@ -14401,9 +14401,9 @@ var require_fetch = __commonJS({
             fetchParams.controller.terminate(bytes);
             return;
           }
-          const buffer2 = new Uint8Array(bytes);
-          if (buffer2.byteLength) {
-            fetchParams.controller.controller.enqueue(buffer2);
+          const buffer = new Uint8Array(bytes);
+          if (buffer.byteLength) {
+            fetchParams.controller.controller.enqueue(buffer);
           }
           if (isErrored(stream)) {
             fetchParams.controller.terminate();
@@ -14509,7 +14509,7 @@ var require_fetch = __commonJS({
                   }
                 }
               }
-              this.body = new Readable2({ read: resume });
+              this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
               resolve3({
                 status,
@@ -16958,11 +16958,11 @@ var require_util7 = __commonJS({
         data: dataForEvent
       });
     }
-    function toArrayBuffer(buffer2) {
-      if (buffer2.byteLength === buffer2.buffer.byteLength) {
-        return buffer2.buffer;
+    function toArrayBuffer(buffer) {
+      if (buffer.byteLength === buffer.buffer.byteLength) {
+        return buffer.buffer;
       }
-      return buffer2.buffer.slice(buffer2.byteOffset, buffer2.byteOffset + buffer2.byteLength);
+      return buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength);
     }
     function isValidSubprotocol(protocol) {
       if (protocol.length === 0) {
@@ -17055,9 +17055,9 @@ var require_util7 = __commonJS({
     }
     var hasIntl = typeof process.versions.icu === "string";
     var fatalDecoder = hasIntl ? new TextDecoder("utf-8", { fatal: true }) : void 0;
-    var utf8Decode = hasIntl ? fatalDecoder.decode.bind(fatalDecoder) : function(buffer2) {
-      if (isUtf8(buffer2)) {
-        return buffer2.toString("utf-8");
+    var utf8Decode = hasIntl ? fatalDecoder.decode.bind(fatalDecoder) : function(buffer) {
+      if (isUtf8(buffer)) {
+        return buffer.toString("utf-8");
       }
       throw new TypeError("Invalid utf-8 received.");
     };
@@ -17089,27 +17089,27 @@ var require_frame = __commonJS({
     var { maxUnsigned16Bit } = require_constants5();
     var BUFFER_SIZE = 16386;
     var crypto3;
-    var buffer2 = null;
+    var buffer = null;
     var bufIdx = BUFFER_SIZE;
     try {
       crypto3 = __require("node:crypto");
     } catch {
       crypto3 = {
         // not full compatibility, but minimum.
-        randomFillSync: function randomFillSync(buffer3, _offset, _size2) {
-          for (let i = 0; i < buffer3.length; ++i) {
-            buffer3[i] = Math.random() * 255 | 0;
+        randomFillSync: function randomFillSync(buffer2, _offset, _size2) {
+          for (let i = 0; i < buffer2.length; ++i) {
+            buffer2[i] = Math.random() * 255 | 0;
           }
-          return buffer3;
+          return buffer2;
         }
       };
     }
     function generateMask() {
       if (bufIdx === BUFFER_SIZE) {
         bufIdx = 0;
-        crypto3.randomFillSync(buffer2 ??= Buffer.allocUnsafe(BUFFER_SIZE), 0, BUFFER_SIZE);
+        crypto3.randomFillSync(buffer ??= Buffer.allocUnsafe(BUFFER_SIZE), 0, BUFFER_SIZE);
       }
-      return [buffer2[bufIdx++], buffer2[bufIdx++], buffer2[bufIdx++], buffer2[bufIdx++]];
+      return [buffer[bufIdx++], buffer[bufIdx++], buffer[bufIdx++], buffer[bufIdx++]];
     }
     var WebsocketFrameSend = class {
       /**
@@ -17131,26 +17131,26 @@ var require_frame = __commonJS({
           offset += 2;
           payloadLength = 126;
         }
-        const buffer3 = Buffer.allocUnsafe(bodyLength + offset);
-        buffer3[0] = buffer3[1] = 0;
-        buffer3[0] |= 128;
-        buffer3[0] = (buffer3[0] & 240) + opcode;
-        buffer3[offset - 4] = maskKey[0];
-        buffer3[offset - 3] = maskKey[1];
-        buffer3[offset - 2] = maskKey[2];
-        buffer3[offset - 1] = maskKey[3];
-        buffer3[1] = payloadLength;
+        const buffer2 = Buffer.allocUnsafe(bodyLength + offset);
+        buffer2[0] = buffer2[1] = 0;
+        buffer2[0] |= 128;
+        buffer2[0] = (buffer2[0] & 240) + opcode;
+        buffer2[offset - 4] = maskKey[0];
+        buffer2[offset - 3] = maskKey[1];
+        buffer2[offset - 2] = maskKey[2];
+        buffer2[offset - 1] = maskKey[3];
+        buffer2[1] = payloadLength;
         if (payloadLength === 126) {
-          buffer3.writeUInt16BE(bodyLength, 2);
+          buffer2.writeUInt16BE(bodyLength, 2);
         } else if (payloadLength === 127) {
-          buffer3[2] = buffer3[3] = 0;
-          buffer3.writeUIntBE(bodyLength, 4, 6);
+          buffer2[2] = buffer2[3] = 0;
+          buffer2.writeUIntBE(bodyLength, 4, 6);
         }
-        buffer3[1] |= 128;
+        buffer2[1] |= 128;
         for (let i = 0; i < bodyLength; ++i) {
-          buffer3[offset + i] = frameData[i] ^ maskKey[i & 3];
+          buffer2[offset + i] = frameData[i] ^ maskKey[i & 3];
         }
-        return buffer3;
+        return buffer2;
       }
     };
     module.exports = {
@@ -17510,15 +17510,15 @@ var require_receiver = __commonJS({
             if (this.#byteOffset < 2) {
               return callback();
             }
-            const buffer2 = this.consume(2);
-            const fin = (buffer2[0] & 128) !== 0;
-            const opcode = buffer2[0] & 15;
-            const masked = (buffer2[1] & 128) === 128;
+            const buffer = this.consume(2);
+            const fin = (buffer[0] & 128) !== 0;
+            const opcode = buffer[0] & 15;
+            const masked = (buffer[1] & 128) === 128;
             const fragmented = !fin && opcode !== opcodes.CONTINUATION;
-            const payloadLength = buffer2[1] & 127;
-            const rsv1 = buffer2[0] & 64;
-            const rsv2 = buffer2[0] & 32;
-            const rsv3 = buffer2[0] & 16;
+            const payloadLength = buffer[1] & 127;
+            const rsv1 = buffer[0] & 64;
+            const rsv2 = buffer[0] & 32;
+            const rsv3 = buffer[0] & 16;
             if (!isValidOpcode(opcode)) {
               failWebsocketConnection(this.ws, "Invalid opcode received");
               return callback();
@@ -17578,8 +17578,8 @@ var require_receiver = __commonJS({
             if (this.#byteOffset < 2) {
               return callback();
             }
-            const buffer2 = this.consume(2);
-            this.#info.payloadLength = buffer2.readUInt16BE(0);
+            const buffer = this.consume(2);
+            this.#info.payloadLength = buffer.readUInt16BE(0);
             this.#state = parserStates.READ_DATA;
             if (!this.#validatePayloadLength()) {
               return;
@@ -17588,9 +17588,9 @@ var require_receiver = __commonJS({
             if (this.#byteOffset < 8) {
               return callback();
             }
-            const buffer2 = this.consume(8);
-            const upper = buffer2.readUInt32BE(0);
-            const lower = buffer2.readUInt32BE(4);
+            const buffer = this.consume(8);
+            const upper = buffer.readUInt32BE(0);
+            const lower = buffer.readUInt32BE(4);
             if (upper !== 0 || lower > 2 ** 31 - 1) {
               failWebsocketConnection(this.ws, "Received payload length > 2^31 bytes.");
               return;
@@ -17682,25 +17682,25 @@ var require_receiver = __commonJS({
           this.#byteOffset -= this.#buffers[0].length;
           return this.#buffers.shift();
         }
-        const buffer2 = Buffer.allocUnsafe(n);
+        const buffer = Buffer.allocUnsafe(n);
         let offset = 0;
         while (offset !== n) {
           const next2 = this.#buffers[0];
           const { length } = next2;
           if (length + offset === n) {
-            buffer2.set(this.#buffers.shift(), offset);
+            buffer.set(this.#buffers.shift(), offset);
             break;
           } else if (length + offset > n) {
-            buffer2.set(next2.subarray(0, n - offset), offset);
+            buffer.set(next2.subarray(0, n - offset), offset);
             this.#buffers[0] = next2.subarray(n - offset);
             break;
           } else {
-            buffer2.set(this.#buffers.shift(), offset);
+            buffer.set(this.#buffers.shift(), offset);
             offset += next2.length;
           }
         }
         this.#byteOffset -= n;
-        return buffer2;
+        return buffer;
       }
       writeFragments(fragment) {
         if (this.#maxFragments > 0 && this.#fragments.length === this.#maxFragments) {
@@ -18311,7 +18311,7 @@ var require_util8 = __commonJS({
 var require_eventsource_stream = __commonJS({
   "node_modules/undici/lib/web/eventsource/eventsource-stream.js"(exports, module) {
     "use strict";
-    var buffer2 = __require("node:buffer");
+    var buffer = __require("node:buffer");
     var { Transform } = __require("node:stream");
     var { isASCIINumber, isValidLastEventId } = require_util8();
     var BOM = [239, 187, 191];
@@ -18319,7 +18319,7 @@ var require_eventsource_stream = __commonJS({
     var CR2 = 13;
     var COLON = 58;
     var SPACE2 = 32;
-    var defaultMaxEventSize = buffer2.kStringMaxLength;
+    var defaultMaxEventSize = buffer.kStringMaxLength;
     var DATA = Buffer.from("data");
     var EVENT = Buffer.from("event");
     var ID = Buffer.from("id");
@@ -18327,20 +18327,20 @@ var require_eventsource_stream = __commonJS({
     var minParserItems = 1024;
     var maxParserItems = 131072;
     var bytesPerParserItem = 128;
-    function isASCIINumberBytes(buffer3, start) {
-      if (start >= buffer3.length) {
+    function isASCIINumberBytes(buffer2, start) {
+      if (start >= buffer2.length) {
         return false;
       }
-      for (let i = start; i < buffer3.length; i++) {
-        if (buffer3[i] < 48 || buffer3[i] > 57) {
+      for (let i = start; i < buffer2.length; i++) {
+        if (buffer2[i] < 48 || buffer2[i] > 57) {
           return false;
         }
       }
       return true;
     }
-    function isValidLastEventIdBytes(buffer3, start) {
-      for (let i = start; i < buffer3.length; i++) {
-        if (buffer3[i] === 0) {
+    function isValidLastEventIdBytes(buffer2, start) {
+      for (let i = start; i < buffer2.length; i++) {
+        if (buffer2[i] === 0) {
           return false;
         }
       }
@@ -29776,10 +29776,10 @@ var require_binary = __commonJS({
           return node_buffer.Buffer.from(src, "base64");
         } else if (typeof atob === "function") {
           const str = atob(src.replace(/[\n\r]/g, ""));
-          const buffer2 = new Uint8Array(str.length);
+          const buffer = new Uint8Array(str.length);
           for (let i = 0; i < str.length; ++i)
-            buffer2[i] = str.charCodeAt(i);
-          return buffer2;
+            buffer[i] = str.charCodeAt(i);
+          return buffer;
         } else {
           onError("This environment does not support reading binary tags; either Buffer or atob is required");
           return src;
@@ -34527,954 +34527,6 @@ var require_dist2 = __commonJS({
     exports.stringify = publicApi.stringify;
     exports.visit = visit.visit;
     exports.visitAsync = visit.visitAsync;
-  }
-});
-
-// node_modules/buffer-crc32/dist/index.cjs
-var require_dist3 = __commonJS({
-  "node_modules/buffer-crc32/dist/index.cjs"(exports, module) {
-    "use strict";
-    function getDefaultExportFromCjs(x) {
-      return x && x.__esModule && Object.prototype.hasOwnProperty.call(x, "default") ? x["default"] : x;
-    }
-    var CRC_TABLE = new Int32Array([
-      0,
-      1996959894,
-      3993919788,
-      2567524794,
-      124634137,
-      1886057615,
-      3915621685,
-      2657392035,
-      249268274,
-      2044508324,
-      3772115230,
-      2547177864,
-      162941995,
-      2125561021,
-      3887607047,
-      2428444049,
-      498536548,
-      1789927666,
-      4089016648,
-      2227061214,
-      450548861,
-      1843258603,
-      4107580753,
-      2211677639,
-      325883990,
-      1684777152,
-      4251122042,
-      2321926636,
-      335633487,
-      1661365465,
-      4195302755,
-      2366115317,
-      997073096,
-      1281953886,
-      3579855332,
-      2724688242,
-      1006888145,
-      1258607687,
-      3524101629,
-      2768942443,
-      901097722,
-      1119000684,
-      3686517206,
-      2898065728,
-      853044451,
-      1172266101,
-      3705015759,
-      2882616665,
-      651767980,
-      1373503546,
-      3369554304,
-      3218104598,
-      565507253,
-      1454621731,
-      3485111705,
-      3099436303,
-      671266974,
-      1594198024,
-      3322730930,
-      2970347812,
-      795835527,
-      1483230225,
-      3244367275,
-      3060149565,
-      1994146192,
-      31158534,
-      2563907772,
-      4023717930,
-      1907459465,
-      112637215,
-      2680153253,
-      3904427059,
-      2013776290,
-      251722036,
-      2517215374,
-      3775830040,
-      2137656763,
-      141376813,
-      2439277719,
-      3865271297,
-      1802195444,
-      476864866,
-      2238001368,
-      4066508878,
-      1812370925,
-      453092731,
-      2181625025,
-      4111451223,
-      1706088902,
-      314042704,
-      2344532202,
-      4240017532,
-      1658658271,
-      366619977,
-      2362670323,
-      4224994405,
-      1303535960,
-      984961486,
-      2747007092,
-      3569037538,
-      1256170817,
-      1037604311,
-      2765210733,
-      3554079995,
-      1131014506,
-      879679996,
-      2909243462,
-      3663771856,
-      1141124467,
-      855842277,
-      2852801631,
-      3708648649,
-      1342533948,
-      654459306,
-      3188396048,
-      3373015174,
-      1466479909,
-      544179635,
-      3110523913,
-      3462522015,
-      1591671054,
-      702138776,
-      2966460450,
-      3352799412,
-      1504918807,
-      783551873,
-      3082640443,
-      3233442989,
-      3988292384,
-      2596254646,
-      62317068,
-      1957810842,
-      3939845945,
-      2647816111,
-      81470997,
-      1943803523,
-      3814918930,
-      2489596804,
-      225274430,
-      2053790376,
-      3826175755,
-      2466906013,
-      167816743,
-      2097651377,
-      4027552580,
-      2265490386,
-      503444072,
-      1762050814,
-      4150417245,
-      2154129355,
-      426522225,
-      1852507879,
-      4275313526,
-      2312317920,
-      282753626,
-      1742555852,
-      4189708143,
-      2394877945,
-      397917763,
-      1622183637,
-      3604390888,
-      2714866558,
-      953729732,
-      1340076626,
-      3518719985,
-      2797360999,
-      1068828381,
-      1219638859,
-      3624741850,
-      2936675148,
-      906185462,
-      1090812512,
-      3747672003,
-      2825379669,
-      829329135,
-      1181335161,
-      3412177804,
-      3160834842,
-      628085408,
-      1382605366,
-      3423369109,
-      3138078467,
-      570562233,
-      1426400815,
-      3317316542,
-      2998733608,
-      733239954,
-      1555261956,
-      3268935591,
-      3050360625,
-      752459403,
-      1541320221,
-      2607071920,
-      3965973030,
-      1969922972,
-      40735498,
-      2617837225,
-      3943577151,
-      1913087877,
-      83908371,
-      2512341634,
-      3803740692,
-      2075208622,
-      213261112,
-      2463272603,
-      3855990285,
-      2094854071,
-      198958881,
-      2262029012,
-      4057260610,
-      1759359992,
-      534414190,
-      2176718541,
-      4139329115,
-      1873836001,
-      414664567,
-      2282248934,
-      4279200368,
-      1711684554,
-      285281116,
-      2405801727,
-      4167216745,
-      1634467795,
-      376229701,
-      2685067896,
-      3608007406,
-      1308918612,
-      956543938,
-      2808555105,
-      3495958263,
-      1231636301,
-      1047427035,
-      2932959818,
-      3654703836,
-      1088359270,
-      936918e3,
-      2847714899,
-      3736837829,
-      1202900863,
-      817233897,
-      3183342108,
-      3401237130,
-      1404277552,
-      615818150,
-      3134207493,
-      3453421203,
-      1423857449,
-      601450431,
-      3009837614,
-      3294710456,
-      1567103746,
-      711928724,
-      3020668471,
-      3272380065,
-      1510334235,
-      755167117
-    ]);
-    function ensureBuffer(input) {
-      if (Buffer.isBuffer(input)) {
-        return input;
-      }
-      if (typeof input === "number") {
-        return Buffer.alloc(input);
-      } else if (typeof input === "string") {
-        return Buffer.from(input);
-      } else {
-        throw new Error("input must be buffer, number, or string, received " + typeof input);
-      }
-    }
-    function bufferizeInt(num) {
-      const tmp = ensureBuffer(4);
-      tmp.writeInt32BE(num, 0);
-      return tmp;
-    }
-    function _crc32(buf, previous) {
-      buf = ensureBuffer(buf);
-      if (Buffer.isBuffer(previous)) {
-        previous = previous.readUInt32BE(0);
-      }
-      let crc = ~~previous ^ -1;
-      for (var n = 0; n < buf.length; n++) {
-        crc = CRC_TABLE[(crc ^ buf[n]) & 255] ^ crc >>> 8;
-      }
-      return crc ^ -1;
-    }
-    function crc32() {
-      return bufferizeInt(_crc32.apply(null, arguments));
-    }
-    crc32.signed = function() {
-      return _crc32.apply(null, arguments);
-    };
-    crc32.unsigned = function() {
-      return _crc32.apply(null, arguments) >>> 0;
-    };
-    var bufferCrc32 = crc32;
-    var index = /* @__PURE__ */ getDefaultExportFromCjs(bufferCrc32);
-    module.exports = index;
-  }
-});
-
-// node_modules/yazl/index.js
-var require_yazl = __commonJS({
-  "node_modules/yazl/index.js"(exports) {
-    var fs3 = __require("fs");
-    var Transform = __require("stream").Transform;
-    var PassThrough = __require("stream").PassThrough;
-    var zlib = __require("zlib");
-    var util = __require("util");
-    var EventEmitter = __require("events").EventEmitter;
-    var errorMonitor = __require("events").errorMonitor;
-    var crc32 = require_dist3();
-    exports.ZipFile = ZipFile;
-    exports.dateToDosDateTime = dateToDosDateTime;
-    util.inherits(ZipFile, EventEmitter);
-    function ZipFile() {
-      this.outputStream = new PassThrough();
-      this.entries = [];
-      this.outputStreamCursor = 0;
-      this.ended = false;
-      this.allDone = false;
-      this.forceZip64Eocd = false;
-      this.errored = false;
-      this.on(errorMonitor, function() {
-        this.errored = true;
-      });
-    }
-    ZipFile.prototype.addFile = function(realPath, metadataPath, options) {
-      var self = this;
-      metadataPath = validateMetadataPath(metadataPath, false);
-      if (options == null) options = {};
-      if (shouldIgnoreAdding(self)) return;
-      var entry2 = new Entry(metadataPath, false, options);
-      self.entries.push(entry2);
-      fs3.stat(realPath, function(err, stats) {
-        if (err) return self.emit("error", err);
-        if (!stats.isFile()) return self.emit("error", new Error("not a file: " + realPath));
-        entry2.uncompressedSize = stats.size;
-        if (options.mtime == null) entry2.setLastModDate(stats.mtime);
-        if (options.mode == null) entry2.setFileAttributesMode(stats.mode);
-        entry2.setFileDataPumpFunction(function() {
-          var readStream = fs3.createReadStream(realPath);
-          entry2.state = Entry.FILE_DATA_IN_PROGRESS;
-          readStream.on("error", function(err2) {
-            self.emit("error", err2);
-          });
-          pumpFileDataReadStream(self, entry2, readStream);
-        });
-        pumpEntries(self);
-      });
-    };
-    ZipFile.prototype.addReadStream = function(readStream, metadataPath, options) {
-      this.addReadStreamLazy(metadataPath, options, function(cb) {
-        cb(null, readStream);
-      });
-    };
-    ZipFile.prototype.addReadStreamLazy = function(metadataPath, options, getReadStreamFunction) {
-      var self = this;
-      if (typeof options === "function") {
-        getReadStreamFunction = options;
-        options = null;
-      }
-      if (options == null) options = {};
-      metadataPath = validateMetadataPath(metadataPath, false);
-      if (shouldIgnoreAdding(self)) return;
-      var entry2 = new Entry(metadataPath, false, options);
-      self.entries.push(entry2);
-      entry2.setFileDataPumpFunction(function() {
-        entry2.state = Entry.FILE_DATA_IN_PROGRESS;
-        getReadStreamFunction(function(err, readStream) {
-          if (err) return self.emit("error", err);
-          pumpFileDataReadStream(self, entry2, readStream);
-        });
-      });
-      pumpEntries(self);
-    };
-    ZipFile.prototype.addBuffer = function(buffer2, metadataPath, options) {
-      var self = this;
-      metadataPath = validateMetadataPath(metadataPath, false);
-      if (buffer2.length > 1073741823) throw new Error("buffer too large: " + buffer2.length + " > 1073741823");
-      if (options == null) options = {};
-      if (options.size != null) throw new Error("options.size not allowed");
-      if (shouldIgnoreAdding(self)) return;
-      var entry2 = new Entry(metadataPath, false, options);
-      entry2.uncompressedSize = buffer2.length;
-      entry2.crc32 = crc32.unsigned(buffer2);
-      entry2.crcAndFileSizeKnown = true;
-      self.entries.push(entry2);
-      if (entry2.compressionLevel === 0) {
-        setCompressedBuffer(buffer2);
-      } else {
-        zlib.deflateRaw(buffer2, { level: entry2.compressionLevel }, function(err, compressedBuffer) {
-          setCompressedBuffer(compressedBuffer);
-        });
-      }
-      function setCompressedBuffer(compressedBuffer) {
-        entry2.compressedSize = compressedBuffer.length;
-        entry2.setFileDataPumpFunction(function() {
-          writeToOutputStream(self, compressedBuffer);
-          writeToOutputStream(self, entry2.getDataDescriptor());
-          entry2.state = Entry.FILE_DATA_DONE;
-          setImmediate(function() {
-            pumpEntries(self);
-          });
-        });
-        pumpEntries(self);
-      }
-    };
-    ZipFile.prototype.addEmptyDirectory = function(metadataPath, options) {
-      var self = this;
-      metadataPath = validateMetadataPath(metadataPath, true);
-      if (options == null) options = {};
-      if (options.size != null) throw new Error("options.size not allowed");
-      if (options.compress != null) throw new Error("options.compress not allowed");
-      if (options.compressionLevel != null) throw new Error("options.compressionLevel not allowed");
-      if (shouldIgnoreAdding(self)) return;
-      var entry2 = new Entry(metadataPath, true, options);
-      self.entries.push(entry2);
-      entry2.setFileDataPumpFunction(function() {
-        writeToOutputStream(self, entry2.getDataDescriptor());
-        entry2.state = Entry.FILE_DATA_DONE;
-        pumpEntries(self);
-      });
-      pumpEntries(self);
-    };
-    var eocdrSignatureBuffer = bufferFrom([80, 75, 5, 6]);
-    ZipFile.prototype.end = function(options, calculatedTotalSizeCallback) {
-      if (typeof options === "function") {
-        calculatedTotalSizeCallback = options;
-        options = null;
-      }
-      if (options == null) options = {};
-      if (this.ended) return;
-      this.ended = true;
-      if (this.errored) return;
-      this.calculatedTotalSizeCallback = calculatedTotalSizeCallback;
-      this.forceZip64Eocd = !!options.forceZip64Format;
-      if (options.comment) {
-        if (typeof options.comment === "string") {
-          this.comment = encodeCp437(options.comment);
-        } else {
-          this.comment = options.comment;
-        }
-        if (this.comment.length > 65535) throw new Error("comment is too large");
-        if (bufferIncludes(this.comment, eocdrSignatureBuffer)) throw new Error("comment contains end of central directory record signature");
-      } else {
-        this.comment = EMPTY_BUFFER;
-      }
-      pumpEntries(this);
-    };
-    function writeToOutputStream(self, buffer2) {
-      self.outputStream.write(buffer2);
-      self.outputStreamCursor += buffer2.length;
-    }
-    function pumpFileDataReadStream(self, entry2, readStream) {
-      var crc32Watcher = new Crc32Watcher();
-      var uncompressedSizeCounter = new ByteCounter();
-      var compressor = entry2.compressionLevel !== 0 ? new zlib.DeflateRaw({ level: entry2.compressionLevel }) : new PassThrough();
-      var compressedSizeCounter = new ByteCounter();
-      readStream.pipe(crc32Watcher).pipe(uncompressedSizeCounter).pipe(compressor).pipe(compressedSizeCounter).pipe(self.outputStream, { end: false });
-      compressedSizeCounter.on("end", function() {
-        entry2.crc32 = crc32Watcher.crc32;
-        if (entry2.uncompressedSize == null) {
-          entry2.uncompressedSize = uncompressedSizeCounter.byteCount;
-        } else {
-          if (entry2.uncompressedSize !== uncompressedSizeCounter.byteCount) return self.emit("error", new Error("file data stream has unexpected number of bytes"));
-        }
-        entry2.compressedSize = compressedSizeCounter.byteCount;
-        self.outputStreamCursor += entry2.compressedSize;
-        writeToOutputStream(self, entry2.getDataDescriptor());
-        entry2.state = Entry.FILE_DATA_DONE;
-        pumpEntries(self);
-      });
-    }
-    function determineCompressionLevel(options) {
-      if (options.compress != null && options.compressionLevel != null) {
-        if (!!options.compress !== !!options.compressionLevel) throw new Error("conflicting settings for compress and compressionLevel");
-      }
-      if (options.compressionLevel != null) return options.compressionLevel;
-      if (options.compress === false) return 0;
-      return 6;
-    }
-    function pumpEntries(self) {
-      if (self.allDone || self.errored) return;
-      if (self.ended && self.calculatedTotalSizeCallback != null) {
-        var calculatedTotalSize = calculateTotalSize(self);
-        if (calculatedTotalSize != null) {
-          self.calculatedTotalSizeCallback(calculatedTotalSize);
-          self.calculatedTotalSizeCallback = null;
-        }
-      }
-      var entry2 = getFirstNotDoneEntry();
-      function getFirstNotDoneEntry() {
-        for (var i = 0; i < self.entries.length; i++) {
-          var entry3 = self.entries[i];
-          if (entry3.state < Entry.FILE_DATA_DONE) return entry3;
-        }
-        return null;
-      }
-      if (entry2 != null) {
-        if (entry2.state < Entry.READY_TO_PUMP_FILE_DATA) return;
-        if (entry2.state === Entry.FILE_DATA_IN_PROGRESS) return;
-        entry2.relativeOffsetOfLocalHeader = self.outputStreamCursor;
-        var localFileHeader = entry2.getLocalFileHeader();
-        writeToOutputStream(self, localFileHeader);
-        entry2.doFileDataPump();
-      } else {
-        if (self.ended) {
-          self.offsetOfStartOfCentralDirectory = self.outputStreamCursor;
-          self.entries.forEach(function(entry3) {
-            var centralDirectoryRecord = entry3.getCentralDirectoryRecord();
-            writeToOutputStream(self, centralDirectoryRecord);
-          });
-          writeToOutputStream(self, getEndOfCentralDirectoryRecord(self));
-          self.outputStream.end();
-          self.allDone = true;
-        }
-      }
-    }
-    function calculateTotalSize(self) {
-      var pretendOutputCursor = 0;
-      var centralDirectorySize = 0;
-      for (var i = 0; i < self.entries.length; i++) {
-        var entry2 = self.entries[i];
-        if (entry2.compressionLevel !== 0) return -1;
-        if (entry2.state >= Entry.READY_TO_PUMP_FILE_DATA) {
-          if (entry2.uncompressedSize == null) return -1;
-        } else {
-          if (entry2.uncompressedSize == null) return null;
-        }
-        entry2.relativeOffsetOfLocalHeader = pretendOutputCursor;
-        var useZip64Format = entry2.useZip64Format();
-        pretendOutputCursor += LOCAL_FILE_HEADER_FIXED_SIZE + entry2.utf8FileName.length;
-        pretendOutputCursor += entry2.uncompressedSize;
-        if (!entry2.crcAndFileSizeKnown) {
-          if (useZip64Format) {
-            pretendOutputCursor += ZIP64_DATA_DESCRIPTOR_SIZE;
-          } else {
-            pretendOutputCursor += DATA_DESCRIPTOR_SIZE;
-          }
-        }
-        centralDirectorySize += CENTRAL_DIRECTORY_RECORD_FIXED_SIZE + entry2.utf8FileName.length + entry2.fileComment.length;
-        if (!entry2.forceDosTimestamp) {
-          centralDirectorySize += INFO_ZIP_UNIVERSAL_TIMESTAMP_EXTRA_FIELD_SIZE;
-        }
-        if (useZip64Format) {
-          centralDirectorySize += ZIP64_EXTENDED_INFORMATION_EXTRA_FIELD_SIZE;
-        }
-      }
-      var endOfCentralDirectorySize = 0;
-      if (self.forceZip64Eocd || self.entries.length >= 65535 || centralDirectorySize >= 65535 || pretendOutputCursor >= 4294967295) {
-        endOfCentralDirectorySize += ZIP64_END_OF_CENTRAL_DIRECTORY_RECORD_SIZE + ZIP64_END_OF_CENTRAL_DIRECTORY_LOCATOR_SIZE;
-      }
-      endOfCentralDirectorySize += END_OF_CENTRAL_DIRECTORY_RECORD_SIZE + self.comment.length;
-      return pretendOutputCursor + centralDirectorySize + endOfCentralDirectorySize;
-    }
-    function shouldIgnoreAdding(self) {
-      if (self.ended) throw new Error("cannot add entries after calling end()");
-      if (self.errored) return true;
-      return false;
-    }
-    var ZIP64_END_OF_CENTRAL_DIRECTORY_RECORD_SIZE = 56;
-    var ZIP64_END_OF_CENTRAL_DIRECTORY_LOCATOR_SIZE = 20;
-    var END_OF_CENTRAL_DIRECTORY_RECORD_SIZE = 22;
-    function getEndOfCentralDirectoryRecord(self, actuallyJustTellMeHowLongItWouldBe) {
-      var needZip64Format = false;
-      var normalEntriesLength = self.entries.length;
-      if (self.forceZip64Eocd || self.entries.length >= 65535) {
-        normalEntriesLength = 65535;
-        needZip64Format = true;
-      }
-      var sizeOfCentralDirectory = self.outputStreamCursor - self.offsetOfStartOfCentralDirectory;
-      var normalSizeOfCentralDirectory = sizeOfCentralDirectory;
-      if (self.forceZip64Eocd || sizeOfCentralDirectory >= 4294967295) {
-        normalSizeOfCentralDirectory = 4294967295;
-        needZip64Format = true;
-      }
-      var normalOffsetOfStartOfCentralDirectory = self.offsetOfStartOfCentralDirectory;
-      if (self.forceZip64Eocd || self.offsetOfStartOfCentralDirectory >= 4294967295) {
-        normalOffsetOfStartOfCentralDirectory = 4294967295;
-        needZip64Format = true;
-      }
-      if (actuallyJustTellMeHowLongItWouldBe) {
-        if (needZip64Format) {
-          return ZIP64_END_OF_CENTRAL_DIRECTORY_RECORD_SIZE + ZIP64_END_OF_CENTRAL_DIRECTORY_LOCATOR_SIZE + END_OF_CENTRAL_DIRECTORY_RECORD_SIZE;
-        } else {
-          return END_OF_CENTRAL_DIRECTORY_RECORD_SIZE;
-        }
-      }
-      var eocdrBuffer = bufferAlloc(END_OF_CENTRAL_DIRECTORY_RECORD_SIZE + self.comment.length);
-      eocdrBuffer.writeUInt32LE(101010256, 0);
-      eocdrBuffer.writeUInt16LE(0, 4);
-      eocdrBuffer.writeUInt16LE(0, 6);
-      eocdrBuffer.writeUInt16LE(normalEntriesLength, 8);
-      eocdrBuffer.writeUInt16LE(normalEntriesLength, 10);
-      eocdrBuffer.writeUInt32LE(normalSizeOfCentralDirectory, 12);
-      eocdrBuffer.writeUInt32LE(normalOffsetOfStartOfCentralDirectory, 16);
-      eocdrBuffer.writeUInt16LE(self.comment.length, 20);
-      self.comment.copy(eocdrBuffer, 22);
-      if (!needZip64Format) return eocdrBuffer;
-      var zip64EocdrBuffer = bufferAlloc(ZIP64_END_OF_CENTRAL_DIRECTORY_RECORD_SIZE);
-      zip64EocdrBuffer.writeUInt32LE(101075792, 0);
-      writeUInt64LE(zip64EocdrBuffer, ZIP64_END_OF_CENTRAL_DIRECTORY_RECORD_SIZE - 12, 4);
-      zip64EocdrBuffer.writeUInt16LE(VERSION_MADE_BY, 12);
-      zip64EocdrBuffer.writeUInt16LE(VERSION_NEEDED_TO_EXTRACT_ZIP64, 14);
-      zip64EocdrBuffer.writeUInt32LE(0, 16);
-      zip64EocdrBuffer.writeUInt32LE(0, 20);
-      writeUInt64LE(zip64EocdrBuffer, self.entries.length, 24);
-      writeUInt64LE(zip64EocdrBuffer, self.entries.length, 32);
-      writeUInt64LE(zip64EocdrBuffer, sizeOfCentralDirectory, 40);
-      writeUInt64LE(zip64EocdrBuffer, self.offsetOfStartOfCentralDirectory, 48);
-      var zip64EocdlBuffer = bufferAlloc(ZIP64_END_OF_CENTRAL_DIRECTORY_LOCATOR_SIZE);
-      zip64EocdlBuffer.writeUInt32LE(117853008, 0);
-      zip64EocdlBuffer.writeUInt32LE(0, 4);
-      writeUInt64LE(zip64EocdlBuffer, self.outputStreamCursor, 8);
-      zip64EocdlBuffer.writeUInt32LE(1, 16);
-      return Buffer.concat([
-        zip64EocdrBuffer,
-        zip64EocdlBuffer,
-        eocdrBuffer
-      ]);
-    }
-    function validateMetadataPath(metadataPath, isDirectory2) {
-      if (metadataPath === "") throw new Error("empty metadataPath");
-      metadataPath = metadataPath.replace(/\\/g, "/");
-      if (/^[a-zA-Z]:/.test(metadataPath) || /^\//.test(metadataPath)) throw new Error("absolute path: " + metadataPath);
-      if (metadataPath.split("/").indexOf("..") !== -1) throw new Error("invalid relative path: " + metadataPath);
-      var looksLikeDirectory = /\/$/.test(metadataPath);
-      if (isDirectory2) {
-        if (!looksLikeDirectory) metadataPath += "/";
-      } else {
-        if (looksLikeDirectory) throw new Error("file path cannot end with '/': " + metadataPath);
-      }
-      return metadataPath;
-    }
-    var EMPTY_BUFFER = bufferAlloc(0);
-    function Entry(metadataPath, isDirectory2, options) {
-      this.utf8FileName = bufferFrom(metadataPath);
-      if (this.utf8FileName.length > 65535) throw new Error("utf8 file name too long. " + utf8FileName.length + " > 65535");
-      this.isDirectory = isDirectory2;
-      this.state = Entry.WAITING_FOR_METADATA;
-      this.setLastModDate(options.mtime != null ? options.mtime : /* @__PURE__ */ new Date());
-      this.forceDosTimestamp = !!options.forceDosTimestamp;
-      if (options.mode != null) {
-        this.setFileAttributesMode(options.mode);
-      } else {
-        this.setFileAttributesMode(isDirectory2 ? 16893 : 33204);
-      }
-      if (isDirectory2) {
-        this.crcAndFileSizeKnown = true;
-        this.crc32 = 0;
-        this.uncompressedSize = 0;
-        this.compressedSize = 0;
-      } else {
-        this.crcAndFileSizeKnown = false;
-        this.crc32 = null;
-        this.uncompressedSize = null;
-        this.compressedSize = null;
-        if (options.size != null) this.uncompressedSize = options.size;
-      }
-      if (isDirectory2) {
-        this.compressionLevel = 0;
-      } else {
-        this.compressionLevel = determineCompressionLevel(options);
-      }
-      this.forceZip64Format = !!options.forceZip64Format;
-      if (options.fileComment) {
-        if (typeof options.fileComment === "string") {
-          this.fileComment = bufferFrom(options.fileComment, "utf-8");
-        } else {
-          this.fileComment = options.fileComment;
-        }
-        if (this.fileComment.length > 65535) throw new Error("fileComment is too large");
-      } else {
-        this.fileComment = EMPTY_BUFFER;
-      }
-    }
-    Entry.WAITING_FOR_METADATA = 0;
-    Entry.READY_TO_PUMP_FILE_DATA = 1;
-    Entry.FILE_DATA_IN_PROGRESS = 2;
-    Entry.FILE_DATA_DONE = 3;
-    Entry.prototype.setLastModDate = function(date4) {
-      this.mtime = date4;
-      var dosDateTime = dateToDosDateTime(date4);
-      this.lastModFileTime = dosDateTime.time;
-      this.lastModFileDate = dosDateTime.date;
-    };
-    Entry.prototype.setFileAttributesMode = function(mode) {
-      if ((mode & 65535) !== mode) throw new Error("invalid mode. expected: 0 <= " + mode + " <= 65535");
-      this.externalFileAttributes = mode << 16 >>> 0;
-    };
-    Entry.prototype.setFileDataPumpFunction = function(doFileDataPump) {
-      this.doFileDataPump = doFileDataPump;
-      this.state = Entry.READY_TO_PUMP_FILE_DATA;
-    };
-    Entry.prototype.useZip64Format = function() {
-      return this.forceZip64Format || this.uncompressedSize != null && this.uncompressedSize > 4294967294 || this.compressedSize != null && this.compressedSize > 4294967294 || this.relativeOffsetOfLocalHeader != null && this.relativeOffsetOfLocalHeader > 4294967294;
-    };
-    var LOCAL_FILE_HEADER_FIXED_SIZE = 30;
-    var VERSION_NEEDED_TO_EXTRACT_UTF8 = 20;
-    var VERSION_NEEDED_TO_EXTRACT_ZIP64 = 45;
-    var VERSION_MADE_BY = 3 << 8 | 63;
-    var FILE_NAME_IS_UTF8 = 1 << 11;
-    var UNKNOWN_CRC32_AND_FILE_SIZES = 1 << 3;
-    Entry.prototype.getLocalFileHeader = function() {
-      var crc322 = 0;
-      var compressedSize = 0;
-      var uncompressedSize = 0;
-      if (this.crcAndFileSizeKnown) {
-        crc322 = this.crc32;
-        compressedSize = this.compressedSize;
-        uncompressedSize = this.uncompressedSize;
-      }
-      var fixedSizeStuff = bufferAlloc(LOCAL_FILE_HEADER_FIXED_SIZE);
-      var generalPurposeBitFlag = FILE_NAME_IS_UTF8;
-      if (!this.crcAndFileSizeKnown) generalPurposeBitFlag |= UNKNOWN_CRC32_AND_FILE_SIZES;
-      fixedSizeStuff.writeUInt32LE(67324752, 0);
-      fixedSizeStuff.writeUInt16LE(VERSION_NEEDED_TO_EXTRACT_UTF8, 4);
-      fixedSizeStuff.writeUInt16LE(generalPurposeBitFlag, 6);
-      fixedSizeStuff.writeUInt16LE(this.getCompressionMethod(), 8);
-      fixedSizeStuff.writeUInt16LE(this.lastModFileTime, 10);
-      fixedSizeStuff.writeUInt16LE(this.lastModFileDate, 12);
-      fixedSizeStuff.writeUInt32LE(crc322, 14);
-      fixedSizeStuff.writeUInt32LE(compressedSize, 18);
-      fixedSizeStuff.writeUInt32LE(uncompressedSize, 22);
-      fixedSizeStuff.writeUInt16LE(this.utf8FileName.length, 26);
-      fixedSizeStuff.writeUInt16LE(0, 28);
-      return Buffer.concat([
-        fixedSizeStuff,
-        // file name (variable size)
-        this.utf8FileName
-        // extra field (variable size)
-        // no extra fields
-      ]);
-    };
-    var DATA_DESCRIPTOR_SIZE = 16;
-    var ZIP64_DATA_DESCRIPTOR_SIZE = 24;
-    Entry.prototype.getDataDescriptor = function() {
-      if (this.crcAndFileSizeKnown) {
-        return EMPTY_BUFFER;
-      }
-      if (!this.useZip64Format()) {
-        var buffer2 = bufferAlloc(DATA_DESCRIPTOR_SIZE);
-        buffer2.writeUInt32LE(134695760, 0);
-        buffer2.writeUInt32LE(this.crc32, 4);
-        buffer2.writeUInt32LE(this.compressedSize, 8);
-        buffer2.writeUInt32LE(this.uncompressedSize, 12);
-        return buffer2;
-      } else {
-        var buffer2 = bufferAlloc(ZIP64_DATA_DESCRIPTOR_SIZE);
-        buffer2.writeUInt32LE(134695760, 0);
-        buffer2.writeUInt32LE(this.crc32, 4);
-        writeUInt64LE(buffer2, this.compressedSize, 8);
-        writeUInt64LE(buffer2, this.uncompressedSize, 16);
-        return buffer2;
-      }
-    };
-    var CENTRAL_DIRECTORY_RECORD_FIXED_SIZE = 46;
-    var INFO_ZIP_UNIVERSAL_TIMESTAMP_EXTRA_FIELD_SIZE = 9;
-    var ZIP64_EXTENDED_INFORMATION_EXTRA_FIELD_SIZE = 28;
-    Entry.prototype.getCentralDirectoryRecord = function() {
-      var fixedSizeStuff = bufferAlloc(CENTRAL_DIRECTORY_RECORD_FIXED_SIZE);
-      var generalPurposeBitFlag = FILE_NAME_IS_UTF8;
-      if (!this.crcAndFileSizeKnown) generalPurposeBitFlag |= UNKNOWN_CRC32_AND_FILE_SIZES;
-      var izutefBuffer = EMPTY_BUFFER;
-      if (!this.forceDosTimestamp) {
-        izutefBuffer = bufferAlloc(INFO_ZIP_UNIVERSAL_TIMESTAMP_EXTRA_FIELD_SIZE);
-        izutefBuffer.writeUInt16LE(21589, 0);
-        izutefBuffer.writeUInt16LE(INFO_ZIP_UNIVERSAL_TIMESTAMP_EXTRA_FIELD_SIZE - 4, 2);
-        var EB_UT_FL_MTIME = 1 << 0;
-        var EB_UT_FL_ATIME = 1 << 1;
-        izutefBuffer.writeUInt8(EB_UT_FL_MTIME | EB_UT_FL_ATIME, 4);
-        var timestamp = Math.floor(this.mtime.getTime() / 1e3);
-        if (timestamp < -2147483648) timestamp = -2147483648;
-        if (timestamp > 2147483647) timestamp = 2147483647;
-        izutefBuffer.writeUInt32LE(timestamp, 5);
-      }
-      var normalCompressedSize = this.compressedSize;
-      var normalUncompressedSize = this.uncompressedSize;
-      var normalRelativeOffsetOfLocalHeader = this.relativeOffsetOfLocalHeader;
-      var versionNeededToExtract = VERSION_NEEDED_TO_EXTRACT_UTF8;
-      var zeiefBuffer = EMPTY_BUFFER;
-      if (this.useZip64Format()) {
-        normalCompressedSize = 4294967295;
-        normalUncompressedSize = 4294967295;
-        normalRelativeOffsetOfLocalHeader = 4294967295;
-        versionNeededToExtract = VERSION_NEEDED_TO_EXTRACT_ZIP64;
-        zeiefBuffer = bufferAlloc(ZIP64_EXTENDED_INFORMATION_EXTRA_FIELD_SIZE);
-        zeiefBuffer.writeUInt16LE(1, 0);
-        zeiefBuffer.writeUInt16LE(ZIP64_EXTENDED_INFORMATION_EXTRA_FIELD_SIZE - 4, 2);
-        writeUInt64LE(zeiefBuffer, this.uncompressedSize, 4);
-        writeUInt64LE(zeiefBuffer, this.compressedSize, 12);
-        writeUInt64LE(zeiefBuffer, this.relativeOffsetOfLocalHeader, 20);
-      }
-      fixedSizeStuff.writeUInt32LE(33639248, 0);
-      fixedSizeStuff.writeUInt16LE(VERSION_MADE_BY, 4);
-      fixedSizeStuff.writeUInt16LE(versionNeededToExtract, 6);
-      fixedSizeStuff.writeUInt16LE(generalPurposeBitFlag, 8);
-      fixedSizeStuff.writeUInt16LE(this.getCompressionMethod(), 10);
-      fixedSizeStuff.writeUInt16LE(this.lastModFileTime, 12);
-      fixedSizeStuff.writeUInt16LE(this.lastModFileDate, 14);
-      fixedSizeStuff.writeUInt32LE(this.crc32, 16);
-      fixedSizeStuff.writeUInt32LE(normalCompressedSize, 20);
-      fixedSizeStuff.writeUInt32LE(normalUncompressedSize, 24);
-      fixedSizeStuff.writeUInt16LE(this.utf8FileName.length, 28);
-      fixedSizeStuff.writeUInt16LE(izutefBuffer.length + zeiefBuffer.length, 30);
-      fixedSizeStuff.writeUInt16LE(this.fileComment.length, 32);
-      fixedSizeStuff.writeUInt16LE(0, 34);
-      fixedSizeStuff.writeUInt16LE(0, 36);
-      fixedSizeStuff.writeUInt32LE(this.externalFileAttributes, 38);
-      fixedSizeStuff.writeUInt32LE(normalRelativeOffsetOfLocalHeader, 42);
-      return Buffer.concat([
-        fixedSizeStuff,
-        // file name (variable size)
-        this.utf8FileName,
-        // extra field (variable size)
-        izutefBuffer,
-        zeiefBuffer,
-        // file comment (variable size)
-        this.fileComment
-      ]);
-    };
-    Entry.prototype.getCompressionMethod = function() {
-      var NO_COMPRESSION = 0;
-      var DEFLATE_COMPRESSION = 8;
-      return this.compressionLevel === 0 ? NO_COMPRESSION : DEFLATE_COMPRESSION;
-    };
-    var minDosDate = new Date(1980, 0, 1);
-    var maxDosDate = new Date(2107, 11, 31, 23, 59, 58);
-    function dateToDosDateTime(jsDate) {
-      if (jsDate < minDosDate) jsDate = minDosDate;
-      else if (jsDate > maxDosDate) jsDate = maxDosDate;
-      var date4 = 0;
-      date4 |= jsDate.getDate() & 31;
-      date4 |= (jsDate.getMonth() + 1 & 15) << 5;
-      date4 |= (jsDate.getFullYear() - 1980 & 127) << 9;
-      var time3 = 0;
-      time3 |= Math.floor(jsDate.getSeconds() / 2);
-      time3 |= (jsDate.getMinutes() & 63) << 5;
-      time3 |= (jsDate.getHours() & 31) << 11;
-      return { date: date4, time: time3 };
-    }
-    function writeUInt64LE(buffer2, n, offset) {
-      var high = Math.floor(n / 4294967296);
-      var low = n % 4294967296;
-      buffer2.writeUInt32LE(low, offset);
-      buffer2.writeUInt32LE(high, offset + 4);
-    }
-    util.inherits(ByteCounter, Transform);
-    function ByteCounter(options) {
-      Transform.call(this, options);
-      this.byteCount = 0;
-    }
-    ByteCounter.prototype._transform = function(chunk, encoding, cb) {
-      this.byteCount += chunk.length;
-      cb(null, chunk);
-    };
-    util.inherits(Crc32Watcher, Transform);
-    function Crc32Watcher(options) {
-      Transform.call(this, options);
-      this.crc32 = 0;
-    }
-    Crc32Watcher.prototype._transform = function(chunk, encoding, cb) {
-      this.crc32 = crc32.unsigned(chunk, this.crc32);
-      cb(null, chunk);
-    };
-    var cp437 = "\0☺☻♥♦♣♠•◘○◙♂♀♪♫☼►◄↕‼¶§▬↨↑↓→←∟↔▲▼ !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~⌂ÇüéâäàåçêëèïîìÄÅÉæÆôöòûùÿÖÜ¢£¥₧ƒáíóúñÑªº¿⌐¬½¼¡«»░▒▓│┤╡╢╖╕╣║╗╝╜╛┐└┴┬├─┼╞╟╚╔╩╦╠═╬╧╨╤╥╙╘╒╓╫╪┘┌█▄▌▐▀αßΓπΣσµτΦΘΩδ∞φε∩≡±≥≤⌠⌡÷≈°∙·√ⁿ²■ ";
-    if (cp437.length !== 256) throw new Error("assertion failure");
-    var reverseCp437 = null;
-    function encodeCp437(string4) {
-      if (/^[\x20-\x7e]*$/.test(string4)) {
-        return bufferFrom(string4, "utf-8");
-      }
-      if (reverseCp437 == null) {
-        reverseCp437 = {};
-        for (var i = 0; i < cp437.length; i++) {
-          reverseCp437[cp437[i]] = i;
-        }
-      }
-      var result = bufferAlloc(string4.length);
-      for (var i = 0; i < string4.length; i++) {
-        var b = reverseCp437[string4[i]];
-        if (b == null) throw new Error("character not encodable in CP437: " + JSON.stringify(string4[i]));
-        result[i] = b;
-      }
-      return result;
-    }
-    function bufferAlloc(size) {
-      bufferAlloc = modern;
-      try {
-        return bufferAlloc(size);
-      } catch (e) {
-        bufferAlloc = legacy;
-        return bufferAlloc(size);
-      }
-      function modern(size2) {
-        return Buffer.allocUnsafe(size2);
-      }
-      function legacy(size2) {
-        return new Buffer(size2);
-      }
-    }
-    function bufferFrom(something, encoding) {
-      bufferFrom = modern;
-      try {
-        return bufferFrom(something, encoding);
-      } catch (e) {
-        bufferFrom = legacy;
-        return bufferFrom(something, encoding);
-      }
-      function modern(something2, encoding2) {
-        return Buffer.from(something2, encoding2);
-      }
-      function legacy(something2, encoding2) {
-        return new Buffer(something2, encoding2);
-      }
-    }
-    function bufferIncludes(buffer2, content) {
-      bufferIncludes = modern;
-      try {
-        return bufferIncludes(buffer2, content);
-      } catch (e) {
-        bufferIncludes = legacy;
-        return bufferIncludes(buffer2, content);
-      }
-      function modern(buffer3, content2) {
-        return buffer3.includes(content2);
-      }
-      function legacy(buffer3, content2) {
-        for (var i = 0; i <= buffer3.length - content2.length; i++) {
-          for (var j = 0; ; j++) {
-            if (j === content2.length) return true;
-            if (buffer3[i + j] !== content2[j]) break;
-          }
-        }
-        return false;
-      }
-    }
   }
 });
 
@@ -40969,27 +40021,131 @@ function readPublication(envelope) {
 }
 
 // app/src/tree/zip-tree.ts
-var import_yazl = __toESM(require_yazl(), 1);
-import { Readable } from "node:stream";
-import { buffer } from "node:stream/consumers";
-var FIXED_MTIME = new Date(1980, 0, 1);
+import { crc32, deflateRawSync } from "node:zlib";
 async function zipTree(tree) {
-  const zip = new import_yazl.default.ZipFile();
-  const output = buffer(zip.outputStream);
+  const parts = [];
+  const central = [];
+  let offset = 0;
+  const write = (part) => {
+    parts.push(part);
+    offset += part.byteLength;
+  };
   for (const path of [...tree.paths()].sort(comparePaths2)) {
     const bytes = await tree.read(path);
     const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const options = {
-      mtime: FIXED_MTIME,
-      mode: 33188,
-      compress: true,
-      forceDosTimestamp: true,
-      size: data.length
+    const name = Buffer.from(path);
+    const entry2 = {
+      name,
+      crc: crc32(data),
+      size: data.byteLength,
+      compressed: 0,
+      offset
     };
-    zip.addReadStreamLazy(path, options, (callback) => callback(null, Readable.from([data])));
+    write(localHeader(entry2));
+    const deflated = deflateRawSync(data, { level: 6 });
+    entry2.compressed = deflated.byteLength;
+    write(deflated);
+    write(dataDescriptor(entry2));
+    central.push(centralRecord(entry2));
   }
-  zip.end();
-  return await output;
+  const centralStart = offset;
+  for (const record3 of central) write(record3);
+  write(endOfCentralDirectory(central.length, offset - centralStart, centralStart, offset));
+  return Buffer.concat(parts, offset);
+}
+var VERSION_NEEDED = 20;
+var VERSION_NEEDED_ZIP64 = 45;
+var VERSION_MADE_BY = 3 << 8 | 63;
+var FLAGS = 1 << 11 | 1 << 3;
+var DEFLATE = 8;
+var DOS_TIME = 0;
+var DOS_DATE = 0 << 9 | 1 << 5 | 1;
+var EXTERNAL_ATTRIBUTES = 33188 << 16 >>> 0;
+var MAX_32 = 4294967295;
+function needsZip64(entry2) {
+  return entry2.size > 4294967294 || entry2.compressed > 4294967294 || entry2.offset > 4294967294;
+}
+function localHeader(entry2) {
+  const header = Buffer.alloc(30 + entry2.name.byteLength);
+  header.writeUInt32LE(67324752, 0);
+  header.writeUInt16LE(VERSION_NEEDED, 4);
+  header.writeUInt16LE(FLAGS, 6);
+  header.writeUInt16LE(DEFLATE, 8);
+  header.writeUInt16LE(DOS_TIME, 10);
+  header.writeUInt16LE(DOS_DATE, 12);
+  header.writeUInt16LE(entry2.name.byteLength, 26);
+  header.writeUInt16LE(0, 28);
+  entry2.name.copy(header, 30);
+  return header;
+}
+function dataDescriptor(entry2) {
+  if (!needsZip64(entry2)) {
+    const descriptor2 = Buffer.alloc(16);
+    descriptor2.writeUInt32LE(134695760, 0);
+    descriptor2.writeUInt32LE(entry2.crc, 4);
+    descriptor2.writeUInt32LE(entry2.compressed, 8);
+    descriptor2.writeUInt32LE(entry2.size, 12);
+    return descriptor2;
+  }
+  const descriptor = Buffer.alloc(24);
+  descriptor.writeUInt32LE(134695760, 0);
+  descriptor.writeUInt32LE(entry2.crc, 4);
+  descriptor.writeBigUInt64LE(BigInt(entry2.compressed), 8);
+  descriptor.writeBigUInt64LE(BigInt(entry2.size), 16);
+  return descriptor;
+}
+function centralRecord(entry2) {
+  const zip64 = needsZip64(entry2);
+  const extra = zip64 ? 28 : 0;
+  const record3 = Buffer.alloc(46 + entry2.name.byteLength + extra);
+  record3.writeUInt32LE(33639248, 0);
+  record3.writeUInt16LE(VERSION_MADE_BY, 4);
+  record3.writeUInt16LE(zip64 ? VERSION_NEEDED_ZIP64 : VERSION_NEEDED, 6);
+  record3.writeUInt16LE(FLAGS, 8);
+  record3.writeUInt16LE(DEFLATE, 10);
+  record3.writeUInt16LE(DOS_TIME, 12);
+  record3.writeUInt16LE(DOS_DATE, 14);
+  record3.writeUInt32LE(entry2.crc, 16);
+  record3.writeUInt32LE(zip64 ? MAX_32 : entry2.compressed, 20);
+  record3.writeUInt32LE(zip64 ? MAX_32 : entry2.size, 24);
+  record3.writeUInt16LE(entry2.name.byteLength, 28);
+  record3.writeUInt16LE(extra, 30);
+  record3.writeUInt32LE(EXTERNAL_ATTRIBUTES, 38);
+  record3.writeUInt32LE(zip64 ? MAX_32 : entry2.offset, 42);
+  entry2.name.copy(record3, 46);
+  if (zip64) {
+    const at = 46 + entry2.name.byteLength;
+    record3.writeUInt16LE(1, at);
+    record3.writeUInt16LE(24, at + 2);
+    record3.writeBigUInt64LE(BigInt(entry2.size), at + 4);
+    record3.writeBigUInt64LE(BigInt(entry2.compressed), at + 12);
+    record3.writeBigUInt64LE(BigInt(entry2.offset), at + 20);
+  }
+  return record3;
+}
+function endOfCentralDirectory(entries, size, start, end) {
+  const zip64 = entries >= 65535 || size >= MAX_32 || start >= MAX_32;
+  const record3 = Buffer.alloc(22);
+  record3.writeUInt32LE(101010256, 0);
+  record3.writeUInt16LE(Math.min(entries, 65535), 8);
+  record3.writeUInt16LE(Math.min(entries, 65535), 10);
+  record3.writeUInt32LE(size >= MAX_32 ? MAX_32 : size, 12);
+  record3.writeUInt32LE(start >= MAX_32 ? MAX_32 : start, 16);
+  if (!zip64) return record3;
+  const zip64Record = Buffer.alloc(56);
+  zip64Record.writeUInt32LE(101075792, 0);
+  zip64Record.writeBigUInt64LE(44n, 4);
+  zip64Record.writeUInt16LE(VERSION_MADE_BY, 12);
+  zip64Record.writeUInt16LE(VERSION_NEEDED_ZIP64, 14);
+  zip64Record.writeBigUInt64LE(BigInt(entries), 24);
+  zip64Record.writeBigUInt64LE(BigInt(entries), 32);
+  zip64Record.writeBigUInt64LE(BigInt(size), 40);
+  zip64Record.writeBigUInt64LE(BigInt(start), 48);
+  const locator = Buffer.alloc(20);
+  locator.writeUInt32LE(117853008, 0);
+  locator.writeBigUInt64LE(BigInt(end), 8);
+  locator.writeUInt32LE(1, 16);
+  return Buffer.concat([zip64Record, locator, record3]);
 }
 
 // app/src/client/subset-tree.ts
@@ -41095,42 +40251,7 @@ async function publishUpload(client, uploadId, planHash2) {
 }
 
 // app/src/client/measure-package.ts
-import { deflateRawSync } from "node:zlib";
-var ENTRY_OVERHEAD = 30 + 46 + 24 + 64;
-async function measurePackage(tree, plan) {
-  const files = /* @__PURE__ */ new Map();
-  for (const path of tree.paths()) files.set(path, await measureFile(tree, path));
-  if (plan.campaign === null) {
-    const problem = plan.problems[0];
-    return {
-      shared: [],
-      problems: problem ? [{ slug: problem.slug, dir: ".", files: [...files.values()] }] : []
-    };
-  }
-  const owner = /* @__PURE__ */ new Map();
-  for (const problem of plan.problems) owner.set(`${problem.dir}/`, problem.slug);
-  const shared2 = [];
-  const byProblem = new Map(plan.problems.map((p) => [p.slug, []]));
-  for (const [path, file] of files) {
-    const parts = path.split("/");
-    const slug = parts.length > 2 ? owner.get(`${parts[0]}/${parts[1]}/`) : void 0;
-    if (slug === void 0) shared2.push(file);
-    else byProblem.get(slug).push(file);
-  }
-  return {
-    shared: shared2,
-    problems: plan.problems.map((p) => ({ slug: p.slug, dir: p.dir, files: byProblem.get(p.slug) }))
-  };
-}
-async function measureFile(tree, path) {
-  const bytes = await tree.read(path);
-  const compressed = deflateRawSync(bytes, { level: 6 }).byteLength;
-  return {
-    path,
-    size: bytes.byteLength,
-    zipped: compressed + 2 * Buffer.byteLength(path) + ENTRY_OVERHEAD
-  };
-}
+import { deflateRawSync as deflateRawSync2 } from "node:zlib";
 
 // app/src/client/plan-shards.ts
 var MiB = 1024 * 1024;
@@ -41205,9 +40326,59 @@ function breach(t, problems, limits) {
   return null;
 }
 
+// app/src/client/measure-package.ts
+var ENTRY_OVERHEAD = 30 + 46 + 24 + 64;
+async function measurePackage(tree, plan, limits) {
+  const files = /* @__PURE__ */ new Map();
+  for (const path of tree.paths()) files.set(path, boundFile(path, tree.size(path)));
+  let bound = 0;
+  for (const file of files.values()) bound += file.zipped;
+  if (limits === void 0 || bound + ZIP_ARCHIVE_OVERHEAD > limits.maxZippedBytes) {
+    for (const path of tree.paths()) files.set(path, await measureFile(tree, path));
+  }
+  if (plan.campaign === null) {
+    const problem = plan.problems[0];
+    return {
+      shared: [],
+      problems: problem ? [{ slug: problem.slug, dir: ".", files: [...files.values()] }] : []
+    };
+  }
+  const owner = /* @__PURE__ */ new Map();
+  for (const problem of plan.problems) owner.set(`${problem.dir}/`, problem.slug);
+  const shared2 = [];
+  const byProblem = new Map(plan.problems.map((p) => [p.slug, []]));
+  for (const [path, file] of files) {
+    const parts = path.split("/");
+    const slug = parts.length > 2 ? owner.get(`${parts[0]}/${parts[1]}/`) : void 0;
+    if (slug === void 0) shared2.push(file);
+    else byProblem.get(slug).push(file);
+  }
+  return {
+    shared: shared2,
+    problems: plan.problems.map((p) => ({ slug: p.slug, dir: p.dir, files: byProblem.get(p.slug) }))
+  };
+}
+function boundFile(path, size) {
+  return {
+    path,
+    size,
+    zipped: size + Math.ceil(size / 8) + 16 + 2 * Buffer.byteLength(path) + ENTRY_OVERHEAD
+  };
+}
+async function measureFile(tree, path) {
+  const bytes = await tree.read(path);
+  const compressed = deflateRawSync2(bytes, { level: 6 }).byteLength;
+  return {
+    path,
+    size: bytes.byteLength,
+    zipped: compressed + 2 * Buffer.byteLength(path) + ENTRY_OVERHEAD
+  };
+}
+
 // app/src/checks/validate-package.ts
 async function validatePackage(client, tree, plan, options = {}) {
-  const planned = planShards(await measurePackage(tree, plan), options.limits ?? CLI_SHARD_LIMITS);
+  const limits = options.limits ?? CLI_SHARD_LIMITS;
+  const planned = planShards(await measurePackage(tree, plan, limits), limits);
   if (!planned.ok) throw new ServiceCallError("too_large", planned.message, { transient: false });
   const shards = [];
   for (const shard of planned.shards) {
@@ -41632,6 +40803,7 @@ async function driveShard(options) {
   let step = initialStepState(s, options.reviewedPlanHash, options.resumed);
   let publication = null;
   let archive = null;
+  let packed = options.archive ?? null;
   let uploadUrl = s.upload_url;
   let result = publishStep(step, { kind: "begin" });
   for (let steps = 0; ; steps++) {
@@ -41689,16 +40861,17 @@ async function driveShard(options) {
     try {
       switch (action.kind) {
         case "request": {
-          const packed = await packArchive(tree, options.paths);
-          if (s.content_hash && packed.content_hash !== s.content_hash) {
+          const request = packed ?? await packArchive(tree, options.paths);
+          packed = null;
+          if (s.content_hash && request.content_hash !== s.content_hash) {
             throw new ServiceCallError(
               "package_changed",
               "the package changed while it was being published; run svc draft again",
               { transient: false }
             );
           }
-          const upload = await call(name, () => requestUpload(client, packed));
-          archive = packed;
+          const upload = await call(name, () => requestUpload(client, request));
+          archive = request;
           uploadUrl = upload.upload_url;
           s.upload_url = upload.upload_url;
           return { kind: "requested", upload_id: upload.upload_id };
@@ -61726,7 +60899,7 @@ var require_limit2 = /* @__PURE__ */ __commonJSMin(((exports) => {
   };
   exports.default = formatLimitPlugin;
 }));
-var require_dist4 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
+var require_dist3 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
   Object.defineProperty(exports, "__esModule", { value: true });
   const formats_1 = require_formats2();
   const limit_1 = require_limit2();
@@ -61761,7 +60934,7 @@ var require_dist4 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 var import_ajv = require_ajv2();
 var import__2019 = require__2019();
 var import__2020 = require__2020();
-var import_dist = /* @__PURE__ */ __toESM2(require_dist4(), 1);
+var import_dist = /* @__PURE__ */ __toESM2(require_dist3(), 1);
 var addFormats3 = import_dist.default;
 function createDefaultAjvInstance(engineClass) {
   const ajv2 = new engineClass({
@@ -61860,8 +61033,8 @@ async function generateVerifier(length) {
   return await random(length);
 }
 async function generateChallenge(code_verifier) {
-  const buffer2 = await (await crypto2).subtle.digest("SHA-256", new TextEncoder().encode(code_verifier));
-  return btoa(String.fromCharCode(...new Uint8Array(buffer2))).replace(/\//g, "_").replace(/\+/g, "-").replace(/=/g, "");
+  const buffer = await (await crypto2).subtle.digest("SHA-256", new TextEncoder().encode(code_verifier));
+  return btoa(String.fromCharCode(...new Uint8Array(buffer))).replace(/\//g, "_").replace(/\+/g, "-").replace(/=/g, "");
 }
 async function pkceChallenge(length) {
   if (!length)
@@ -66015,6 +65188,10 @@ function openServiceClient(options) {
         throw failure2;
       }
       await response.body?.cancel().catch(() => {
+      });
+    },
+    openEarly() {
+      connect(AbortSignal.timeout(callDeadline)).catch(() => {
       });
     },
     close: reset

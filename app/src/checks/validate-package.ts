@@ -47,7 +47,8 @@ export async function validatePackage(
     onConformanceWait?: (waitedMs: number) => void;
   } = {},
 ): Promise<PackageValidation> {
-  const planned = planShards(await measurePackage(tree, plan), options.limits ?? CLI_SHARD_LIMITS);
+  const limits = options.limits ?? CLI_SHARD_LIMITS;
+  const planned = planShards(await measurePackage(tree, plan, limits), limits);
   if (!planned.ok) throw new ServiceCallError("too_large", planned.message, { transient: false });
   const shards: ValidatedShard[] = [];
   for (const shard of planned.shards) {

@@ -1,7 +1,7 @@
 import type { Plan } from "@svc/schemas";
 import type { FileTree } from "../tree/file-tree.ts";
 import { type ActionCounts, emptyCounts } from "./authoring-results.ts";
-import { packArchive } from "./authoring-steps.ts";
+import { type Archive, packArchive } from "./authoring-steps.ts";
 import { measurePackage } from "./measure-package.ts";
 import { CLI_SHARD_LIMITS, type PlannedShard, planShards, type ShardLimits } from "./plan-shards.ts";
 import { type DraftEvent, type DraftFailure, driveShard } from "./publish-engine/drive-publish.ts";
@@ -75,7 +75,11 @@ export async function publishPackage(options: PublishPackageOptions): Promise<Dr
   const limits = options.limits ?? CLI_SHARD_LIMITS;
   const emit = options.onEvent ?? (() => {});
 
-  const planned = planShards(await measurePackage(options.tree, options.plan), limits);
+  const previous = options.previous?.server === options.server ? options.previous : null;
+  // With no earlier run to skip shards by (or --verify), every shard goes to the service: its
+  // session opens while the shards are measured and packed.
+  if (previous === null || options.verify) options.client.openEarly?.();
+  const planned = planShards(await measurePackage(options.tree, options.plan, limits), limits);
   if (!planned.ok) {
     return {
       summary: summarize(options.plan, [], new Set(), false, null),
@@ -83,9 +87,11 @@ export async function publishPackage(options: PublishPackageOptions): Promise<Dr
     };
   }
 
-  // Archives are packed here for their hashes and packed again when uploaded: holding every
-  // shard's bytes at once could take gigabytes for a large campaign.
-  const previous = options.previous?.server === options.server ? options.previous : null;
+  // Archives are packed here for their hashes. Their bytes are kept for the upload while they
+  // add up to one shard's ceiling (a package of one shard is packed once); the others are packed
+  // again when uploaded: holding every shard's bytes could take gigabytes for a large campaign.
+  const held = new Map<number, Archive>();
+  let heldBytes = 0;
   const carried = new Map((previous?.shards ?? []).map((s) => [s.content_hash, s]));
   const skipped = new Set<number>();
   const shards: ShardState[] = [];
@@ -104,6 +110,10 @@ export async function publishPackage(options: PublishPackageOptions): Promise<Dr
       shards.push({ ...before, index: shard.index, slugs: shard.slugs, attempts: 0, error: null });
     } else {
       shards.push(blankShard(shard, archive.content_hash, archive.size_bytes, now()));
+    }
+    if (!skipped.has(shard.index) && heldBytes + archive.size_bytes <= limits.maxZippedBytes) {
+      held.set(shard.index, archive);
+      heldBytes += archive.size_bytes;
     }
   }
   const state: PublishState = {
@@ -130,6 +140,7 @@ export async function publishPackage(options: PublishPackageOptions): Promise<Dr
       client: options.client,
       tree: options.tree,
       paths: shard.paths,
+      archive: held.get(shard.index),
       state: state.shards[shard.index]!,
       reviewedPlanHash: await reviewedPlanHash(options.tree, shard, planned.shards.length, options.planHash),
       save,
@@ -137,6 +148,7 @@ export async function publishPackage(options: PublishPackageOptions): Promise<Dr
       now,
       emit,
     });
+    held.delete(shard.index);
     if (!outcome.ok) {
       return {
         summary: summarize(options.plan, state.shards, skipped, false, null),

@@ -23,6 +23,11 @@ export interface ServiceClient {
   callTool(name: string, input?: Record<string, unknown>): Promise<Envelope>;
   /** PUTs an archive to a signed upload URL (relative URLs resolve against the server). */
   putUpload(url: string, bytes: Uint8Array): Promise<void>;
+  /**
+   * Starts opening the session now, without waiting for it, so its round trips overlap local
+   * work (`svc draft` lints meanwhile). A failure is not reported here: the first call meets it.
+   */
+  openEarly?(): void;
   close(): Promise<void>;
 }
 
@@ -111,6 +116,10 @@ export function openServiceClient(options: ServiceClientOptions): ServiceClient 
         throw failure;
       }
       await response.body?.cancel().catch(() => {});
+    },
+
+    openEarly() {
+      connect(AbortSignal.timeout(callDeadline)).catch(() => {});
     },
 
     close: reset,

@@ -186,6 +186,24 @@ describe("measurePackage", () => {
     }
   });
 
+  it("measures a package that fits even uncompressed from sizes alone, and plans the same shards", async () => {
+    const tree = memoryTree(campaignFiles(9));
+    const lint = await lintPackage(tree);
+    const limits = { ...CLI_SHARD_LIMITS, maxProblems: 4 };
+    const deflated = planShards(await measurePackage(tree, lint.plan!), limits);
+    const sized = planShards(await measurePackage(tree, lint.plan!, limits), limits);
+    if (!deflated.ok || !sized.ok) throw new Error("the package should shard");
+    expect(sized.shards.map((s) => [s.slugs, s.paths])).toEqual(
+      deflated.shards.map((s) => [s.slugs, s.paths]),
+    );
+    for (const [i, shard] of sized.shards.entries()) {
+      expect(shard.zippedBytes).toBeGreaterThanOrEqual(deflated.shards[i]!.zippedBytes);
+    }
+    // Under a zipped ceiling the size bound passes, the files are deflated to measure them.
+    const tight = { ...limits, maxZippedBytes: deflated.shards[0]!.zippedBytes + 1 };
+    expect(await measurePackage(tree, lint.plan!, tight)).toEqual(await measurePackage(tree, lint.plan!));
+  });
+
   it("makes a standalone problem package one problem holding every file", async () => {
     const { scaffoldPackage } = await import("../../src/cli/scaffold-package.ts");
     const tree = memoryTree(scaffoldPackage({ slug: "solo", campaign: false }));

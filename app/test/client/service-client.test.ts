@@ -39,6 +39,21 @@ describe("openServiceClient", () => {
     expect(posts.every((s) => s.authorization === "Bearer svc_test_token")).toBe(true);
   });
 
+  it("opens the session early on openEarly, and the first call uses that one session", async () => {
+    const { server, client } = await start({ whoami: () => ({ user: { handle: "ada" } }) });
+    client.openEarly?.();
+    expect(await client.callTool("whoami")).toEqual({ user: { handle: "ada" } });
+    const posts = server.seen.filter((s) => s.path === "/mcp" && s.method === "POST");
+    expect(posts.map((s) => s.rpc)).toEqual(["initialize", "notifications/initialized", "tools/call"]);
+  });
+
+  it("reports a failure of openEarly at the first call, as a transient network failure", async () => {
+    const { server, client } = await start({});
+    await server.close();
+    client.openEarly?.();
+    expect(await failureOf(client.callTool("whoami"))).toMatchObject({ code: "network", transient: true });
+  });
+
   it("turns a tool error into a ServiceCallError that is not transient, with the service's code", async () => {
     const { client } = await start({
       publish_authoring_upload: () => {

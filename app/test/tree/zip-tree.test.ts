@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { sha256 } from "../../src/hash/sha256.ts";
 import { type FileTree, isIgnoredPath, memoryTree, openZipTree, zipTree } from "../../src/tree/index.ts";
 
 async function contents(tree: FileTree): Promise<Record<string, string>> {
@@ -37,6 +38,21 @@ describe("zipTree", () => {
     const first = await zipTree(memoryTree({ "b.md": "b", "a/c.json": "{}" }));
     const second = await zipTree(memoryTree({ "a/c.json": "{}", "b.md": "b" }));
     expect(first.equals(second)).toBe(true);
+  });
+
+  it("writes the archives yazl wrote before, byte for byte, so content hashes in publish states stay valid", async () => {
+    // Hashes of yazl 3.3's archives of these trees (the writer zipTree replaced).
+    const tree = memoryTree({
+      "problem.json": '{"slug":"x"}',
+      "skills/s/SKILL.md": "---\n",
+      "empty.txt": "",
+    });
+    expect(sha256(await zipTree(tree))).toBe(
+      "sha256:23f60a25917a8cc5ffb20a14d0b8066d03355ad33c22da422bc68d21352160e4",
+    );
+    expect(sha256(await zipTree(memoryTree({ "a.txt": "a" })))).toBe(
+      "sha256:cd9b12a875b68c4b5b09bc971d6fe9a11cf429a4582bcf8ae287bddff188a6d1",
+    );
   });
 
   it("round-trips through openZipTree with the same paths and bytes", async () => {

@@ -20,6 +20,8 @@ export interface AuthoringUpload {
   validation: StoredValidation | null;
   plan_hash: string | null;
   publish_result: PublishResult | null;
+  /** The row's version (PostgreSQL's xmin): it changes with every update of the row. */
+  row_version: string;
 }
 
 /**
@@ -35,7 +37,7 @@ export async function findOwnUpload(
   const lock = options.lock ? sql`for update` : sql``;
   const [row] = await sql<AuthoringUpload[]>`
     select id, user_id, state, size_bytes::integer as size_bytes, content_hash, expires_at, uploaded_at,
-      validation, plan_hash, publish_result
+      validation, plan_hash, publish_result, xmin::text as row_version
     from authoring_uploads where id = ${uploadId} and user_id = ${userId} ${lock}`;
   if (!row) {
     throw new ServiceError(
@@ -45,4 +47,17 @@ export async function findOwnUpload(
     );
   }
   return row;
+}
+
+/**
+ * Locks the caller's upload for the rest of the transaction and returns it: `read` itself when
+ * the row has not changed since it was read (same row version), so its validation (a megabyte of
+ * JSON for a 300-problem campaign) is not read and parsed a second time; else the row as it is now.
+ */
+export async function lockOwnUpload(sql: Sql, read: AuthoringUpload): Promise<AuthoringUpload> {
+  const [row] = await sql<{ row_version: string }[]>`
+    select xmin::text as row_version from authoring_uploads
+    where id = ${read.id} and user_id = ${read.user_id} for update`;
+  if (row?.row_version === read.row_version) return read;
+  return await findOwnUpload(sql, read.user_id, read.id, { lock: true });
 }

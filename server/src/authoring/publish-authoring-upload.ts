@@ -7,7 +7,7 @@ import { type LiveRole, liveRole } from "../users/live-role.ts";
 import type { Principal } from "../users/principal.ts";
 import { requireScope } from "../users/require-scope.ts";
 import { recordWorkAudit } from "../work/record-work-audit.ts";
-import { type AuthoringUpload, findOwnUpload } from "./authoring-upload.ts";
+import { type AuthoringUpload, findOwnUpload, lockOwnUpload } from "./authoring-upload.ts";
 import { isCustomImage } from "./image-statuses.ts";
 import { publishCampaign } from "./publish-campaign.ts";
 import type { PublishContext } from "./publish-context.ts";
@@ -77,7 +77,7 @@ export async function publishUpload(
 
   try {
     return await services.sql.begin(async (tx) => {
-      const locked = await findOwnUpload(tx, userId, input.upload_id, { lock: true });
+      const locked = await lockOwnUpload(tx, upload);
       const already = publishable(locked, input.plan_hash);
       if (already) return already;
       // Version numbers and slugs of a publisher's skills, protocols, contracts and implementations

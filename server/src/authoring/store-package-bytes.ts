@@ -50,17 +50,31 @@ export async function storePackageBytes(
   if (wanted.size === 0) return;
   const files = await tree();
   const sizes = new Set(wanted.values());
+  const found: { bytes: Uint8Array; hash: string }[] = [];
   for (const path of files.paths()) {
     if (wanted.size === 0) break;
     if (!sizes.has(files.size(path)!)) continue;
     const bytes = await files.read(path);
     const hash = sha256(bytes);
     if (!wanted.has(hash)) continue;
-    await blobs.put(bytes, { expectedHash: hash });
+    found.push({ bytes, hash });
     wanted.delete(hash);
   }
   if (wanted.size > 0) {
     // Validation planned these hashes from these very files, so a miss is the service's own fault.
     throw new Error(`the package lacks files the plan names: ${[...wanted.keys()].join(", ")}`);
   }
+  // Each put waits for its file to reach the disk (fsync); several at once share that wait: a
+  // first publication of 300 reference inputs took 1 s one put at a time.
+  let next = 0;
+  const putNext = async (): Promise<void> => {
+    while (next < found.length) {
+      const { bytes, hash } = found[next++]!;
+      await blobs.put(bytes, { expectedHash: hash });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL_PUTS, found.length) }, putNext));
 }
+
+/** Blob puts in flight at once during a publication. */
+const PARALLEL_PUTS = 16;

@@ -68,7 +68,7 @@ export async function validateUpload(
   const state = valid ? UploadState.validated : UploadState.invalid;
   const [row] = await services.sql<{ state: UploadState }[]>`
     update authoring_uploads
-    set state = ${state}, validated_at = ${services.clock()}, validation = ${services.sql.json(toJson(result.validation))},
+    set state = ${state}, validated_at = ${services.clock()}, validation = ${services.sql.json(result.validation as never)},
       plan_hash = ${result.validation.plan_hash}
     where id = ${upload.id} and state <> ${UploadState.published}
     returning state`;
@@ -196,9 +196,4 @@ async function validate(
       snapshot: live.snapshot,
     },
   };
-}
-
-/** The validation as plain JSON for the jsonb column (the plan and records are plain already). */
-function toJson(validation: StoredValidation): Parameters<Services["sql"]["json"]>[0] {
-  return JSON.parse(JSON.stringify(validation));
 }

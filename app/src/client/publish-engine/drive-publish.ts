@@ -54,6 +54,8 @@ export interface DriveShardOptions {
   /** The package; the shard's archive is packed from `paths` of it. */
   tree: FileTree;
   paths: readonly string[];
+  /** The shard's archive, packed from `paths` already: the first request uploads it without packing again. */
+  archive?: Archive;
   /** The shard's record, updated in place after every step and handed to `save`. */
   state: ShardState;
   /** The plan_hash the caller reviewed for exactly these files; nothing else is ever published. */
@@ -102,6 +104,7 @@ export async function driveShard(options: DriveShardOptions): Promise<ShardOutco
   let publication: Publication | null = null;
   // The archive and URL of this run's own request, for the PUT that follows it.
   let archive: Archive | null = null;
+  let packed: Archive | null = options.archive ?? null;
   let uploadUrl = s.upload_url;
   let result = publishStep(step, { kind: "begin" });
   // Each fresh start is earned once, so a shard takes a bounded number of steps.
@@ -164,16 +167,17 @@ export async function driveShard(options: DriveShardOptions): Promise<ShardOutco
     try {
       switch (action.kind) {
         case "request": {
-          const packed = await packArchive(tree, options.paths);
-          if (s.content_hash && packed.content_hash !== s.content_hash) {
+          const request = packed ?? (await packArchive(tree, options.paths));
+          packed = null;
+          if (s.content_hash && request.content_hash !== s.content_hash) {
             throw new ServiceCallError(
               "package_changed",
               "the package changed while it was being published; run svc draft again",
               { transient: false },
             );
           }
-          const upload = await call(name, () => requestUpload(client, packed));
-          archive = packed;
+          const upload = await call(name, () => requestUpload(client, request));
+          archive = request;
           uploadUrl = upload.upload_url;
           s.upload_url = upload.upload_url;
           return { kind: "requested", upload_id: upload.upload_id };
