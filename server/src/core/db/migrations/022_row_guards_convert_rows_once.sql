@@ -1,4 +1,4 @@
--- 023: the row guards of 001 (svc_immutable_columns, svc_write_once) convert each row to jsonb once
+-- 022: the row guards of 001 (svc_immutable_columns, svc_write_once) convert each row to jsonb once
 -- per update, not once per guarded column (docs/operations.md, "Where the time goes: publish").
 -- Merged migrations are never edited: change the schema with a new numbered file.
 --
