@@ -85,7 +85,8 @@ async function probeBackends(
 
 /**
  * SVC_SANDBOX_POOL_SIZE: warm sandboxes kept per image and limits (started docker containers,
- * formatted bwrap run disks), default the backends' own (2); 0 makes each run's on demand.
+ * started bwrap sandboxes with their disks mounted), default the backends' own (2); 0 makes each
+ * run's on demand.
  */
 function sandboxPoolSize(env: Readonly<Record<string, string | undefined>>): number | undefined {
   const raw = env.SVC_SANDBOX_POOL_SIZE;

@@ -67,7 +67,7 @@ export async function serveCommand(config: ServerConfig, log: Logger): Promise<n
       clearTimeout(cut);
       // Running jobs finish or are released for another worker (graphile-worker's graceful stop).
       await worker?.stop();
-      // Warm sandboxes (pooled run disks, started containers) are removed, none left behind.
+      // Warm sandboxes (started bwrap sandboxes and containers) are removed, none left behind.
       await services.sandbox.close?.();
       // The validation threads end with the requests that used them.
       await closeValidationPool();
