@@ -118,8 +118,13 @@ export async function searchProblems(
 function matchTiers(sql: Sql, tsquery: postgres.Fragment): TierKey {
   const document = sql`p.search_document @@ ${tsquery}`;
   const title = sql`p.title_document @@ ${tsquery}`;
-  // Both conditions check the whole document: a -excluded word may sit in the statement alone.
-  return { conditions: [sql`${document} and ${title}`, sql`${document} and not ${title}`] };
+  // Both tiers check the whole document: a -excluded word may sit in the statement alone. In the
+  // first, that check is ts_match_vq (what @@ calls) so that it filters rows and never becomes an
+  // index condition: the planner otherwise intersected the title matches with every document
+  // match (a 9 ms read of 35,000 postings for two common words), where the title index alone, or
+  // the priority walk testing the short title first, reads a page in under 4 ms.
+  const titleAndDocument = sql`${title} and ts_match_vq(p.search_document, ${tsquery})`;
+  return { conditions: [titleAndDocument, sql`${document} and not ${title}`] };
 }
 
 /** The keyset for an order, all ascending: descending numbers are negated; the slug breaks ties. */
