@@ -64,16 +64,18 @@ try {
       where p.slug = ${request.params.slug}`;
     return row;
   });
-  // The same page search_problems reads: each tier an index walk in priority order (migration 019).
-  const tier = (condition: string) => `(
+  // The same page search_problems reads: each tier an index walk in priority order (migration 019),
+  // the title tier testing the title first and the whole document only as a filter.
+  const tier = (match: string) => `(
       select id, slug, title, summary, structure, priority_weight, active_attempts,
-        -priority_weight as k1, slug collate "C" as k2, ${condition.startsWith("not") ? 1 : 0} as k0
+        -priority_weight as k1, slug collate "C" as k2, ${match.includes("not") ? 1 : 0} as k0
       from problems
-      where search_document @@ websearch_to_tsquery('english', $1)
-        and ${condition} title_document @@ websearch_to_tsquery('english', $1)
-        and visibility = 'listed' and status = 'open' and current_revision_id is not null
+      where ${match} and visibility = 'listed' and status = 'open' and current_revision_id is not null
       order by -priority_weight, slug collate "C" limit 51)`;
-  const tieredSearch = `select * from (${tier("")} union all ${tier("not")}) t order by k0, k1, k2 limit 51`;
+  const query = "websearch_to_tsquery('english', $1)";
+  const titleTier = tier(`title_document @@ ${query} and ts_match_vq(search_document, ${query})`);
+  const statementTier = tier(`search_document @@ ${query} and not title_document @@ ${query}`);
+  const tieredSearch = `select * from (${titleTier} union all ${statementTier}) t order by k0, k1, k2 limit 51`;
   plain.get<{ Querystring: { q: string } }>("/search", async (request) => {
     const problems = await db.sql.unsafe(tieredSearch, [request.query.q]);
     return { problems };

@@ -19,6 +19,12 @@ export interface SortKey {
  */
 export interface TierKey {
   conditions: postgres.Fragment[];
+  /**
+   * The tiers to read whole and sort rather than walk an index in key order: for a condition whose
+   * selectivity the planner cannot estimate (a full-text phrase), a walk it expected to stop
+   * after a few thousand rows read the whole table.
+   */
+  readEveryMatch?: boolean[];
 }
 
 /** A page of Problems and the sort key values of its last row, or null when nothing follows. */
@@ -73,14 +79,26 @@ export async function pageProblems(
       ", ",
     )})`;
 
+  // One keyset scan: its first rows in key order. To read every match, `offset 0` keeps the
+  // matching rows a subquery of their own (PostgreSQL never flattens one with an offset), read
+  // without regard to order (an index of the condition, else the table) and then sorted.
+  const keyNames = joinFragments(
+    sql,
+    keys.map((_, i) => sql`${sql(`k${i + tierCount}`)}`),
+    ", ",
+  );
+  const firstRows = (select: postgres.Fragment, condition: postgres.Fragment, readEveryMatch = false) =>
+    readEveryMatch
+      ? sql`select * from (${select} where ${condition} offset 0) matches order by ${keyNames} limit ${limit + 1}`
+      : sql`${select} where ${condition} order by ${keyList} limit ${limit + 1}`;
+
   let query: postgres.PendingQuery<Array<ProblemRow & Record<string, number | string>>>;
   if (!tier) {
-    query = sql`
-      select ${problemColumnsSql(sql)}, ${selectKeys}
-      from problems p left join campaigns c on c.id = p.campaign_id
-      where ${where} and ${after === undefined ? sql`true` : positionAfter(after)}
-      order by ${keyList}
-      limit ${limit + 1}`;
+    query = sql`${firstRows(
+      sql`select ${problemColumnsSql(sql)}, ${selectKeys}
+        from problems p left join campaigns c on c.id = p.campaign_id`,
+      sql`${where} and ${after === undefined ? sql`true` : positionAfter(after)}`,
+    )}`;
   } else {
     const afterTier = after === undefined ? 0 : after[0];
     if (typeof afterTier !== "number" || !Number.isSafeInteger(afterTier)) throw badCursor();
@@ -90,11 +108,12 @@ export async function pageProblems(
       if (i < afterTier) return [];
       const position = after !== undefined && i === afterTier ? positionAfter(after.slice(1)) : sql`true`;
       return [
-        sql`(select ${problemColumnsSql(sql)}, ${i}::int4 as k0, ${selectKeys}
-          from problems p left join campaigns c on c.id = p.campaign_id
-          where ${where} and ${condition} and ${position}
-          order by ${keyList}
-          limit ${limit + 1})`,
+        sql`(${firstRows(
+          sql`select ${problemColumnsSql(sql)}, ${i}::int4 as k0, ${selectKeys}
+            from problems p left join campaigns c on c.id = p.campaign_id`,
+          sql`${where} and ${condition} and ${position}`,
+          tier.readEveryMatch?.[i],
+        )})`,
       ];
     });
     const outerKeys = joinFragments(

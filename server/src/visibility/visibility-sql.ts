@@ -26,8 +26,16 @@ export function readableProblemSql(sql: Sql, viewer: Viewer | null): postgres.Fr
   return sql`(p.owner_user_id = ${viewer.userId} or ${effectiveVisibilitySql(sql)} <> 'private')`;
 }
 
-/** True for Problems that may be surfaced to the viewer (canDiscoverWork). */
+/**
+ * True for Problems that may be surfaced to the viewer (canDiscoverWork). "Effectively listed" is
+ * spelt as plain column tests rather than the case expression: the same truth (the lesser of two
+ * visibilities is listed only when both are), but the planner knows how many rows pass
+ * `p.visibility = 'listed'` and `p.campaign_id is null`, while it took the case expression to keep
+ * one row in two hundred, so it read every full-text match of a broad query instead of walking the
+ * priority index for one page (20-130 ms instead of 1-7 ms at 100,000 Problems).
+ */
 export function discoverableProblemSql(sql: Sql, viewer: Viewer | null): postgres.Fragment {
-  if (viewer === null) return sql`${effectiveVisibilitySql(sql)} = 'listed'`;
-  return sql`(p.owner_user_id = ${viewer.userId} or ${effectiveVisibilitySql(sql)} = 'listed')`;
+  const listed = sql`(p.visibility = 'listed' and (p.campaign_id is null or c.visibility = 'listed'))`;
+  if (viewer === null) return listed;
+  return sql`(p.owner_user_id = ${viewer.userId} or ${listed})`;
 }

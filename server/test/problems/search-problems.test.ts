@@ -136,6 +136,27 @@ describeWithDatabase("search_problems", () => {
     );
   });
 
+  it("pages a query with a phrase across tiers like any other (its title tier is read whole, then sorted)", async () => {
+    const query = '"chromatic number" OR knapsack OR statement';
+    const expected = [
+      // Tier 0: the title or summary matches.
+      "knapsack-title",
+      // Tier 1: the statement alone matches, highest priority first, the slug on ties.
+      "bag-statement",
+      "petersen",
+      "benchmark-sort",
+      "discovery-primes",
+      ...["filler-0", "filler-1", "filler-2", "filler-3", "filler-4", "filler-5", "filler-6"],
+    ];
+    expect((await search(stranger, { query })).problems.map((p) => p.slug)).toEqual(expected);
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: expected.length + 1 }), async (limit) => {
+        expect(await allPages(stranger, { query, limit })).toEqual(expected);
+      }),
+      { numRuns: 6 },
+    );
+  });
+
   it("refuses a cursor whose tier is out of range", async () => {
     const first = await search(stranger, { query: "knapsack OR graph", limit: 1 });
     const decoded = JSON.parse(Buffer.from(first.cursor!, "base64url").toString("utf8"));

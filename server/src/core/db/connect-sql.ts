@@ -22,6 +22,8 @@ export function connectSql(url: string, log: Logger, options: { max?: number } =
     // filter, so a keyset page that an index walk reads in 0.2 ms got a Gather Merge whose
     // worker start-up took 200 ms on a busy 2-core machine (docs/operations.md, "Where the time
     // goes: MCP and search").
-    connection: { application_name: "svc", jit: "off", max_parallel_workers_per_gather: 0 },
+    // The value is a string: postgres.js leaves out every falsy startup parameter, so a number 0
+    // never reached the server and every session kept the default of 2 workers.
+    connection: { application_name: "svc", jit: "off", max_parallel_workers_per_gather: "0" },
   });
 }
