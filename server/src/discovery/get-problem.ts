@@ -9,12 +9,12 @@ import {
   toProblemRevision,
 } from "../problems/problem-revision.ts";
 import type { ProblemRow } from "../problems/problem-row.ts";
-import { readProblemRevision } from "../problems/read-problem.ts";
 import {
   type ReferenceResourceEntry,
   referenceResourceEntries,
 } from "../problems/reference-resource-entries.ts";
 import { sealedSlots } from "../problems/sealed-slots.ts";
+import { readProblemRevision } from "../sealing/read-problem-revision.ts";
 import { readSubmissionAllowance } from "../sealing/read-submission-allowance.ts";
 import type { SubmissionAllowance } from "../sealing/submission-allowance.ts";
 import { type SkillResourceEntry, skillResourceEntries } from "../skills/skill-resource-entries.ts";
