@@ -142,4 +142,5 @@ for (const { name, backend, binding } of backends) {
     });
   summary("evidence flood", flood);
   summary("disk fill", fill);
+  await backend.close?.();
 }

@@ -176,7 +176,7 @@ export function createWarmContainerPool(options: {
     const queue = queueOf(spec);
     while (queue.length < size) {
       const made = track(make(spec));
-      made.catch(() => {});
+      made.then((slot) => keepProcessAlive(slot, false)).catch(() => {});
       queue.push(made);
     }
   };
@@ -204,6 +204,7 @@ export function createWarmContainerPool(options: {
         slot = undefined;
       }
       slot ??= await make(spec);
+      keepProcessAlive(slot, true);
       refills.set(slot, spec);
       return slot;
     },
@@ -285,6 +286,17 @@ function containerSpec(
       AutoRemove: false,
     },
   };
+}
+
+/**
+ * Whether a supervised slot's attached stream (a socket to the engine) keeps this process alive:
+ * not while it waits in the pool, so a process that ends without close() exits (the exit hook
+ * removes what waits); again once a run has it. A hold-loop slot holds nothing open.
+ */
+function keepProcessAlive(slot: WarmSlot, keep: boolean): void {
+  const socket = slot.supervised?.stream as Partial<{ ref(): void; unref(): void }> | undefined;
+  if (keep) socket?.ref?.();
+  else socket?.unref?.();
 }
 
 /** Attaches to a created container's stdio (before it starts, so no output is missed). */

@@ -168,7 +168,10 @@ export function createWarmSandboxPool(options: {
         make(spec)
           .then((sandbox) => {
             if (closed) track(remove(sandbox));
-            else queue.push(sandbox);
+            else {
+              keepProcessAlive(sandbox, false);
+              queue.push(sandbox);
+            }
           })
           .catch(() => undefined)
           .finally(() => starting.set(key, (starting.get(key) ?? 1) - 1)),
@@ -189,6 +192,7 @@ export function createWarmSandboxPool(options: {
         sandbox = queue.shift();
       }
       sandbox ??= await make(spec);
+      keepProcessAlive(sandbox, true);
       specs.set(sandbox, spec);
       return sandbox;
     },
@@ -219,6 +223,18 @@ export function createWarmSandboxPool(options: {
       process.removeListener("exit", onExit);
     },
   };
+}
+
+/**
+ * Whether a sandbox's bwrap and pipes keep this process alive: not while it waits in the pool, so
+ * a process that ends without close() (a `svc test` run, a bench) exits, and the exit hook removes
+ * what waits; again once a run has it, so the run is never cut short.
+ */
+function keepProcessAlive(sandbox: WarmSandbox, keep: boolean): void {
+  for (const handle of [sandbox.child, ...sandbox.child.stdio] as ({ ref(): void; unref(): void } | null)[]) {
+    if (keep) handle?.ref();
+    else handle?.unref();
+  }
 }
 
 /** True while the sandbox's bwrap runs (it was spawned and has not exited). */

@@ -1,4 +1,6 @@
-import { readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { scaffoldPackage } from "../../src/cli/scaffold-package.ts";
@@ -9,6 +11,7 @@ const available = bwrapRuns();
 if (!available && process.env.CI === "true")
   throw new Error("bwrap is required in CI (apt-get install bubblewrap)");
 const env = { ...process.env, SVC_SANDBOX: "bwrap" };
+const bin = new URL("../../bin/svc.js", import.meta.url).pathname;
 const cleanups: Array<() => void> = [];
 afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
@@ -58,6 +61,34 @@ describe.skipIf(!available)("svc test (bwrap)", () => {
     ]);
     // The scaffold's limit is 10 s per fixture.
     expect(Date.now() - started).toBeLessThan(25_000);
+  });
+
+  it("4. the svc process exits once its fixtures ran, leaving no sandbox, disk or run folder behind", async () => {
+    // The warm pool refills after each run; a sandbox waiting in it must neither keep the process
+    // alive (a `svc test` that never returns) nor outlive it (a mounted disk left in TMPDIR).
+    const tmp = mkdtempSync(join(tmpdir(), "svc-test-exit-"));
+    chmodSync(tmp, 0o1777); // as /tmp is: the sandbox's own user passes through it
+    cleanups.push(() => rmSync(tmp, { recursive: true, force: true }));
+    const child = spawn(process.execPath, [bin, "test", scaffold()], {
+      env: { ...env, TMPDIR: tmp },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8");
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    const hung = setTimeout(() => child.kill("SIGKILL"), 25_000);
+    const code = await exited;
+    clearTimeout(hung);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+    expect(stdout).toContain("2 of 2 fixtures");
+    expect(readdirSync(tmp).filter((name) => name.startsWith("svc-"))).toEqual([]);
+    expect(readFileSync("/proc/self/mounts", "utf8")).not.toContain(tmp);
   });
 
   it("3. stops at lint errors without running anything", async () => {
