@@ -7,7 +7,7 @@ import type { CheckerJob, CheckerOutcome, KeepEvidence, SandboxBackend } from ".
 import { layOutInput } from "./lay-out-input.ts";
 import { readOutputDir } from "./read-output-dir.ts";
 import { machineOutcome } from "./run-checker.ts";
-import { settleOutcome } from "./settle-outcome.ts";
+import { settleOutcome, watchdogOutcome } from "./settle-outcome.ts";
 import {
   createWarmSandboxPool,
   killSandbox,
@@ -172,13 +172,10 @@ async function runInSandbox(
   const log = joinLog(stdout, stderr, logCeiling);
 
   if (timedOut || diskFilled) {
-    return settleOutcome(job, {
+    return watchdogOutcome(job, {
       backend: "bwrap",
-      exit_code: null,
-      signal: "SIGKILL",
       duration_ms: wall,
       limit: timedOut ? "timeout" : "disk",
-      output: [],
       log,
     });
   }

@@ -15,7 +15,7 @@ import type {
 import { layOutInput } from "./lay-out-input.ts";
 import { readOutputDir } from "./read-output-dir.ts";
 import type { RunDisk } from "./run-disk.ts";
-import { settleOutcome } from "./settle-outcome.ts";
+import { settleOutcome, watchdogOutcome } from "./settle-outcome.ts";
 import {
   CONTAINER_POOL_SIZE,
   createWarmContainerPool,
@@ -155,13 +155,10 @@ async function superviseChecker(
   const duration = Math.round(performance.now() - started);
   const log = joinLog(io.stdout, io.stderr, io.stdout.ceiling);
   if (timedOut || diskFilled) {
-    return settleOutcome(job, {
+    return watchdogOutcome(job, {
       backend: "docker",
-      exit_code: null,
-      signal: "SIGKILL",
       duration_ms: duration,
       limit: timedOut ? "timeout" : "disk",
-      output: [],
       log,
     });
   }
@@ -244,13 +241,10 @@ async function execChecker(
     const duration = Math.round(performance.now() - started);
     const log = joinLog(stdout, stderr, logCeiling);
     if (timedOut || diskFilled) {
-      return settleOutcome(job, {
+      return watchdogOutcome(job, {
         backend: "docker",
-        exit_code: null,
-        signal: "SIGKILL",
         duration_ms: duration,
         limit: timedOut ? "timeout" : "disk",
-        output: [],
         log,
       });
     }

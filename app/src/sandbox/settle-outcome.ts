@@ -37,6 +37,17 @@ const SIGNAL_LIMITS: Readonly<Record<string, LimitName>> = {
 const SCAN_BYTES = 65_536;
 
 /**
+ * The outcome of a run its backend's watchdog killed: the wall clock ran out, or its disk filled
+ * (`inconclusive`, naming the limit; nothing under /output is read).
+ */
+export function watchdogOutcome(
+  job: CheckerJob,
+  run: Pick<RawRun, "backend" | "duration_ms" | "log"> & { limit: "timeout" | "disk" },
+): CheckerOutcome {
+  return settleOutcome(job, { ...run, exit_code: null, signal: "SIGKILL", output: [] });
+}
+
+/**
  * Applies the checker contract to a finished run (spec 2.2, decisions.md):
  * a limit exhausted gives `inconclusive` naming the limit, whatever result.json says (a checker
  * killed mid-write must never count as refuted); a missing or malformed result.json gives
