@@ -15,7 +15,7 @@ import type {
 import { layOutInput } from "./lay-out-input.ts";
 import { readOutputDir } from "./read-output-dir.ts";
 import type { RunDisk } from "./run-disk.ts";
-import { settleOutcome, watchdogOutcome } from "./settle-outcome.ts";
+import { type RawRun, settleOutcome, watchdogOutcome } from "./settle-outcome.ts";
 import {
   CONTAINER_POOL_SIZE,
   createWarmContainerPool,
@@ -162,26 +162,7 @@ async function superviseChecker(
       log,
     });
   }
-  const tree = await readOutputDir(disk.output, { keepEvidence });
-  const filled = await disk.full();
-  const signal = status > 128 ? signalName(status - 128) : null;
-  return settleOutcome(job, {
-    backend: "docker",
-    exit_code: signal === null ? status : null,
-    signal,
-    duration_ms: duration,
-    // SIGKILL before the wall clock: the kernel's OOM killer, on the checker or on PID 1.
-    limit:
-      signal === "SIGKILL"
-        ? "memory"
-        : filled || signal === "SIGXFSZ"
-          ? "disk"
-          : tree.overCeiling
-            ? "output"
-            : null,
-    output: tree.entries,
-    log,
-  });
+  return await exitOutcome(job, disk, keepEvidence, { status, duration, log, oomKilled: false });
 }
 
 async function execChecker(
@@ -196,89 +177,101 @@ async function execChecker(
   const { limits } = job.implementation;
   let timedOut = false;
   let diskFilled = false;
-  {
-    const exec = await container.exec({
-      Cmd: argv,
-      User: DOCKER_USER,
-      WorkingDir: "/output",
-      Env: ["PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp", "LANG=C.UTF-8"],
-      AttachStdout: true,
-      AttachStderr: true,
+  const exec = await container.exec({
+    Cmd: argv,
+    User: DOCKER_USER,
+    WorkingDir: "/output",
+    Env: ["PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp", "LANG=C.UTF-8"],
+    AttachStdout: true,
+    AttachStderr: true,
+  });
+  const stdout = new BoundedSink(logCeiling);
+  const stderr = new BoundedSink(logCeiling);
+  const started = performance.now();
+  const stream = await exec.start({ hijack: true, stdin: false });
+  const timer = setTimeout(() => {
+    timedOut = true;
+    container.kill().catch(() => undefined);
+    stream.destroy();
+  }, limits.timeout_seconds * 1000);
+  const unwatch = disk.watch(() => {
+    diskFilled = true;
+    container.kill().catch(() => undefined);
+    stream.destroy();
+  });
+  docker.modem.demuxStream(stream, sinkWriter(stdout), sinkWriter(stderr));
+  const ended = new Promise<void>((resolve) => {
+    stream.once("end", resolve);
+    stream.once("close", resolve);
+    stream.once("error", () => resolve());
+  });
+  // The run ends with the checker's own process, not with the last process holding its output.
+  let streamEnded = false;
+  void ended.then(() => {
+    streamEnded = true;
+  });
+  const pid = await mainProcessOf(exec, () => streamEnded);
+  const unwatchMain = pid
+    ? await watchProcessExit(pid, () => container.kill().catch(() => undefined))
+    : () => {};
+  await ended;
+  unwatchMain();
+  clearTimeout(timer);
+  unwatch();
+  const duration = Math.round(performance.now() - started);
+  const log = joinLog(stdout, stderr, logCeiling);
+  if (timedOut || diskFilled) {
+    return watchdogOutcome(job, {
+      backend: "docker",
+      duration_ms: duration,
+      limit: timedOut ? "timeout" : "disk",
+      log,
     });
-    const stdout = new BoundedSink(logCeiling);
-    const stderr = new BoundedSink(logCeiling);
-    const started = performance.now();
-    const stream = await exec.start({ hijack: true, stdin: false });
-    const timer = setTimeout(() => {
-      timedOut = true;
-      container.kill().catch(() => undefined);
-      stream.destroy();
-    }, limits.timeout_seconds * 1000);
-    const unwatch = disk.watch(() => {
-      diskFilled = true;
-      container.kill().catch(() => undefined);
-      stream.destroy();
-    });
-    docker.modem.demuxStream(stream, sinkWriter(stdout), sinkWriter(stderr));
-    const ended = new Promise<void>((resolve) => {
-      stream.once("end", resolve);
-      stream.once("close", resolve);
-      stream.once("error", () => resolve());
-    });
-    // The run ends with the checker's own process, not with the last process holding its output.
-    let streamEnded = false;
-    void ended.then(() => {
-      streamEnded = true;
-    });
-    const pid = await mainProcessOf(exec, () => streamEnded);
-    const unwatchMain = pid
-      ? await watchProcessExit(pid, () => container.kill().catch(() => undefined))
-      : () => {};
-    await ended;
-    unwatchMain();
-    clearTimeout(timer);
-    unwatch();
-    const duration = Math.round(performance.now() - started);
-    const log = joinLog(stdout, stderr, logCeiling);
-    if (timedOut || diskFilled) {
-      return watchdogOutcome(job, {
-        backend: "docker",
-        duration_ms: duration,
-        limit: timedOut ? "timeout" : "disk",
-        log,
-      });
-    }
-    const [execInfo, state] = await Promise.all([exec.inspect(), container.inspect()]);
-    const exitCode = execInfo.ExitCode ?? null;
-    // Nothing the checker left running may write while the host reads /output. The engine's kill
-    // waits for the container to stop (tens of ms); it is needed only when something but the hold
-    // loop is left, and the container is removed after the verdict anyway.
-    if (execInfo.Running || !(await holdLoopAlone(state.State)))
-      await container.kill().catch(() => undefined);
-    const tree = await readOutputDir(disk.output, { keepEvidence });
-    const filled = await disk.full();
-    // A shell convention: 128 + n is death by signal n.
-    const signal = exitCode !== null && exitCode > 128 ? signalName(exitCode - 128) : null;
-    // Nothing but the kernel's OOM killer sends SIGKILL inside the container before the wall
-    // clock (the engine only marks OOMKilled when PID 1 dies, and PID 1 here is the hold loop).
-    const limit =
-      state.State.OOMKilled || signal === "SIGKILL"
+  }
+  const [execInfo, state] = await Promise.all([exec.inspect(), container.inspect()]);
+  // Nothing the checker left running may write while the host reads /output. The engine's kill
+  // waits for the container to stop (tens of ms); it is needed only when something but the hold
+  // loop is left, and the container is removed after the verdict anyway.
+  if (execInfo.Running || !(await holdLoopAlone(state.State))) await container.kill().catch(() => undefined);
+  return await exitOutcome(job, disk, keepEvidence, {
+    status: execInfo.ExitCode ?? null,
+    duration,
+    log,
+    // The engine marks OOMKilled only when PID 1 dies, and PID 1 here is the hold loop.
+    oomKilled: state.State.OOMKilled,
+  });
+}
+
+/**
+ * The outcome of a checker that ended on its own with `status` (a shell's 128 + n is death by
+ * signal n): nothing but the kernel's OOM killer sends SIGKILL inside the container before the
+ * wall clock, so that is `memory`, as is an engine-reported OOM kill.
+ */
+async function exitOutcome(
+  job: CheckerJob,
+  disk: RunDisk,
+  keepEvidence: KeepEvidence | undefined,
+  run: { status: number | null; duration: number; log: RawRun["log"]; oomKilled: boolean },
+): Promise<CheckerOutcome> {
+  const tree = await readOutputDir(disk.output, { keepEvidence });
+  const filled = await disk.full();
+  const signal = run.status !== null && run.status > 128 ? signalName(run.status - 128) : null;
+  return settleOutcome(job, {
+    backend: "docker",
+    exit_code: signal === null ? run.status : null,
+    signal,
+    duration_ms: run.duration,
+    limit:
+      run.oomKilled || signal === "SIGKILL"
         ? "memory"
         : filled || signal === "SIGXFSZ"
           ? "disk"
           : tree.overCeiling
             ? "output"
-            : null;
-    return settleOutcome(job, {
-      backend: "docker",
-      exit_code: signal === null ? exitCode : null,
-      signal,
-      duration_ms: duration,
-      limit,
-      output: tree.entries,
-      log,
-    });
-  }
+            : null,
+    output: tree.entries,
+    log: run.log,
+  });
 }
 
 /**
