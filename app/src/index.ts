@@ -77,6 +77,7 @@ export {
 export { createDockerBackend, pingDocker } from "./sandbox/docker-backend.ts";
 export { evidenceDigest } from "./sandbox/evidence-digest.ts";
 export { buildManifest, type CheckerManifest, layOutInput } from "./sandbox/lay-out-input.ts";
+export { processAlive } from "./sandbox/process-alive.ts";
 export { type Backends, machineOutcome, type RunCheckerOptions, runChecker } from "./sandbox/run-checker.ts";
 export {
   type ConformanceReport,

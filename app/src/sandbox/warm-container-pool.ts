@@ -7,6 +7,7 @@ import type Docker from "dockerode";
 import { BoundedSink, LOG_CEILING } from "./bounded-sink.ts";
 import type { CheckerLimits } from "./checker-job.ts";
 import { holdBinary } from "./hold-binary.ts";
+import { processAlive } from "./process-alive.ts";
 import { makeRunDirectory } from "./run-directory.ts";
 import { prepareRunDisk, type RunDisk } from "./run-disk.ts";
 import { SUPERVISOR_SOURCE } from "./supervisor-script.ts";
@@ -346,15 +347,5 @@ async function sweepDeadPools(docker: Docker): Promise<void> {
       .getContainer(info.Id)
       .remove({ force: true })
       .catch(() => undefined);
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but is not ours to signal.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }

@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { chmod, mkdir, readdir, readFile, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { SANDBOX_UID } from "@svc/app";
+import { processAlive, SANDBOX_UID } from "@svc/app";
 import { firstUnreachable } from "../core/db/embedded/place-for-postgres-account.ts";
 
 const run = promisify(execFile);
@@ -82,15 +82,5 @@ async function unmountUnder(dir: string): Promise<void> {
     .sort((a, b) => b.length - a.length);
   for (const point of points) {
     await run("umount", [point]).catch(() => run("umount", ["-l", point]).catch(() => undefined));
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but is not ours to signal.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }

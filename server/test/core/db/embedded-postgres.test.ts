@@ -4,10 +4,10 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { processAlive } from "@svc/app";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { attachEmbeddedPostgres } from "../../../src/core/db/embedded/attach-embedded-postgres.ts";
-import { processAlive } from "../../../src/core/db/embedded/process-alive.ts";
 import { openDatabase } from "../../../src/core/db/open-database.ts";
 import { describeWithDatabase, silentLog } from "../../support/test-database.ts";
 

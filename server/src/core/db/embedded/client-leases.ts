@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { processAlive } from "./process-alive.ts";
+import { processAlive } from "@svc/app";
 
 /**
  * Every process using a data directory's embedded PostgreSQL holds a lease: an empty file

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { processAlive } from "./process-alive.ts";
+import { processAlive } from "@svc/app";
 
 /** A PostgreSQL server running on a cluster directory, as its `postmaster.pid` describes it. */
 export interface Postmaster {

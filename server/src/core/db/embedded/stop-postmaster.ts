@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { processAlive } from "@svc/app";
 import type { PostgresBinaries } from "./postgres-binaries.ts";
 import type { OsUser } from "./postgres-os-user.ts";
-import { processAlive } from "./process-alive.ts";
 import { readPostmaster } from "./read-postmaster.ts";
 import { runTool } from "./run-tool.ts";
 

@@ -1,7 +1,7 @@
 import { open, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { processAlive } from "./process-alive.ts";
+import { processAlive } from "@svc/app";
 
 const LOCK = "embedded-postgres.lock";
 
