@@ -1,13 +1,14 @@
 import { SignupMode } from "@svc/schemas";
 import type { Browser, BrowserContext } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { browserMissing, launchBrowser } from "../../../../test/support/browser.ts";
+import { launchBrowser } from "../../../../test/support/browser.ts";
 import { type FakeGitHubOAuth, startFakeGitHubOAuth } from "../../../../test/support/fake-github-oauth.ts";
 import type { GitHubSignInSettings } from "../../../src/core/services/github-sign-in-settings.ts";
 import { githubSignInFromEnv } from "../../../src/core/services/github-sign-in-settings.ts";
 import { handleFromLogin, inviteGitHubLogin } from "../../../src/users/github-account.ts";
 import { addUser } from "../../../src/users/index.ts";
-import { describeWithDatabase, useTestDatabase } from "../../support/test-database.ts";
+import { describeWithBrowser } from "../../support/describe-with-browser.ts";
+import { useTestDatabase } from "../../support/test-database.ts";
 import { testServices } from "../../support/test-services.ts";
 import { type RunningApp, startApp } from "../mcp/support/start-app.ts";
 
@@ -16,7 +17,6 @@ import { type RunningApp, startApp } from "../mcp/support/start-app.ts";
  * (test/support/fake-github-oauth.ts): in Chromium for the flows a person goes through, over
  * plain HTTP for the refusals.
  */
-const describeWithBrowser = browserMissing() === null ? describeWithDatabase : describe.skip;
 
 describeWithBrowser("Sign in with GitHub", () => {
   const db = useTestDatabase();

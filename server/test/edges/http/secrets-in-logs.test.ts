@@ -1,14 +1,15 @@
 import { SignupMode } from "@svc/schemas";
 import pino from "pino";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browserMissing, launchBrowser } from "../../../../test/support/browser.ts";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { launchBrowser } from "../../../../test/support/browser.ts";
 import { type FakeGitHubOAuth, startFakeGitHubOAuth } from "../../../../test/support/fake-github-oauth.ts";
 import { authorizeCli, pollCliLogin, startCliLogin } from "../../../src/oauth/cli-login.ts";
 import { issueSignInLink } from "../../../src/sessions/sign-in-links.ts";
 import { authenticate } from "../../../src/users/authenticate.ts";
 import { addUser, grantCapability, issueToken } from "../../../src/users/index.ts";
-import { describeWithDatabase, useTestDatabase } from "../../support/test-database.ts";
+import { describeWithBrowser } from "../../support/describe-with-browser.ts";
+import { useTestDatabase } from "../../support/test-database.ts";
 import { TEST_SIGNING_SECRET, testServices } from "../../support/test-services.ts";
 import { type RunningApp, startApp } from "../mcp/support/start-app.ts";
 import { lines, REDIRECT, TestAuthProvider } from "./oauth/support/sdk-oauth-clients.ts";
@@ -21,7 +22,6 @@ import { lines, REDIRECT, TestAuthProvider } from "./oauth/support/sdk-oauth-cli
  * GitHub's state, code and access token, the client secret, OAuth codes, access and refresh
  * tokens, operator tokens, the signing secret) is looked for in every log line.
  */
-const describeWithBrowser = browserMissing() === null ? describeWithDatabase : describe.skip;
 
 describeWithBrowser("secrets in the log", () => {
   const db = useTestDatabase();

@@ -1,11 +1,12 @@
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browserMissing, launchBrowser } from "../../../../test/support/browser.ts";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { launchBrowser } from "../../../../test/support/browser.ts";
 import { authorizeCli, pollCliLogin, startCliLogin } from "../../../src/oauth/cli-login.ts";
 import { authenticate } from "../../../src/users/authenticate.ts";
 import { addUser, grantCapability, issueToken } from "../../../src/users/index.ts";
+import { describeWithBrowser } from "../../support/describe-with-browser.ts";
 import { signInInBrowser } from "../../support/sign-in-in-browser.ts";
-import { describeWithDatabase, useTestDatabase } from "../../support/test-database.ts";
+import { useTestDatabase } from "../../support/test-database.ts";
 import { testServices } from "../../support/test-services.ts";
 import { type RunningApp, startApp } from "../mcp/support/start-app.ts";
 
@@ -16,7 +17,6 @@ import { type RunningApp, startApp } from "../mcp/support/start-app.ts";
  * CSRF token is refused and changes nothing, and sign out everywhere ends another browser's
  * session.
  */
-const describeWithBrowser = browserMissing() === null ? describeWithDatabase : describe.skip;
 
 describeWithBrowser("the settings page in a real browser", () => {
   const db = useTestDatabase();

@@ -1,9 +1,10 @@
 import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browserMissing, launchBrowser } from "../../../../../test/support/browser.ts";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { launchBrowser } from "../../../../../test/support/browser.ts";
 import { issueSignInLink } from "../../../../src/sessions/sign-in-links.ts";
 import { addUser, grantCapability } from "../../../../src/users/index.ts";
-import { describeWithDatabase, useTestDatabase } from "../../../support/test-database.ts";
+import { describeWithBrowser } from "../../../support/describe-with-browser.ts";
+import { useTestDatabase } from "../../../support/test-database.ts";
 import { testServices } from "../../../support/test-services.ts";
 import { type RunningApp, startApp } from "../../mcp/support/start-app.ts";
 import { lines, REDIRECT, TestAuthProvider } from "./support/sdk-oauth-clients.ts";
@@ -14,7 +15,6 @@ import { lines, REDIRECT, TestAuthProvider } from "./support/sdk-oauth-clients.t
  * Approve; the browser follows the redirects (the page's CSP allows the form to end at the
  * client's redirect origin) back to the client's redirect URI with the code.
  */
-const describeWithBrowser = browserMissing() === null ? describeWithDatabase : describe.skip;
 
 describeWithBrowser("OAuth consent in a real browser", () => {
   const db = useTestDatabase();

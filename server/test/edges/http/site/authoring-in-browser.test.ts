@@ -1,11 +1,12 @@
 import { sha256 } from "@svc/app";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browserMissing, launchBrowser } from "../../../../../test/support/browser.ts";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { launchBrowser } from "../../../../../test/support/browser.ts";
 import { requestAuthoringUpload } from "../../../../src/authoring/request-authoring-upload.ts";
 import { validateAuthoringUpload } from "../../../../src/authoring/validate-authoring-upload.ts";
 import { buildApp } from "../../../../src/edges/cli/build-app.ts";
 import { fixturePackage, putUpload, zipFiles } from "../../../authoring/support/authoring-harness.ts";
+import { describeWithBrowser } from "../../../support/describe-with-browser.ts";
 import {
   contractDocument,
   type SeededUser,
@@ -16,12 +17,10 @@ import {
   seedUser,
 } from "../../../support/seed-records.ts";
 import { signInInBrowser } from "../../../support/sign-in-in-browser.ts";
-import { describeWithDatabase, useTestDatabase } from "../../../support/test-database.ts";
+import { useTestDatabase } from "../../../support/test-database.ts";
 import { builtinsOnly, testServices } from "../../../support/test-services.ts";
 import { type RunningApp, startApp } from "../../mcp/support/start-app.ts";
 import { expectAccessible, screenshot } from "./site-support.ts";
-
-const describeWithBrowser = browserMissing() === null ? describeWithDatabase : describe.skip;
 
 /**
  * The authoring pages in Chromium (issue 16 test 2 and issue 19 item 1): "My work" moves work

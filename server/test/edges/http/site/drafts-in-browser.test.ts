@@ -1,16 +1,15 @@
 import type { Browser, BrowserContext } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browserMissing, launchBrowser } from "../../../../../test/support/browser.ts";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { launchBrowser } from "../../../../../test/support/browser.ts";
 import { saveWorkDraft } from "../../../../src/drafts/save-work-draft.ts";
 import { uniqueCampaignFiles } from "../../../drafts/draft-harness.ts";
+import { describeWithBrowser } from "../../../support/describe-with-browser.ts";
 import { type SeededUser, seedUser } from "../../../support/seed-records.ts";
 import { signInInBrowser } from "../../../support/sign-in-in-browser.ts";
-import { describeWithDatabase, useTestDatabase } from "../../../support/test-database.ts";
+import { useTestDatabase } from "../../../support/test-database.ts";
 import { builtinsOnly, testServices } from "../../../support/test-services.ts";
 import { type RunningApp, startApp } from "../../mcp/support/start-app.ts";
 import { expectAccessible, screenshot } from "./site-support.ts";
-
-const describeWithBrowser = browserMissing() === null ? describeWithDatabase : describe.skip;
 
 /**
  * The drafts and publication-request pages in Chromium (issue 16): an author finds a draft from

@@ -1,7 +1,7 @@
 import type { Runner } from "graphile-worker";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browserMissing, launchBrowser } from "../../../../../test/support/browser.ts";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { launchBrowser } from "../../../../../test/support/browser.ts";
 import type { Services } from "../../../../src/core/services/services.ts";
 import { startWorker } from "../../../../src/edges/worker/start-worker.ts";
 import { claimReview } from "../../../../src/reviews/claim-review.ts";
@@ -9,16 +9,15 @@ import { pickReview } from "../../../../src/reviews/read/pick-review.ts";
 import { submitReviewResponse } from "../../../../src/reviews/submit-review-response.ts";
 import { viewerOf } from "../../../../src/visibility/viewer.ts";
 import { satWithReviewStage } from "../../../authoring/support/authoring-harness.ts";
+import { describeWithBrowser } from "../../../support/describe-with-browser.ts";
 import { type SeededUser, seedUser } from "../../../support/seed-records.ts";
 import { signInInBrowser } from "../../../support/sign-in-in-browser.ts";
-import { describeWithDatabase, useTestDatabase } from "../../../support/test-database.ts";
+import { useTestDatabase } from "../../../support/test-database.ts";
 import { testServices } from "../../../support/test-services.ts";
 import { publishProblem } from "../../../verification/support/verification-harness.ts";
 import { clientLines, envelopeOf, type TestClient } from "../../mcp/support/mcp-clients.ts";
 import { type RunningApp, startApp } from "../../mcp/support/start-app.ts";
 import { expectAccessible, screenshot } from "./site-support.ts";
-
-const describeWithBrowser = browserMissing() === null ? describeWithDatabase : describe.skip;
 
 /**
  * Issue 16's reviewing pages in Chromium, over the real app and a real worker (the set-up of the

@@ -1,7 +1,8 @@
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browserMissing, launchBrowser } from "../../../../../test/support/browser.ts";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { launchBrowser } from "../../../../../test/support/browser.ts";
 import { sealedContract, sealing } from "../../../sealing/support/sealed-fixture.ts";
+import { describeWithBrowser } from "../../../support/describe-with-browser.ts";
 import {
   type SeededUser,
   seedCampaign,
@@ -12,12 +13,10 @@ import {
   seedUser,
 } from "../../../support/seed-records.ts";
 import { signInInBrowser } from "../../../support/sign-in-in-browser.ts";
-import { describeWithDatabase, useTestDatabase } from "../../../support/test-database.ts";
+import { useTestDatabase } from "../../../support/test-database.ts";
 import { testServices } from "../../../support/test-services.ts";
 import { type RunningApp, startApp } from "../../mcp/support/start-app.ts";
 import { expectAccessible, screenshot } from "./site-support.ts";
-
-const describeWithBrowser = browserMissing() === null ? describeWithDatabase : describe.skip;
 
 const HOSTILE_STATEMENT = [
   "# Count the islands",
