@@ -21,6 +21,7 @@ import { reviewRoutes } from "../http/review-routes.ts";
 import { settingsRoutes } from "../http/settings-routes.ts";
 import { signInRoutes } from "../http/sign-in-routes.ts";
 import { siteRoutes } from "../http/site-routes.ts";
+import { unusedConnections } from "../http/unused-connections.ts";
 import { uploadRoutes } from "../http/upload-routes.ts";
 import { verificationRoutes } from "../http/verification-routes.ts";
 import { workAuditRoutes } from "../http/work-audit-routes.ts";
@@ -49,9 +50,12 @@ export function buildApp(services: Services, options: BuildAppOptions = {}) {
   });
   // Requests already running when close begins finish, but their keep-alive connections would
   // hold the close open until they time out: answer them with `Connection: close`.
+  // Connections that never sent a request would hold it open as well.
   let closing = false;
+  const endUnusedConnections = unusedConnections(app.server);
   app.addHook("preClose", async () => {
     closing = true;
+    endUnusedConnections();
   });
   app.addHook("onSend", async (request, reply, payload) => {
     if (closing) reply.header("connection", "close");
