@@ -10,6 +10,7 @@ import { allowedHostnames } from "../http/allowed-hostnames.ts";
 import { protectedResourceMetadataUrl } from "../http/protected-resource-metadata.ts";
 import { publicBaseUrl } from "../http/request-principal.ts";
 import { createServerFactory } from "./create-server-factory.ts";
+import { answersWithJson, legacyJsonCalls } from "./legacy-json-calls.ts";
 import { callerAuthInfo, type McpCaller } from "./mcp-caller.ts";
 import type { ResourceTemplate } from "./resources/resource-template.ts";
 import { serverPool } from "./server-pool.ts";
@@ -37,7 +38,8 @@ const CLOSE_GRACE_MS = 5000;
  * before the SDK sees the request (401 with an RFC 9728 challenge otherwise); then the SDK's
  * serving entry answers the 2026-07-28 revision (`server/discover`, per-request envelopes) and,
  * for 2025-era clients, the stateless fallback, each request on an McpServer of its own, taken
- * from a pool of idle ones (serverPool). No state outlives a request, so any replica answers any
+ * from a pool of idle ones (serverPool); a 2025-era call that sends nothing before its result is
+ * answered with a JSON body rather than an SSE stream (legacyJsonCalls). No state outlives a request, so any replica answers any
  * request; GET and DELETE (session streams and session ends) are answered 405, since there are no
  * sessions. A request held open (events/stream) watches its socket and the token; when the server
  * closes, such requests are told first and given CLOSE_GRACE_MS to end with their result.
@@ -48,7 +50,17 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
   const handler = createMcpHandler((context) => server(context.era), {
     onerror: (error) => services.log.warn({ err: error }, "MCP request refused"),
   });
-  const serve = toNodeHandler(handler, {
+  const jsonCalls = legacyJsonCalls(
+    () => server("legacy"),
+    (error) => services.log.error({ err: error }, "MCP handler failed"),
+  );
+  const entry = {
+    fetch: async (request: Request, requestOptions: Parameters<typeof handler.fetch>[1] = {}) =>
+      (await answersWithJson(request, requestOptions))
+        ? jsonCalls(request, requestOptions)
+        : handler.fetch(request, requestOptions),
+  };
+  const serve = toNodeHandler(entry, {
     onerror: (error) => services.log.error({ err: error }, "MCP handler failed"),
   });
   const closing = new AbortController();

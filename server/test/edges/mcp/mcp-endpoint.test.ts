@@ -135,6 +135,27 @@ describeWithDatabase("the /mcp endpoint", () => {
     expect(body.result).toMatchObject({ structuredContent: { user: { handle: "ada" } } });
   });
 
+  it("answers a 2025-era call that sends nothing before its result with one JSON body, not an SSE stream", async () => {
+    for (const [method, params] of [
+      ["tools/call", { name: "whoami", arguments: {} }],
+      ["tools/list", {}],
+      ["resources/templates/list", {}],
+      [
+        "initialize",
+        { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      ],
+    ] as const) {
+      const { status, headers, body } = await legacyRpc(app.url, token, method, params);
+      expect(status, method).toBe(200);
+      expect(headers.get("content-type"), method).toMatch(/^application\/json/);
+      expect(body.result, method).toBeDefined();
+    }
+    // A refusal is answered the same way.
+    const refused = await legacyRpc(app.url, token, "tools/call", { name: "no_such_tool", arguments: {} });
+    expect(refused.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(refused.body.error ?? refused.body.result).toBeDefined();
+  });
+
   it("answers every caller as itself while requests of two callers interleave on reused servers", async () => {
     await addUser(db.sql, { handle: "bea" });
     const bea = (await issueToken(db.sql, "bea", ["read"])).token;
