@@ -1,4 +1,5 @@
 import type { AttemptStatus, RunResult, RunStatus } from "@svc/schemas";
+import type postgres from "postgres";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { type RunReader, readRunWithholding } from "../sealing/read-run-withholdings.ts";
 
@@ -35,89 +36,94 @@ export interface AttemptSummary {
   latest_verification: LatestVerification | null;
 }
 
+/** attemptSummarySql's value, as PostgreSQL's JSON writes it (timestamps as ISO strings). */
+export interface AttemptSummaryJson {
+  submissions: number;
+  /** Timestamps as PostgreSQL writes them; toAttemptSummary writes them as the API does. */
+  attempts: Array<NonNullable<AttemptSummary["latest_attempt"]>>;
+  /** The run's revision, for the withholding of sealed work. */
+  run: (LatestVerification & { problem_revision_id: string }) | null;
+}
+
 /**
- * The summary of the reader's own work on `problemId`; a sealed final_only evaluation withholds
- * the latest run's result and score until score release.
+ * The user's own work on the Problem `problemId` names, as one jsonb value, so a read of the
+ * Problem carries it in the same statement (on this service's hosts a round trip costs more than
+ * these index reads: docs/operations.md, "Where the time goes: MCP and search"): the count of
+ * active Submissions, every Attempt newest first, and the newest unrevoked run of any Submission.
  */
+export function attemptSummarySql(sql: Sql, userId: string | null, problemId: postgres.Fragment) {
+  return sql`jsonb_build_object(
+    'submissions', (
+      select count(*)::int from submissions
+      where user_id = ${userId} and problem_id = ${problemId} and status = 'active'),
+    'attempts', (
+      select coalesce(jsonb_agg(jsonb_build_object(
+          'id', id, 'status', status, 'outcome', outcome, 'problem_revision_id', problem_revision_id,
+          'started_at', started_at, 'ended_at', ended_at) order by started_at desc, id desc), '[]')
+      from attempts where user_id = ${userId} and problem_id = ${problemId}),
+    'run', (
+      select jsonb_build_object(
+          'verification_run_id', r.id, 'submission_id', r.submission_id, 'status', r.status, 'result', r.result,
+          'score', r.score, 'created_at', r.created_at, 'finished_at', r.finished_at,
+          'problem_revision_id', r.problem_revision_id)
+      from verification_runs r join submissions s on s.id = r.submission_id
+      where s.user_id = ${userId} and s.problem_id = ${problemId} and r.revocation is null
+      order by r.created_at desc, r.id desc limit 1))`;
+}
+
+/**
+ * The summary of the reader's own work from attemptSummarySql's value; a sealed final_only
+ * evaluation withholds the latest run's result and score until score release.
+ */
+export async function toAttemptSummary(
+  sql: Sql,
+  reader: RunReader,
+  json: AttemptSummaryJson,
+): Promise<AttemptSummary> {
+  const { run, attempts } = json;
+  const withheld = run ? (await readRunWithholding(sql, reader, run.problem_revision_id)).outcome : false;
+  const latest = attempts[0];
+  const active = attempts.filter((a) => a.status === "active");
+  return {
+    attempts: attempts.length,
+    active_attempts: active.length,
+    active_attempt_ids: active.map((a) => a.id),
+    latest_attempt: latest
+      ? {
+          id: latest.id,
+          status: latest.status,
+          outcome: latest.outcome,
+          problem_revision_id: latest.problem_revision_id,
+          started_at: isoTime(latest.started_at),
+          ended_at: latest.ended_at === null ? null : isoTime(latest.ended_at),
+        }
+      : null,
+    submissions: json.submissions,
+    latest_verification: run
+      ? {
+          verification_run_id: run.verification_run_id,
+          submission_id: run.submission_id,
+          status: run.status,
+          ...(withheld ? { result: null, score: null } : { result: run.result, score: run.score }),
+          created_at: isoTime(run.created_at),
+          finished_at: run.finished_at === null ? null : isoTime(run.finished_at),
+        }
+      : null,
+  };
+}
+
+/** A JSON timestamp (microseconds, `+00:00`) as every other time in the API: milliseconds, `Z`. */
+function isoTime(value: string): string {
+  return new Date(value).toISOString();
+}
+
+/** The summary of the reader's own work on `problemId`, read alone. */
 export async function attemptSummary(
   sql: Sql,
   reader: RunReader,
   problemId: string,
 ): Promise<AttemptSummary> {
-  const userId = reader.viewer.userId;
-  // One statement, not three: on this service's hosts a round trip costs more than these index
-  // reads (docs/operations.md, "Where the time goes: MCP and search"). It yields one row per
-  // Attempt, newest first (one row with null Attempt columns when there is none), each carrying
-  // the count of active Submissions and the newest unrevoked run of any of them.
-  const rows = await sql<
-    {
-      submissions: number;
-      attempt_id: string | null;
-      attempt_status: AttemptStatus;
-      attempt_outcome: string | null;
-      attempt_revision_id: string;
-      attempt_started_at: Date;
-      attempt_ended_at: Date | null;
-      run_id: string | null;
-      run_submission_id: string;
-      run_status: RunStatus;
-      run_result: RunResult | null;
-      run_score: number | null;
-      run_created_at: Date;
-      run_finished_at: Date | null;
-      run_revision_id: string;
-    }[]
-  >`
-    select counts.submissions, a.*, run.*
-    from (
-      select count(*)::int as submissions from submissions
-      where user_id = ${userId} and problem_id = ${problemId} and status = 'active'
-    ) counts
-    left join lateral (
-      select r.id as run_id, r.submission_id as run_submission_id, r.status as run_status,
-        r.result as run_result, r.score as run_score, r.created_at as run_created_at,
-        r.finished_at as run_finished_at, r.problem_revision_id as run_revision_id
-      from verification_runs r join submissions s on s.id = r.submission_id
-      where s.user_id = ${userId} and s.problem_id = ${problemId} and r.revocation is null
-      order by r.created_at desc, r.id desc limit 1
-    ) run on true
-    left join lateral (
-      select id as attempt_id, status as attempt_status, outcome as attempt_outcome,
-        problem_revision_id as attempt_revision_id, started_at as attempt_started_at,
-        ended_at as attempt_ended_at
-      from attempts where user_id = ${userId} and problem_id = ${problemId}
-    ) a on true
-    order by a.attempt_started_at desc, a.attempt_id desc`;
-  const first = rows[0]!;
-  const attempts = rows.filter((row) => row.attempt_id !== null);
-  const run = first.run_id === null ? null : first;
-  const withheld = run ? (await readRunWithholding(sql, reader, run.run_revision_id)).outcome : false;
-  const latest = attempts[0];
-  const active = attempts.filter((a) => a.attempt_status === "active");
-  return {
-    attempts: attempts.length,
-    active_attempts: active.length,
-    active_attempt_ids: active.map((a) => a.attempt_id!),
-    latest_attempt: latest
-      ? {
-          id: latest.attempt_id!,
-          status: latest.attempt_status,
-          outcome: latest.attempt_outcome,
-          problem_revision_id: latest.attempt_revision_id,
-          started_at: latest.attempt_started_at.toISOString(),
-          ended_at: latest.attempt_ended_at?.toISOString() ?? null,
-        }
-      : null,
-    submissions: first.submissions,
-    latest_verification: run
-      ? {
-          verification_run_id: run.run_id!,
-          submission_id: run.run_submission_id,
-          status: run.run_status,
-          ...(withheld ? { result: null, score: null } : { result: run.run_result, score: run.run_score }),
-          created_at: run.run_created_at.toISOString(),
-          finished_at: run.run_finished_at?.toISOString() ?? null,
-        }
-      : null,
-  };
+  const [row] = await sql<{ summary: AttemptSummaryJson }[]>`
+    select ${attemptSummarySql(sql, reader.viewer.userId, sql`${problemId}`)} as summary`;
+  return toAttemptSummary(sql, reader, row!.summary);
 }

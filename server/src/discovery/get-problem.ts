@@ -1,5 +1,10 @@
 import { problemReadHint } from "../attempts/attempt-hints.ts";
-import { type AttemptSummary, attemptSummary } from "../attempts/attempt-summary.ts";
+import {
+  type AttemptSummary,
+  type AttemptSummaryJson,
+  attemptSummarySql,
+  toAttemptSummary,
+} from "../attempts/attempt-summary.ts";
 import type { Services } from "../core/services/services.ts";
 import { signedDownloads } from "../downloads/signed-download.ts";
 import { type Problem, toProblem } from "../problems/problem.ts";
@@ -51,9 +56,20 @@ export async function getProblem(
   input: { problem: string; revision?: number; working_attempt_id?: string },
 ): Promise<ProblemEnvelope> {
   const { sql, clock } = services;
-  const { problem: row, revision } = await readProblemRevision(sql, viewer, input.problem, input.revision);
+  // The caller's attempt summary comes in the same statement as the Problem.
+  const {
+    problem: row,
+    revision,
+    also: summaryJson,
+  } = await readProblemRevision<AttemptSummaryJson>(
+    sql,
+    viewer,
+    input.problem,
+    input.revision,
+    attemptSummarySql(sql, viewer.userId, sql`p.id`),
+  );
   const envelope = await problemEnvelope(services, caller, row, revision, clock());
-  const summary = await attemptSummary(sql, { viewer, now: clock() }, row.id);
+  const summary = await toAttemptSummary(sql, { viewer, now: clock() }, summaryJson);
   envelope.attempt_summary = summary;
   envelope.submission_allowance = await readSubmissionAllowance(
     sql,

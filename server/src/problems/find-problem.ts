@@ -1,4 +1,5 @@
 import { IdPrefix, idPattern } from "@svc/schemas";
+import type postgres from "postgres";
 import type { Sql } from "../core/db/connect-sql.ts";
 import type { ProblemRevisionRow } from "./problem-revision.ts";
 import { type ProblemRow, problemColumnsSql } from "./problem-row.ts";
@@ -21,25 +22,32 @@ export async function findProblem(sql: Sql, reference: string): Promise<ProblemR
 /**
  * findProblem and one of its revisions (`number`, else the current one) in one round trip: the
  * revision is null when the Problem has no such revision. Its `sealing` is the stored policy.
+ * `also`, when given, is a value computed in the same statement from the found Problem (`p`),
+ * returned as `also`: a caller's further reads of that Problem cost no round trip of their own.
  */
-export async function findProblemRevision(
+export async function findProblemRevision<Also = never>(
   sql: Sql,
   reference: string,
   number?: number,
-): Promise<{ problem: ProblemRow; revision: ProblemRevisionRow | null } | null> {
+  also?: postgres.Fragment,
+): Promise<{ problem: ProblemRow; revision: ProblemRevisionRow | null; also: Also } | null> {
   const byId = PROBLEM_ID.test(reference);
   const [row] = await sql<
-    (ProblemRow & { revision: (Omit<ProblemRevisionRow, "created_at"> & { created_at: string }) | null })[]
+    (ProblemRow & {
+      revision: (Omit<ProblemRevisionRow, "created_at"> & { created_at: string }) | null;
+      also: Also;
+    })[]
   >`
-    select ${problemColumnsSql(sql)}, to_jsonb(r) as revision
+    select ${problemColumnsSql(sql)}, to_jsonb(r) as revision, ${also ?? sql`null`} as also
     from problems p left join campaigns c on c.id = p.campaign_id
     left join problem_revisions r
       on r.problem_id = p.id and r.revision_number = coalesce(${number ?? null}::int, p.current_revision_number)
     where ${byId ? sql`p.id = ${reference}` : sql`p.slug = ${reference}`}`;
   if (!row) return null;
-  const { revision, ...problem } = row;
+  const { revision, also: value, ...problem } = row;
   return {
     problem,
     revision: revision === null ? null : { ...revision, created_at: new Date(revision.created_at) },
+    also: value,
   };
 }

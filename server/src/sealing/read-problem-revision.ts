@@ -1,3 +1,4 @@
+import type postgres from "postgres";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { findProblemRevision } from "../problems/find-problem.ts";
 import type { ProblemRevisionRow } from "../problems/problem-revision.ts";
@@ -11,16 +12,23 @@ import { withEffectiveSealing } from "./read-sealing.ts";
 /**
  * readProblem and findRevision in one round trip: the Problem the viewer names and its revision
  * `number` (else its current one) with the effective sealing, refused as each of them refuses.
+ * `also` is findProblemRevision's: a value of the same statement, returned only when the viewer
+ * may read the Problem.
  */
-export async function readProblemRevision(
+export async function readProblemRevision<Also = never>(
   sql: Sql,
   viewer: Viewer | null,
   reference: string,
   number?: number,
-): Promise<{ problem: ProblemRow; revision: ProblemRevisionRow }> {
-  const found = await findProblemRevision(sql, reference, number);
+  also?: postgres.Fragment,
+): Promise<{ problem: ProblemRow; revision: ProblemRevisionRow; also: Also }> {
+  const found = await findProblemRevision<Also>(sql, reference, number, also);
   if (!found || !canReadWork(viewer, found.problem)) throw problemNotFound(reference);
   const { problem, revision } = found;
   if (!revision) throw revisionNotFound(problem, number);
-  return { problem, revision: await withEffectiveSealing(sql, revision, problem.owner_user_id) };
+  return {
+    problem,
+    revision: await withEffectiveSealing(sql, revision, problem.owner_user_id),
+    also: found.also,
+  };
 }
