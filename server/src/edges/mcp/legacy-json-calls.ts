@@ -48,11 +48,19 @@ export function legacyJsonCalls(
       transport.close().catch(() => {});
       product.close().catch(() => {});
     };
-    // A caller that goes away mid-call ends the exchange, as in the SDK's fallback.
-    request.signal.addEventListener("abort", teardown, { once: true });
+    // A caller that goes away mid-call ends the exchange, as in the SDK's fallback. A JSON answer
+    // that will never come would otherwise be awaited forever: the race answers 499 instead.
+    let gone: () => void = () => {};
+    const aborted = new Promise<Response>((resolve) => {
+      gone = () => {
+        teardown();
+        resolve(new Response(null, { status: 499 }));
+      };
+    });
+    request.signal.addEventListener("abort", gone, { once: true });
     try {
       await product.connect(transport);
-      return await transport.handleRequest(request, options);
+      return await Promise.race([transport.handleRequest(request, options), aborted]);
     } catch (error) {
       onerror(error instanceof Error ? error : new Error(String(error)));
       const { id } = options.parsedBody as { id?: unknown };
@@ -61,7 +69,7 @@ export function legacyJsonCalls(
         { status: 500 },
       );
     } finally {
-      request.signal.removeEventListener("abort", teardown);
+      request.signal.removeEventListener("abort", gone);
       teardown();
     }
   };
