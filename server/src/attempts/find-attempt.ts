@@ -1,5 +1,11 @@
 import { IdPrefix, idPattern } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
+import {
+  type ProblemRow,
+  type ProblemRowJson,
+  problemColumnsSql,
+  problemRowOfJson,
+} from "../problems/problem-row.ts";
 import { ATTEMPT_COLUMNS, type AttemptRow } from "./attempt.ts";
 
 /** An Attempt id: `att_` and 10 to 32 characters of [0-9a-z]. */
@@ -19,4 +25,28 @@ export async function findAttempt(
     select ${sql.unsafe(ATTEMPT_COLUMNS)} from attempts a where a.id = ${id}
     ${options.lock ? sql`for update of a` : sql``}`;
   return row ?? null;
+}
+
+/**
+ * findAttempt and its Problem (findProblem's row) in one round trip, or null when there is no
+ * such Attempt. `lock` locks the Attempt row only.
+ */
+export async function findAttemptAndProblem(
+  sql: Sql,
+  id: string,
+  options: { lock?: boolean } = {},
+): Promise<{ attempt: AttemptRow; problem: ProblemRow | null } | null> {
+  if (!ATTEMPT_ID.test(id)) return null;
+  const [row] = await sql<(AttemptRow & { problem_json: ProblemRowJson | null })[]>`
+    select ${sql.unsafe(ATTEMPT_COLUMNS)}, (
+      select to_jsonb(pr) from (
+        select ${problemColumnsSql(sql)}
+        from problems p left join campaigns c on c.id = p.campaign_id
+        where p.id = a.problem_id) pr
+    ) as problem_json
+    from attempts a where a.id = ${id}
+    ${options.lock ? sql`for update of a` : sql``}`;
+  if (!row) return null;
+  const { problem_json, ...attempt } = row;
+  return { attempt, problem: problem_json === null ? null : problemRowOfJson(problem_json) };
 }

@@ -1,11 +1,10 @@
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
-import { findProblem } from "../problems/find-problem.ts";
 import type { ProblemRow } from "../problems/problem-row.ts";
 import type { Viewer } from "../visibility/viewer.ts";
 import { canManageWork, canReadWork } from "../visibility/work-access.ts";
 import type { AttemptRow } from "./attempt.ts";
-import { findAttempt } from "./find-attempt.ts";
+import { findAttemptAndProblem } from "./find-attempt.ts";
 
 /** Who may use an Attempt: its owner only (`own`, every write), or also the Problem's managers (`read`). */
 export const AttemptAccess = { own: "own", read: "read" } as const;
@@ -31,8 +30,8 @@ export async function readAttempt(
   options: { access: AttemptAccess; lock?: boolean; field?: string },
 ): Promise<ReadAttempt> {
   const field = options.field ?? "attempt_id";
-  const attempt = await findAttempt(sql, id, { lock: options.lock });
-  const problem = attempt && (await findProblem(sql, attempt.problem_id));
+  const found = await findAttemptAndProblem(sql, id, { lock: options.lock });
+  const { attempt, problem } = found ?? { attempt: null, problem: null };
   if (!attempt || !problem || !canReadWork(viewer, problem)) throw attemptNotFound(id, field);
   if (attempt.user_id === viewer.userId) return { attempt, problem };
   if (options.access === AttemptAccess.read && canManageWork(viewer, problem)) return { attempt, problem };

@@ -36,3 +36,20 @@ export function problemColumnsSql(sql: Sql): postgres.Fragment {
     p.current_revision_id, p.current_revision_number, p.active_attempts, p.archived_at, p.created_at,
     p.updated_at`);
 }
+
+/** A ProblemRow as PostgreSQL's JSON writes it (`to_jsonb` of the select list): times as strings. */
+export type ProblemRowJson = Omit<ProblemRow, "archived_at" | "created_at" | "updated_at"> & {
+  archived_at: string | null;
+  created_at: string;
+  updated_at: string;
+};
+
+/** The ProblemRow of its JSON form, for a Problem read inside another row's statement. */
+export function problemRowOfJson(json: ProblemRowJson): ProblemRow {
+  return {
+    ...json,
+    archived_at: json.archived_at === null ? null : new Date(json.archived_at),
+    created_at: new Date(json.created_at),
+    updated_at: new Date(json.updated_at),
+  };
+}
