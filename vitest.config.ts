@@ -5,8 +5,13 @@ export default defineConfig({
     include: ["*/test/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 30_000,
     pool: "forks",
-    // One PostgreSQL for the run (DATABASE_URL, else an embedded one); each server test file gets its own database.
+    // One temporary folder for the run, cleared at its end (what killed processes left mounted included);
+    // one PostgreSQL for the run (DATABASE_URL, else an embedded one); each server test file gets its own database.
     // The spawned `svc` commands run the bundle (app/bin/svc.js), so it is rebuilt from the sources first.
-    globalSetup: ["server/test/support/global-setup.ts", "app/test/support/build-cli-setup.ts"],
+    globalSetup: [
+      "server/test/support/run-temp-dir.ts",
+      "server/test/support/global-setup.ts",
+      "app/test/support/build-cli-setup.ts",
+    ],
   },
 });

@@ -6,6 +6,7 @@ import { Writable } from "node:stream";
 import type Docker from "dockerode";
 import { BoundedSink, LOG_CEILING } from "./bounded-sink.ts";
 import type { CheckerLimits } from "./checker-job.ts";
+import { onProcessExit } from "./exit-cleanups.ts";
 import { holdBinary } from "./hold-binary.ts";
 import { processAlive } from "./process-alive.ts";
 import { makeRunDirectory } from "./run-directory.ts";
@@ -110,7 +111,7 @@ export function createWarmContainerPool(options: {
       rmSync(slot.root, { recursive: true, force: true });
     }
   };
-  process.once("exit", onExit);
+  const forgetExitHook = onProcessExit(onExit);
 
   const remove = async (slot: WarmSlot): Promise<void> => {
     await slot.container.remove({ force: true }).catch(() => undefined);
@@ -235,7 +236,7 @@ export function createWarmContainerPool(options: {
       await Promise.allSettled(waiting);
       await Promise.allSettled([...pending]);
       await Promise.all([...live].map(remove));
-      process.removeListener("exit", onExit);
+      forgetExitHook();
     },
   };
 }

@@ -4,6 +4,7 @@ import { rmSync } from "node:fs";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { BoundedSink } from "./bounded-sink.ts";
+import { onProcessExit } from "./exit-cleanups.ts";
 import { makeRunDirectory } from "./run-directory.ts";
 import { prepareRunDisk, type RunDisk } from "./run-disk.ts";
 import { SUPERVISOR_SOURCE } from "./supervisor-script.ts";
@@ -109,7 +110,7 @@ export function createWarmSandboxPool(options: {
       rmSync(sandbox.root, { recursive: true, force: true });
     }
   };
-  process.once("exit", onExit);
+  const forgetExitHook = onProcessExit(onExit);
 
   const remove = async (sandbox: WarmSandbox): Promise<void> => {
     killSandbox(sandbox);
@@ -220,7 +221,7 @@ export function createWarmSandboxPool(options: {
       ready.clear();
       await Promise.all(waitingOnes.map((sandbox) => track(remove(sandbox))));
       while (pending.size > 0) await Promise.allSettled([...pending]);
-      process.removeListener("exit", onExit);
+      forgetExitHook();
     },
   };
 }

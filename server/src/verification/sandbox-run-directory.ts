@@ -68,7 +68,7 @@ export async function sweepDeadProcessFolders(home: string): Promise<string[]> {
 }
 
 /** Unmounts every file system mounted under `dir`, deepest first (lazily when one is still busy). */
-async function unmountUnder(dir: string): Promise<void> {
+export async function unmountUnder(dir: string): Promise<void> {
   const mounts = await readFile("/proc/self/mounts", "utf8").catch(() => "");
   const points = mounts
     .split("\n")
