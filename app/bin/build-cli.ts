@@ -1,6 +1,7 @@
-import { readdirSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
+import { inlineSchemas } from "../../schemas/src/bundling.ts";
 import { standaloneValidators } from "../../schemas/src/standalone-validators.ts";
 
 /** The repository root: the bundle's paths are relative to it, whoever builds. */
@@ -14,29 +15,6 @@ export const CLI_DIST = "app/dist";
  * runs the bundle only while none of them changed since (else it runs the sources).
  */
 export const CLI_INPUTS = `${CLI_DIST}/inputs.json`;
-
-/**
- * `schemas/src/load-schemas.ts` reads `schemas/json/*.schema.json` next to itself; the bundle
- * imports each schema statically instead (as the Action's bundle and the toolkit do).
- */
-const inlineSchemas: Plugin = {
-  name: "inline-schemas",
-  setup(b) {
-    b.onLoad({ filter: /schemas[\\/]src[\\/]load-schemas\.ts$/ }, () => {
-      const files = readdirSync(new URL("../../schemas/json/", import.meta.url))
-        .filter((f) => f.endsWith(".schema.json"))
-        .sort();
-      const imports = files.map((f, i) => `import s${i} from "../json/${f}";`).join("\n");
-      const entries = files
-        .map((f, i) => `[${JSON.stringify(f.slice(0, -".schema.json".length))}, s${i}]`)
-        .join(", ");
-      return {
-        loader: "ts",
-        contents: `${imports}\nexport const schemaDirectory = new URL("../json/", import.meta.url);\nexport function loadSchemas() { return new Map([${entries}]); }\n`,
-      };
-    });
-  },
-};
 
 /** Every schema's validator compiled at build time, not at each start (schemas/src/precompiled-validators.ts). */
 const precompileValidators: Plugin = {

@@ -1,36 +1,12 @@
-import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { type BuildOptions, build, type Plugin } from "esbuild";
+import { inlineSchemas } from "@svc/schemas/bundling";
+import { type BuildOptions, build } from "esbuild";
 
 /** The repository root: the bundle's paths and comments are relative to it, whoever builds. */
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 /** The committed bundle GitHub runs (action.yml `runs.main`). */
 export const BUNDLE_PATH = "lint-action/dist/index.js";
-
-/**
- * schemas/src/load-schemas.ts reads `schemas/json/*.schema.json` from disk next to itself; a
- * single-file bundle has no such folder, so the bundle gets a loader that imports each schema
- * file statically instead (same names, same documents).
- */
-const inlineSchemas: Plugin = {
-  name: "inline-schemas",
-  setup(b) {
-    b.onLoad({ filter: /schemas[\\/]src[\\/]load-schemas\.ts$/ }, () => {
-      const files = readdirSync(new URL("../../schemas/json/", import.meta.url))
-        .filter((f) => f.endsWith(".schema.json"))
-        .sort();
-      const imports = files.map((f, i) => `import s${i} from "../json/${f}";`).join("\n");
-      const entries = files
-        .map((f, i) => `[${JSON.stringify(f.slice(0, -".schema.json".length))}, s${i}]`)
-        .join(", ");
-      return {
-        loader: "ts",
-        contents: `${imports}\nexport const schemaDirectory = new URL("../json/", import.meta.url);\nexport function loadSchemas() { return new Map([${entries}]); }\n`,
-      };
-    });
-  },
-};
 
 /** The esbuild options of the Action's bundle: one ESM file for node24, every dependency inside. */
 export function bundleOptions(): BuildOptions {

@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { BuildOptions, Plugin } from "esbuild";
+import { inlineSchemas } from "@svc/schemas/bundling";
+import type { BuildOptions } from "esbuild";
 
 /** The repository root: the bundle's paths are relative to it, whoever builds. */
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -11,30 +12,6 @@ export const TOOLKIT_VERSION: string = (
     version: string;
   }
 ).version;
-
-/**
- * `schemas/src/load-schemas.ts` reads `schemas/json/*.schema.json` next to itself; a single file
- * has no such folder, so the bundle imports each schema statically instead (the Action's bundle,
- * lint-action/src/build-bundle.ts, does the same).
- */
-const inlineSchemas: Plugin = {
-  name: "inline-schemas",
-  setup(b) {
-    b.onLoad({ filter: /schemas[\\/]src[\\/]load-schemas\.ts$/ }, () => {
-      const files = readdirSync(new URL("../../../schemas/json/", import.meta.url))
-        .filter((f) => f.endsWith(".schema.json"))
-        .sort();
-      const imports = files.map((f, i) => `import s${i} from "../json/${f}";`).join("\n");
-      const entries = files
-        .map((f, i) => `[${JSON.stringify(f.slice(0, -".schema.json".length))}, s${i}]`)
-        .join(", ");
-      return {
-        loader: "ts",
-        contents: `${imports}\nexport const schemaDirectory = new URL("../json/", import.meta.url);\nexport function loadSchemas() { return new Map([${entries}]); }\n`,
-      };
-    });
-  },
-};
 
 /**
  * The esbuild options of the authoring toolkit: the `svc` command line (what app/bin/svc.js runs)
