@@ -1,27 +1,37 @@
-/** What must run synchronously when the process exits without closing its pools. */
+import { onExit } from "signal-exit";
+
+/** What must run synchronously when the process ends without closing its pools. */
 const cleanups = new Set<() => void>();
+let unhook: (() => void) | undefined;
 
 function runCleanups(): void {
   for (const cleanup of cleanups) {
     try {
       cleanup();
     } catch {
-      // One pool's failed cleanup must not stop the others' at exit.
+      // One pool's failed cleanup must not stop the others' as the process ends.
     }
   }
   cleanups.clear();
+  unhook = undefined;
 }
 
 /**
- * Runs `cleanup` when the process exits, until the returned function is called (a pool's close).
- * Every warm pool of the process shares one `exit` listener: a process that opens many pools (a
- * test file, a bench) never passes Node's listener limit, and its warning stays meaningful.
+ * Runs `cleanup` when the process ends without its pools being closed, until the returned function
+ * is called (a pool's close): at exit, and on a fatal signal such as Ctrl-C in `svc test`, which
+ * otherwise ends Node without its exit listeners and would leave the pools' disks loop-mounted.
+ * signal-exit (a well-kept library npm's own tools use) re-raises the signal afterwards, and leaves
+ * a signal alone when the process listens for it itself (`svc-server` closes its pools on SIGTERM).
+ * Every warm pool of the process shares one hook, so many pools never pass Node's listener limit.
  */
 export function onProcessExit(cleanup: () => void): () => void {
-  if (cleanups.size === 0) process.once("exit", runCleanups);
+  unhook ??= onExit(runCleanups);
   cleanups.add(cleanup);
   return () => {
     cleanups.delete(cleanup);
-    if (cleanups.size === 0) process.removeListener("exit", runCleanups);
+    if (cleanups.size === 0 && unhook !== undefined) {
+      unhook();
+      unhook = undefined;
+    }
   };
 }

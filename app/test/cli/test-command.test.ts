@@ -91,6 +91,33 @@ describe.skipIf(!available)("svc test (bwrap)", () => {
     expect(readFileSync("/proc/self/mounts", "utf8")).not.toContain(tmp);
   });
 
+  it("5. Ctrl-C in the middle of a run leaves no sandbox, disk or run folder behind", async () => {
+    // Node ends on SIGINT without its exit listeners: the pools' cleanup must run on the signal too.
+    const tmp = mkdtempSync(join(tmpdir(), "svc-test-sigint-"));
+    chmodSync(tmp, 0o1777);
+    cleanups.push(() => rmSync(tmp, { recursive: true, force: true }));
+    const child = spawn(process.execPath, [bin, "test", scaffold("import time\ntime.sleep(60)\n")], {
+      env: { ...env, TMPDIR: tmp },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
+      child.once("exit", (code, signal) => resolve(signal ?? code)),
+    );
+    const mounted = () => readFileSync("/proc/self/mounts", "utf8").includes(tmp);
+    // A warm sandbox's disk is mounted before its run begins; interrupt once one is.
+    for (let waited = 0; !mounted() && waited < 20_000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(mounted()).toBe(true);
+    child.kill("SIGINT");
+    const hung = setTimeout(() => child.kill("SIGKILL"), 20_000);
+    const ended = await exited;
+    clearTimeout(hung);
+    expect(ended).toBe("SIGINT");
+    expect(readdirSync(tmp).filter((name) => name.startsWith("svc-"))).toEqual([]);
+    expect(mounted()).toBe(false);
+  });
+
   it("3. stops at lint errors without running anything", async () => {
     const dir = scaffold();
     const contract = JSON.parse(readFileSync(join(dir, "verifier-contract.json"), "utf8"));

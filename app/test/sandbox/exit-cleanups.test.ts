@@ -1,49 +1,101 @@
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const MODULE = fileURLToPath(new URL("../../src/sandbox/exit-cleanups.ts", import.meta.url));
 
-/** Runs `body` in a fresh Node process with `onProcessExit` imported; returns its output. */
-function runChild(body: string): { stdout: string; stderr: string; status: number | null } {
+interface Ended {
+  stdout: string;
+  stderr: string;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/**
+ * Runs `body` in a fresh Node process with `onProcessExit` imported. With `signal`, the child is
+ * sent it once it has printed "ready" (and keeps itself alive until then).
+ */
+function runChild(body: string, signal?: NodeJS.Signals): Promise<Ended> {
   const script = `import { onProcessExit } from ${JSON.stringify(MODULE)};\n${body}`;
-  const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
-  return { stdout: child.stdout, stderr: child.stderr, status: child.status };
+  const child = spawn(process.execPath, ["--input-type=module", "-e", script]);
+  let stdout = "";
+  let stderr = "";
+  let sent = false;
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout += chunk;
+    if (signal && !sent && stdout.includes("ready\n")) {
+      sent = true;
+      child.kill(signal);
+    }
+  });
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve) => {
+    child.on("close", (code, ended) => resolve({ stdout, stderr, code, signal: ended }));
+  });
 }
 
 describe("onProcessExit", () => {
-  it("runs every registered cleanup once at exit, not the forgotten ones, under one exit listener", () => {
-    const { stdout, stderr, status } = runChild(`
+  it("runs every registered cleanup once at exit, not the forgotten ones, with no listener warning", async () => {
+    const ended = await runChild(`
       const forget = [];
       for (let i = 0; i < 25; i++) forget.push(onProcessExit(() => process.stdout.write("ran " + i + "\\n")));
       forget[3]();
       forget[17]();
-      console.log("listeners " + process.listenerCount("exit"));
     `);
-    expect(status).toBe(0);
-    const lines = stdout.trim().split("\n");
-    expect(lines[0]).toBe("listeners 1");
-    const ran = lines.slice(1).map((line) => Number(line.replace("ran ", "")));
+    expect(ended.code).toBe(0);
+    const ran = ended.stdout
+      .trim()
+      .split("\n")
+      .map((line) => Number(line.replace("ran ", "")));
     expect(ran).toEqual([...Array(25).keys()].filter((i) => i !== 3 && i !== 17));
-    // Twenty-five pools are no longer eleven listeners past Node's limit.
-    expect(stderr).not.toContain("MaxListenersExceededWarning");
+    // Twenty-five pools in one process are not twenty-five exit listeners past Node's limit.
+    expect(ended.stderr).not.toContain("MaxListenersExceededWarning");
   });
 
-  it("keeps running the other cleanups when one throws, and leaves no listener once all are forgotten", () => {
-    const { stdout, status } = runChild(`
+  it("keeps running the other cleanups when one throws", async () => {
+    const ended = await runChild(`
       onProcessExit(() => { throw new Error("a pool's cleanup failed"); });
       onProcessExit(() => process.stdout.write("second ran\\n"));
-      const forgetAll = [onProcessExit(() => {}), onProcessExit(() => {})];
-      forgetAll.forEach((forget) => forget());
-      console.log("listeners " + process.listenerCount("exit"));
     `);
-    expect(status).toBe(0);
-    expect(stdout).toBe("listeners 1\nsecond ran\n");
-    const none = runChild(`
-      const forget = [onProcessExit(() => {}), onProcessExit(() => {})];
-      forget.forEach((f) => f());
-      console.log("listeners " + process.listenerCount("exit"));
+    expect(ended.code).toBe(0);
+    expect(ended.stdout).toBe("second ran\n");
+  });
+
+  it("runs them on a fatal signal (Ctrl-C, SIGTERM), then ends the process by that signal", async () => {
+    for (const signal of ["SIGINT", "SIGTERM"] as const) {
+      const ended = await runChild(
+        `onProcessExit(() => process.stdout.write("cleaned\\n"));
+        setInterval(() => {}, 1000);
+        console.log("ready");`,
+        signal,
+      );
+      expect(ended.stdout).toBe("ready\ncleaned\n");
+      expect(ended.signal).toBe(signal);
+    }
+  });
+
+  it("leaves a signal the process handles itself to its own handler, and runs at the exit that follows", async () => {
+    const ended = await runChild(
+      `onProcessExit(() => process.stdout.write("cleaned\\n"));
+      process.on("SIGTERM", () => { process.stdout.write("shutting down\\n"); setTimeout(() => process.exit(0), 50); });
+      setInterval(() => {}, 1000);
+      console.log("ready");`,
+      "SIGTERM",
+    );
+    expect(ended.stdout).toBe("ready\nshutting down\ncleaned\n");
+    expect(ended.code).toBe(0);
+  });
+
+  it("hooks nothing once every cleanup is forgotten, so the process's signals are its own again", async () => {
+    const ended = await runChild(`
+      const forget = onProcessExit(() => process.stdout.write("cleaned\\n"));
+      console.log("hooked " + process.listenerCount("SIGTERM"));
+      forget();
+      console.log("unhooked " + process.listenerCount("SIGTERM"));
     `);
-    expect(none.stdout).toBe("listeners 0\n");
+    expect(ended.stdout).toBe("hooked 1\nunhooked 0\n");
+    expect(ended.code).toBe(0);
   });
 });
