@@ -1,4 +1,5 @@
-import { execFile } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
+import { rmSync } from "node:fs";
 import { chmod, chown, lstat, mkdir, open, readdir, statfs } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -153,4 +154,14 @@ async function measure(base: string, limitBytes: number): Promise<boolean> {
     }
   }
   return false;
+}
+
+/**
+ * A run directory removed synchronously as the process ends (a pool's exit hook): its disk, when
+ * it is or may be mounted (a directory whose disk was being prepared when the process was told to
+ * end), is unmounted lazily first, so the removal never meets a busy mount.
+ */
+export function removeRunDirectorySync(runDir: string, mayBeMounted: boolean): void {
+  if (mayBeMounted) spawnSync("umount", ["-l", join(runDir, "disk")], { stdio: "ignore" });
+  rmSync(runDir, { recursive: true, force: true });
 }

@@ -1,5 +1,4 @@
 import { spawnSync } from "node:child_process";
-import { rmSync } from "node:fs";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -10,7 +9,7 @@ import { onProcessExit } from "./exit-cleanups.ts";
 import { holdBinary } from "./hold-binary.ts";
 import { processAlive } from "./process-alive.ts";
 import { makeRunDirectory } from "./run-directory.ts";
-import { prepareRunDisk, type RunDisk } from "./run-disk.ts";
+import { prepareRunDisk, type RunDisk, removeRunDirectorySync } from "./run-disk.ts";
 import { SUPERVISOR_SOURCE } from "./supervisor-script.ts";
 
 /** Processes (threads included) a checker container may hold at once. */
@@ -103,13 +102,14 @@ export function createWarmContainerPool(options: {
     return promise;
   };
 
+  /** Run directories of slots still being made (not in `live` yet), for the exit hook. */
+  const making = new Set<string>();
+
   const onExit = () => {
     const ids = [...live].map((slot) => slot.container.id);
     if (ids.length > 0) spawnSync("docker", ["rm", "-f", ...ids], { stdio: "ignore" });
-    for (const slot of live) {
-      if (slot.disk.mounted) spawnSync("umount", ["-l", join(slot.root, "disk")]);
-      rmSync(slot.root, { recursive: true, force: true });
-    }
+    for (const slot of live) removeRunDirectorySync(slot.root, slot.disk.mounted);
+    for (const root of making) removeRunDirectorySync(root, true);
   };
   const forgetExitHook = onProcessExit(onExit);
 
@@ -123,6 +123,7 @@ export function createWarmContainerPool(options: {
   const make = async (spec: SlotSpec): Promise<WarmSlot> => {
     // Private to root: the engine binds the run's folders, whose own modes let the container in.
     const root = await makeRunDirectory(options.tempDir, "svc-docker-");
+    making.add(root);
     let disk: RunDisk | undefined;
     try {
       const imageInfo = await docker.getImage(spec.image).inspect();
@@ -156,6 +157,8 @@ export function createWarmContainerPool(options: {
       await disk?.release();
       await rm(root, { recursive: true, force: true });
       throw error;
+    } finally {
+      making.delete(root);
     }
   };
 

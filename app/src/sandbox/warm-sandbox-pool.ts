@@ -1,12 +1,10 @@
 import type { ChildProcess } from "node:child_process";
-import { spawnSync } from "node:child_process";
-import { rmSync } from "node:fs";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { BoundedSink } from "./bounded-sink.ts";
 import { onProcessExit } from "./exit-cleanups.ts";
 import { makeRunDirectory } from "./run-directory.ts";
-import { prepareRunDisk, type RunDisk } from "./run-disk.ts";
+import { prepareRunDisk, type RunDisk, removeRunDirectorySync } from "./run-disk.ts";
 import { SUPERVISOR_SOURCE } from "./supervisor-script.ts";
 
 /** Started bwrap sandboxes kept ready per interpreter and disk size by default. */
@@ -103,12 +101,15 @@ export function createWarmSandboxPool(options: {
   };
   const keyOf = (spec: SandboxSpec) => `${spec.diskBytes}:${spec.python}`;
 
+  /** Run directories of sandboxes still being made (not in `live` yet), for the exit hook. */
+  const making = new Set<string>();
+
   const onExit = () => {
     for (const sandbox of live) {
       killSandbox(sandbox);
-      if (sandbox.disk.mounted) spawnSync("umount", ["-l", join(sandbox.root, "disk")]);
-      rmSync(sandbox.root, { recursive: true, force: true });
+      removeRunDirectorySync(sandbox.root, sandbox.disk.mounted);
     }
+    for (const root of making) removeRunDirectorySync(root, true);
   };
   const forgetExitHook = onProcessExit(onExit);
 
@@ -122,6 +123,7 @@ export function createWarmSandboxPool(options: {
 
   const make = async (spec: SandboxSpec): Promise<WarmSandbox> => {
     const root = await makeRunDirectory(options.tempDir, "svc-bwrap-", options.owner);
+    making.add(root);
     let disk: RunDisk | undefined;
     try {
       const inputDir = join(root, "input");
@@ -156,6 +158,8 @@ export function createWarmSandboxPool(options: {
       await disk?.release();
       await rm(root, { recursive: true, force: true });
       throw error;
+    } finally {
+      making.delete(root);
     }
   };
 
