@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
@@ -5,10 +6,10 @@ export default defineConfig({
     include: ["*/test/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 30_000,
     pool: "forks",
-    // Two files at a time, even on two cores: most of a file's time is spent waiting (PostgreSQL,
-    // sandboxes, browsers, child services), so this runs the suite in about two thirds of the time
-    // of vitest's default (cores - 1, one file at a time on a 2-core CI machine).
-    maxWorkers: 2,
+    // At least two files at a time, even on two cores: most of a file's time is spent waiting
+    // (PostgreSQL, sandboxes, browsers, child services), so on a 2-core CI machine this runs the suite
+    // in about two thirds of the time of vitest's default (cores - 1, there one file at a time).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // One temporary folder for the run, cleared at its end (what killed processes left mounted included);
     // one PostgreSQL for the run (DATABASE_URL, else an embedded one); each server test file gets its own database.
     // The spawned `svc` commands run the bundle (app/bin/svc.js), so it is rebuilt from the sources first.
