@@ -44,18 +44,12 @@ export function legacyJsonCalls(
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
     });
-    const teardown = () => {
-      transport.close().catch(() => {});
-      product.close().catch(() => {});
-    };
     // A caller that goes away mid-call ends the exchange, as in the SDK's fallback. A JSON answer
-    // that will never come would otherwise be awaited forever: the race answers 499 instead.
+    // that will never come would otherwise be awaited forever: the race answers 499 instead, and
+    // the teardown below ends the exchange.
     let gone: () => void = () => {};
     const aborted = new Promise<Response>((resolve) => {
-      gone = () => {
-        teardown();
-        resolve(new Response(null, { status: 499 }));
-      };
+      gone = () => resolve(new Response(null, { status: 499 }));
     });
     request.signal.addEventListener("abort", gone, { once: true });
     try {
@@ -70,7 +64,8 @@ export function legacyJsonCalls(
       );
     } finally {
       request.signal.removeEventListener("abort", gone);
-      teardown();
+      transport.close().catch(() => {});
+      product.close().catch(() => {});
     }
   };
 }
