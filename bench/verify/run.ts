@@ -124,22 +124,23 @@ try {
     counting = true;
     const cpu = process.cpuUsage();
     const start = performance.now();
-    const runIds: string[] = [];
     await Promise.all(
       Array.from({ length: 4 }, async (_, lane) => {
         for (let i = lane; i < attempts.length; i += 4) {
-          const created = await createSubmission(context.services, context, {
+          await createSubmission(context.services, context, {
             attempt_id: attempts[i]!.attempt_id,
             artifacts: [{ role: "assignment", artifact_id: attempts[i]!.artifact_id }],
           });
-          runIds.push(created.verification_run_id!);
         }
       }),
     );
     const created = performance.now();
     for (;;) {
-      const [row] =
-        await db.sql`select count(*)::int as open from verification_runs where id = any(${runIds}) and status <> 'finished'`;
+      // Every earlier run of the bench's database has finished, so the unfinished ones are this
+      // measurement's: counted on the partial index of unfinished runs. Matching the ids instead
+      // cost PostgreSQL 1.2-1.6 ms a poll, a tenth of a core taken from what is measured.
+      const [row] = await db.sql<{ open: number }[]>`
+        select count(*)::int as open from verification_runs where status <> 'finished'`;
       if (row!.open === 0) break;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }

@@ -1,5 +1,6 @@
 import type postgres from "postgres";
 import type { Sql } from "../db/connect-sql.ts";
+import { genericPlans } from "../db/generic-plans.ts";
 import { TaskName } from "./task-name.ts";
 
 /**
@@ -13,12 +14,13 @@ export async function enqueueRun(sql: Sql, runId: string): Promise<void> {
 
 /**
  * The `graphile_worker.add_job` call enqueueRun makes, for the run id `runId` (an SQL expression):
- * a statement that creates runs enqueues them in the same round trip.
+ * a statement that creates runs enqueues them in the same round trip. Its plans are generic
+ * (genericPlans): every Submission pays for this call.
  */
 export function addRunJob(
   sql: Sql,
   runId: postgres.PendingQuery<postgres.Row[]>,
 ): postgres.PendingQuery<postgres.Row[]> {
-  return sql`graphile_worker.add_job(${TaskName.verifyRun}, json_build_object('verification_run_id', ${runId}),
-    max_attempts => 3, job_key => ${runId})`;
+  return sql`(select graphile_worker.add_job(${TaskName.verifyRun}, json_build_object('verification_run_id', ${runId}),
+    max_attempts => 3, job_key => ${runId}) from (${genericPlans(sql)}) generic_plans)`;
 }
