@@ -1,5 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -8,7 +8,8 @@ import { createInterface } from "node:readline";
  * Real `svc-server` processes for fleet tests and benches: web replicas (`serve` with no
  * workers), worker processes (`worker`) and the one `migrate` of a deploy, each with its own data
  * directory as if on its own host, sharing what `env` gives them (DATABASE_URL, the bucket, the
- * base URL). Their JSON log lines are kept for assertions.
+ * base URL). Their JSON log lines are kept for assertions. A process's data directory is removed
+ * once it has exited, so benches (which have no test run's temporary folder) leave nothing.
  */
 const bin = new URL("../../bin/svc-server.js", import.meta.url).pathname;
 
@@ -50,7 +51,12 @@ export function startFleetProcess(
   });
   const lines: Record<string, unknown>[] = [];
   const waiters: { msg: string; resolve: () => void }[] = [];
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code) => {
+      removeDataDir(dataDir);
+      resolve(code);
+    }),
+  );
   const fleetProcess: FleetProcess = {
     role,
     child,
@@ -95,8 +101,9 @@ export function startFleetProcess(
 
 /** `svc-server migrate` once, as a deploy runs it; resolves with the migrations it applied. */
 export async function migrateOnce(env: Record<string, string | undefined>): Promise<string[]> {
+  const dataDir = mkdtempSync(join(tmpdir(), "svc-fleet-migrate-"));
   const child = spawn(process.execPath, [bin, "migrate"], {
-    env: { ...process.env, SVC_DATA_DIR: mkdtempSync(join(tmpdir(), "svc-fleet-migrate-")), ...env },
+    env: { ...process.env, SVC_DATA_DIR: dataDir, ...env },
   });
   let stdout = "";
   let stderr = "";
@@ -107,6 +114,17 @@ export async function migrateOnce(env: Record<string, string | undefined>): Prom
     stderr += chunk;
   });
   const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  removeDataDir(dataDir);
   if (code !== 0) throw new Error(`svc-server migrate exited with ${code}: ${stderr}`);
   return (JSON.parse(stdout) as { applied: string[] }).applied;
+}
+
+/**
+ * A killed worker can leave a run disk mounted in its data directory: that one stays, and the
+ * test run's teardown (run-temp-dir.ts) unmounts and removes it.
+ */
+function removeDataDir(dataDir: string): void {
+  try {
+    rmSync(dataDir, { recursive: true, force: true });
+  } catch {}
 }

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { mkdir, open, rename, rm, stat } from "node:fs/promises";
+import { closeSync, createReadStream, fstatSync, openSync, readSync, statSync } from "node:fs";
+import { mkdir, rename, rm } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import type { Readable } from "node:stream";
+import { Readable } from "node:stream";
 import { sha256 } from "@svc/app";
 import { blobPath } from "./blob-path.ts";
 import type { BlobStat, BlobStore, PutResult } from "./blob-store.ts";
@@ -15,6 +16,12 @@ import { writeTempBlob } from "./write-temp-blob.ts";
  *
  * A crash in the middle of a put can leave a `.part` file in `<root>/tmp`; it is never read and
  * may be deleted whenever no put is running.
+ *
+ * Stats, and reads of blobs up to SMALL_BLOB_BYTES, are synchronous: each asynchronous file
+ * operation goes through libuv's thread pool, whose wake-ups cost 0.15-0.2 ms of CPU on a virtual
+ * machine (an async read of a 17-byte file: 160-190 µs of CPU; synchronously: 6 µs; a stat: 2.5
+ * µs). A builtin verification run reads two such blobs and stats its log. Larger blobs stream;
+ * puts stay asynchronous (they wait for the disk).
  */
 export function openLocalBlobStore(root: string): BlobStore {
   const base = resolve(root);
@@ -23,7 +30,7 @@ export function openLocalBlobStore(root: string): BlobStore {
   async function statBlob(hash: string): Promise<BlobStat | null> {
     const path = blobPath(base, hash);
     try {
-      return { size_bytes: (await stat(path)).size };
+      return { size_bytes: statSync(path).size };
     } catch (error) {
       if (isNotFound(error)) return null;
       throw error;
@@ -58,13 +65,24 @@ export function openLocalBlobStore(root: string): BlobStore {
 
     async get(hash): Promise<Readable | null> {
       const path = blobPath(base, hash);
+      let fd: number;
       try {
-        const file = await open(path, "r");
-        return file.createReadStream();
+        fd = openSync(path, "r");
       } catch (error) {
         if (isNotFound(error)) return null;
         throw error;
       }
+      // The descriptor keeps the bytes readable even if the blob is deleted meanwhile.
+      let small: Buffer | null;
+      try {
+        small = readSmall(fd);
+      } catch (error) {
+        closeSync(fd);
+        throw error;
+      }
+      if (small === null) return createReadStream(path, { fd });
+      closeSync(fd);
+      return Readable.from(small.byteLength === 0 ? [] : [small], { objectMode: false });
     },
 
     async has(hash): Promise<boolean> {
@@ -84,6 +102,23 @@ export function openLocalBlobStore(root: string): BlobStore {
       }
     },
   };
+}
+
+/** Blobs up to this size are read at once (see openLocalBlobStore). */
+const SMALL_BLOB_BYTES = 256 * 1024;
+
+/** The whole blob behind `fd` when it is small, else null (the descriptor stays open either way). */
+function readSmall(fd: number): Buffer | null {
+  const { size } = fstatSync(fd);
+  if (size > SMALL_BLOB_BYTES) return null;
+  const bytes = Buffer.allocUnsafe(size);
+  let offset = 0;
+  while (offset < size) {
+    const read = readSync(fd, bytes, offset, size - offset, offset);
+    if (read === 0) break;
+    offset += read;
+  }
+  return bytes.subarray(0, offset);
 }
 
 function isNotFound(error: unknown): boolean {

@@ -260,6 +260,16 @@ describe.each(BACKENDS)("the blob store on %s", (_name, open) => {
       expect(await store.has(absent)).toBe(false);
     });
 
+    it("reads back blobs of every size whole: empty, a few bytes, and either side of 256 KiB", async () => {
+      // The local store reads blobs up to 256 KiB at once and streams larger ones.
+      for (const size of [0, 17, 256 * 1024, 256 * 1024 + 1]) {
+        const bytes = randomBytes(size);
+        const { content_hash } = await store.put(bytes);
+        const read = await buffer((await store.get(content_hash))!);
+        expect({ size, equal: read.equals(bytes) }).toEqual({ size, equal: true });
+      }
+    });
+
     it("deletes a blob once: true the first time, false when it is already gone", async () => {
       const { content_hash } = await store.put(randomBytes(10));
       expect(await store.delete(content_hash)).toBe(true);
@@ -267,12 +277,13 @@ describe.each(BACKENDS)("the blob store on %s", (_name, open) => {
       expect(await store.delete(content_hash)).toBe(false);
     });
 
-    it("keeps streaming a blob that was opened before it was deleted", async () => {
-      const bytes = randomBytes(MiB);
-      const { content_hash } = await store.put(bytes);
-      const stream = await store.get(content_hash);
-      await store.delete(content_hash);
-      expect((await buffer(stream!)).equals(bytes)).toBe(true);
+    it("keeps streaming a blob that was opened before it was deleted, large or small", async () => {
+      for (const bytes of [randomBytes(MiB), randomBytes(100)]) {
+        const { content_hash } = await store.put(bytes);
+        const stream = await store.get(content_hash);
+        await store.delete(content_hash);
+        expect((await buffer(stream!)).equals(bytes)).toBe(true);
+      }
     });
   });
 
