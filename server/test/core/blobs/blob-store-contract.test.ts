@@ -187,6 +187,24 @@ describe.each(BACKENDS)("the blob store on %s", (_name, open) => {
       await expectNothingKept();
     });
 
+    it("refuses small bytes in memory over maxBytes or with another hash, and keeps nothing", async () => {
+      const bytes = randomBytes(100);
+      const tooLarge = await expectRefusal(store.put(bytes, { maxBytes: 99 }));
+      expect(tooLarge.refusal).toEqual({
+        code: BlobRefusalCode.too_large,
+        max_bytes: 99,
+        received_bytes: 100,
+      });
+      const declared = hashOf(new TextEncoder().encode("something else"));
+      const otherHash = await expectRefusal(store.put(bytes, { expectedHash: declared }));
+      expect(otherHash.refusal).toEqual({
+        code: BlobRefusalCode.hash_mismatch,
+        expected_hash: declared,
+        actual_hash: hashOf(bytes),
+      });
+      await expectNothingKept();
+    });
+
     it("refuses a body shorter than the declared size at its end and keeps nothing", async () => {
       const error = await expectRefusal(store.put(randomBytes(10), { expectedSize: 11 }));
       expect(error.refusal).toEqual({
