@@ -13,7 +13,7 @@ import { type SealedRevisionFacts, withEffectiveSealing } from "../sealing/read-
 import type { SealingPolicy } from "../sealing/sealing-policy.ts";
 import { submissionAllowance } from "../sealing/submission-allowance.ts";
 import type { Caller } from "../users/caller.ts";
-import { queueVerificationRun } from "../verification/queue-verification-run.ts";
+import { queuedRunCtes } from "../verification/queue-verification-run.ts";
 import { viewerOf } from "../visibility/viewer.ts";
 import { checkSubmissionArtifacts } from "./check-submission-artifacts.ts";
 import { readSubmissions } from "./read-submissions.ts";
@@ -116,10 +116,26 @@ export async function createSubmission(
       );
     }
     const id = randomId(IdPrefix.submission);
+    const runId = terms === null ? null : randomId(IdPrefix.verificationRun);
+    const run =
+      terms === null || runId === null
+        ? null
+        : queuedRunCtes(tx, runId, {
+            submissionId: id,
+            problemRevisionId: attempt.problem_revision_id,
+            verifierContractId: terms.verifier_contract_id,
+            artifacts: check.artifacts,
+            trigger: RunTrigger.submission,
+          });
+    // One round trip: the Submission, and its run and the run's job when the revision pins a Contract.
     await tx`
-      insert into submissions (id, attempt_id, user_id, problem_id, problem_revision_id, artifacts, created_at)
-      values (${id}, ${attempt.id}, ${attempt.user_id}, ${attempt.problem_id}, ${attempt.problem_revision_id},
-        ${tx.json(check.artifacts as never)}, ${now})`;
+      with submission as (
+        insert into submissions (id, attempt_id, user_id, problem_id, problem_revision_id, artifacts, created_at)
+        values (${id}, ${attempt.id}, ${attempt.user_id}, ${attempt.problem_id}, ${attempt.problem_revision_id},
+          ${tx.json(check.artifacts as never)}, ${now})
+        returning id
+      )
+      ${run === null ? tx`select count(*) from submission` : tx`, ${run} select count(*) from submission, job`}`;
     if (sealing?.entries === EntriesMode.independent && evaluationId !== null) {
       await recordEntry(tx, {
         evaluationId,
@@ -129,16 +145,6 @@ export async function createSubmission(
         now,
       });
     }
-    const runId =
-      terms === null
-        ? null
-        : await queueVerificationRun(tx, {
-            submissionId: id,
-            problemRevisionId: attempt.problem_revision_id,
-            verifierContractId: terms.verifier_contract_id,
-            artifacts: check.artifacts,
-            trigger: RunTrigger.submission,
-          });
     return { id, runId };
   });
   const [submission] = await readSubmissions(sql, { id: created.id }, { viewer, now: clock() });

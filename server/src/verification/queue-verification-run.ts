@@ -1,4 +1,4 @@
-import type { RunTrigger } from "@svc/schemas";
+import { IdPrefix, type RunTrigger } from "@svc/schemas";
 import type postgres from "postgres";
 import { randomId } from "../core/ids/random-id.ts";
 import { addRunJob } from "../core/jobs/enqueue-run.ts";
@@ -30,18 +30,31 @@ export async function queueVerificationRun(
   tx: postgres.TransactionSql,
   input: QueueRunInput,
 ): Promise<string> {
-  const id = randomId("vrn");
-  const inputs = { artifacts: input.artifacts, summary_included: false };
+  const id = randomId(IdPrefix.verificationRun);
   // One round trip: the run and its job.
-  await tx`
-    with run as (
+  await tx`with ${queuedRunCtes(tx, id, input)} select count(*) from job`;
+  return id;
+}
+
+/**
+ * The common table expressions `run` (the run `id`, inserted `queued`) and `job` (its execution
+ * enqueued), for a statement that also writes what the run belongs to, such as its Submission, in
+ * the same round trip. `job` only runs when the statement reads it: `select ... from job`.
+ */
+export function queuedRunCtes(
+  tx: postgres.TransactionSql,
+  id: string,
+  input: QueueRunInput,
+): postgres.PendingQuery<postgres.Row[]> {
+  const inputs = { artifacts: input.artifacts, summary_included: false };
+  return tx`
+    run as (
       insert into verification_runs
         (id, submission_id, problem_revision_id, verifier_contract_id, trigger, inputs, requested_by_user_id)
       values
         (${id}, ${input.submissionId}, ${input.problemRevisionId}, ${input.verifierContractId}, ${input.trigger},
          ${tx.json(inputs as unknown as postgres.JSONValue)}, ${input.requestedByUserId ?? null})
       returning id
-    )
-    select ${addRunJob(tx, tx`run.id`)} from run`;
-  return id;
+    ),
+    job as (select ${addRunJob(tx, tx`run.id`)} from run)`;
 }
