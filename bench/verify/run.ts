@@ -11,7 +11,8 @@
  * - the service's statements per run (create_submission and the worker's execution, counted on the
  *   service's pool; graphile-worker's own two per job are apart), the figure round trips follow;
  * - how fast the bench created the submissions meanwhile: close to the runs/s, creation bounds it;
- * - this process's CPU time per run (creation and workers; PostgreSQL's is apart).
+ * - this process's CPU time per run (creation and workers), and PostgreSQL's when it runs on this
+ *   machine (every postgres process: meaningful when nothing else uses them).
  * Summary lines: `verify runs/s 2 workers` against 1 worker, and `verify runs/s 1 worker` against
  * the checker alone. BENCH_SUBMISSIONS submissions per measurement (default 200). Run with
  * `npm run bench:verify`.
@@ -35,6 +36,7 @@ import {
 } from "../../server/test/verification/support/verification-harness.ts";
 import { benchDatabase } from "../support/bench-database.ts";
 import { printSummary } from "../support/measure.ts";
+import { postgresCpuMs } from "../support/postgres-cpu.ts";
 
 const SUBMISSIONS = Number(process.env.BENCH_SUBMISSIONS ?? 200);
 const log = pino({ level: "silent" });
@@ -108,7 +110,9 @@ try {
   const baseline = BASELINE_RUNS / ((performance.now() - baselineStart) / 1000);
 
   /** Submits SUBMISSIONS answers while `concurrency` workers run them: runs per second until all finished, submissions created per second, CPU ms per run. */
-  async function endToEnd(concurrency: number): Promise<{ runs: number; created: number; cpuMs: number }> {
+  async function endToEnd(
+    concurrency: number,
+  ): Promise<{ runs: number; created: number; cpuMs: number; postgresMs: number | null }> {
     const attempts: Array<{ attempt_id: string; artifact_id: string }> = [];
     for (let i = 0; i < SUBMISSIONS; i++) {
       const { attempt } = await startAttempt(context.services, context, { problem: problem.problem_id });
@@ -123,6 +127,7 @@ try {
     statements = 0;
     counting = true;
     const cpu = process.cpuUsage();
+    const postgresBefore = postgresCpuMs();
     const start = performance.now();
     await Promise.all(
       Array.from({ length: 4 }, async (_, lane) => {
@@ -146,12 +151,17 @@ try {
     }
     const elapsed = (performance.now() - start) / 1000;
     const used = process.cpuUsage(cpu);
+    const postgresAfter = postgresCpuMs();
     counting = false;
     await worker.stop();
     return {
       runs: SUBMISSIONS / elapsed,
       created: SUBMISSIONS / ((created - start) / 1000),
       cpuMs: (used.user + used.system) / 1000 / SUBMISSIONS,
+      postgresMs:
+        postgresBefore === null || postgresAfter === null
+          ? null
+          : (postgresAfter - postgresBefore) / SUBMISSIONS,
     };
   }
 
@@ -179,6 +189,12 @@ try {
   console.log(
     `CPU of this process (creation and workers) per run: ${endOne.cpuMs.toFixed(2)} ms (1 worker), ${endTwo.cpuMs.toFixed(2)} ms (2 workers)`,
   );
+  if (endOne.postgresMs !== null && endTwo.postgresMs !== null) {
+    // Every postgres process of this machine: the bench's database only when it is local and idle otherwise.
+    console.log(
+      `CPU of PostgreSQL on this machine per run: ${endOne.postgresMs.toFixed(2)} ms (1 worker), ${endTwo.postgresMs.toFixed(2)} ms (2 workers)`,
+    );
+  }
   printSummary({
     name: "verify runs/s 2 workers",
     figure: two,
