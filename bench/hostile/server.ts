@@ -38,6 +38,8 @@ process.once("SIGTERM", async () => {
   await app.close();
   await worker.stop();
   await closeValidationPool();
+  // Before the data directory goes: the warm sandbox pools keep their run folders (and disks) in it.
+  await services.sandbox.close?.();
   await db.close();
   process.exit(0);
 });

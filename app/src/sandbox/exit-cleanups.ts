@@ -25,7 +25,7 @@ function runCleanups(): void {
  * Every warm pool of the process shares one hook, so many pools never pass Node's listener limit.
  */
 export function onProcessExit(cleanup: () => void): () => void {
-  unhook ??= onExit(runCleanups);
+  unhook ??= listenFirst(() => onExit(runCleanups));
   cleanups.add(cleanup);
   return () => {
     cleanups.delete(cleanup);
@@ -34,4 +34,31 @@ export function onProcessExit(cleanup: () => void): () => void {
       unhook = undefined;
     }
   };
+}
+
+/**
+ * Installs a hook, then moves the signal listeners it added in front of the process's own.
+ * signal-exit decides whether the process handles a signal by counting its listeners when the
+ * signal arrives; a `process.once` listener that ran before it has removed itself by then, so
+ * signal-exit took the signal for unhandled, re-raised it and killed `svc-server worker` in the
+ * middle of its graceful stop. Listening first, it sees every listener the process has.
+ */
+function listenFirst(install: () => () => void): () => void {
+  const before = new Map<string, Set<NodeJS.SignalsListener>>();
+  for (const name of process.eventNames()) {
+    if (typeof name === "string" && name.startsWith("SIG")) {
+      before.set(name, new Set(process.listeners(name as NodeJS.Signals)));
+    }
+  }
+  const uninstall = install();
+  for (const name of process.eventNames()) {
+    if (typeof name !== "string" || !name.startsWith("SIG")) continue;
+    const had = before.get(name) ?? new Set();
+    for (const listener of process.listeners(name as NodeJS.Signals)) {
+      if (had.has(listener)) continue;
+      process.removeListener(name, listener);
+      process.prependListener(name as NodeJS.Signals, listener);
+    }
+  }
+  return uninstall;
 }

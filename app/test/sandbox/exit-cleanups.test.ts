@@ -88,6 +88,23 @@ describe("onProcessExit", () => {
     expect(ended.code).toBe(0);
   });
 
+  it("leaves the signal to a once listener registered before it, as svc-server worker listens", async () => {
+    // signal-exit counts the process's listeners when the signal arrives; a once listener has
+    // removed itself by then when it runs first, and the process was killed mid-shutdown.
+    const ended = await runChild(
+      `process.once("SIGTERM", () => {
+        process.stdout.write("shutting down\\n");
+        setTimeout(() => { process.stdout.write("jobs finished\\n"); process.exit(0); }, 50);
+      });
+      onProcessExit(() => process.stdout.write("cleaned\\n"));
+      setInterval(() => {}, 1000);
+      console.log("ready");`,
+      "SIGTERM",
+    );
+    expect(ended.stdout).toBe("ready\nshutting down\njobs finished\ncleaned\n");
+    expect(ended.code).toBe(0);
+  });
+
   it("hooks nothing once every cleanup is forgotten, so the process's signals are its own again", async () => {
     const ended = await runChild(`
       const forget = onProcessExit(() => process.stdout.write("cleaned\\n"));
