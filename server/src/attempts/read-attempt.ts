@@ -4,16 +4,17 @@ import type { ProblemRow } from "../problems/problem-row.ts";
 import type { Viewer } from "../visibility/viewer.ts";
 import { canManageWork, canReadWork } from "../visibility/work-access.ts";
 import type { AttemptRow } from "./attempt.ts";
-import { findAttemptAndProblem } from "./find-attempt.ts";
+import { type AttemptRevision, findAttemptAndProblem } from "./find-attempt.ts";
 
 /** Who may use an Attempt: its owner only (`own`, every write), or also the Problem's managers (`read`). */
 export const AttemptAccess = { own: "own", read: "read" } as const;
 export type AttemptAccess = (typeof AttemptAccess)[keyof typeof AttemptAccess];
 
-/** An Attempt the caller may use, with its Problem. */
+/** An Attempt the caller may use, with its Problem (and its revision's facts when asked for). */
 export interface ReadAttempt {
   attempt: AttemptRow;
   problem: ProblemRow;
+  revision: AttemptRevision | null;
 }
 
 /**
@@ -21,20 +22,22 @@ export interface ReadAttempt {
  * can see its Problem (Attempt ids are unguessable, so this leaks nothing the viewer could not
  * learn) and `not_found` otherwise, exactly like an unknown id, so a private Problem never leaks.
  * With `read` access the Problem's managers (its owner and administrators) read anyone's Attempt.
- * `lock` locks the Attempt row for the caller's transaction.
+ * `lock` locks the Attempt row for the caller's transaction; `revision` also reads its pinned
+ * revision's facts (findAttemptAndProblem).
  */
 export async function readAttempt(
   sql: Sql,
   viewer: Viewer,
   id: string,
-  options: { access: AttemptAccess; lock?: boolean; field?: string },
+  options: { access: AttemptAccess; lock?: boolean; field?: string; revision?: boolean },
 ): Promise<ReadAttempt> {
   const field = options.field ?? "attempt_id";
-  const found = await findAttemptAndProblem(sql, id, { lock: options.lock });
-  const { attempt, problem } = found ?? { attempt: null, problem: null };
+  const found = await findAttemptAndProblem(sql, id, { lock: options.lock, revision: options.revision });
+  const { attempt, problem, revision } = found ?? { attempt: null, problem: null, revision: null };
   if (!attempt || !problem || !canReadWork(viewer, problem)) throw attemptNotFound(id, field);
-  if (attempt.user_id === viewer.userId) return { attempt, problem };
-  if (options.access === AttemptAccess.read && canManageWork(viewer, problem)) return { attempt, problem };
+  if (attempt.user_id === viewer.userId) return { attempt, problem, revision };
+  if (options.access === AttemptAccess.read && canManageWork(viewer, problem))
+    return { attempt, problem, revision };
   throw new ServiceError(
     "not_yours",
     `attempt ${id} belongs to another user: name one of your own Attempts (list_my_attempts lists them)`,

@@ -9,7 +9,7 @@ import type { Services } from "../core/services/services.ts";
 import { checkCutoff, quotaExhausted } from "../sealing/check-sealed-intake.ts";
 import { recordEntry } from "../sealing/final-entry-events.ts";
 import { lockQuota, readQuotaUsage } from "../sealing/read-quota-usage.ts";
-import { type SealedRevisionFacts, withEffectiveSealing } from "../sealing/read-sealing.ts";
+import { withEffectiveSealing } from "../sealing/read-sealing.ts";
 import type { SealingPolicy } from "../sealing/sealing-policy.ts";
 import { submissionAllowance } from "../sealing/submission-allowance.ts";
 import type { Caller } from "../users/caller.ts";
@@ -42,9 +42,15 @@ export async function createSubmission(
   const { sql, clock } = services;
   const viewer = viewerOf(caller.principal);
   const created = await inTransaction(sql, async (tx) => {
-    const { attempt, problem } = await readAttempt(tx, viewer, input.attempt_id, {
+    // The Attempt, its Problem and its revision's facts in one round trip.
+    const {
+      attempt,
+      problem,
+      revision: stored,
+    } = await readAttempt(tx, viewer, input.attempt_id, {
       access: AttemptAccess.own,
       lock: true,
+      revision: true,
     });
     requireActive(attempt);
     if (problem.status !== "open") {
@@ -56,9 +62,6 @@ export async function createSubmission(
         },
       );
     }
-    const [stored] = await tx<(SealedRevisionFacts & { id: string })[]>`
-      select id, verifier_contract_id, verifier_input_bindings, sealing
-      from problem_revisions where id = ${attempt.problem_revision_id}`;
     const revision = await withEffectiveSealing(tx, stored!, problem.owner_user_id);
     const sealing = revision.sealing as SealingPolicy | null;
     const evaluationId = sealing?.evaluation_id ?? null;
