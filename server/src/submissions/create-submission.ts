@@ -13,7 +13,7 @@ import { withEffectiveSealing } from "../sealing/read-sealing.ts";
 import type { SealingPolicy } from "../sealing/sealing-policy.ts";
 import { submissionAllowance } from "../sealing/submission-allowance.ts";
 import type { Caller } from "../users/caller.ts";
-import { queuedRunCtes } from "../verification/queue-verification-run.ts";
+import { queuedRun } from "../verification/queue-verification-run.ts";
 import { viewerOf } from "../visibility/viewer.ts";
 import { checkSubmissionArtifacts } from "./check-submission-artifacts.ts";
 import { readSubmissions } from "./read-submissions.ts";
@@ -119,11 +119,10 @@ export async function createSubmission(
       );
     }
     const id = randomId(IdPrefix.submission);
-    const runId = terms === null ? null : randomId(IdPrefix.verificationRun);
     const run =
-      terms === null || runId === null
+      terms === null
         ? null
-        : queuedRunCtes(tx, runId, {
+        : queuedRun(tx, {
             submissionId: id,
             problemRevisionId: attempt.problem_revision_id,
             verifierContractId: terms.verifier_contract_id,
@@ -138,7 +137,7 @@ export async function createSubmission(
           ${tx.json(check.artifacts as never)}, ${now})
         returning id
       )
-      ${run === null ? tx`select count(*) from submission` : tx`, ${run} select count(*) from submission, job`}`;
+      ${run === null ? tx`select count(*) from submission` : tx`, ${run.ctes} select count(*) from submission, job`}`;
     if (sealing?.entries === EntriesMode.independent && evaluationId !== null) {
       await recordEntry(tx, {
         evaluationId,
@@ -148,7 +147,7 @@ export async function createSubmission(
         now,
       });
     }
-    return { id, runId };
+    return { id, runId: run?.id ?? null };
   });
   const [submission] = await readSubmissions(sql, { id: created.id }, { viewer, now: clock() });
   return { submission: submission!, verification_run_id: created.runId };

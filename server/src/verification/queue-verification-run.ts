@@ -30,24 +30,25 @@ export async function queueVerificationRun(
   tx: postgres.TransactionSql,
   input: QueueRunInput,
 ): Promise<string> {
-  const id = randomId(IdPrefix.verificationRun);
+  const run = queuedRun(tx, input);
   // One round trip: the run and its job.
-  await tx`with ${queuedRunCtes(tx, id, input)} select count(*) from job`;
-  return id;
+  await tx`with ${run.ctes} select count(*) from job`;
+  return run.id;
 }
 
 /**
- * The common table expressions `run` (the run `id`, inserted `queued`) and `job` (its execution
- * enqueued), for a statement that also writes what the run belongs to, such as its Submission, in
- * the same round trip. `job` only runs when the statement reads it: `select ... from job`.
+ * A new run's id and the common table expressions `run` (the run, inserted `queued`) and `job`
+ * (its execution enqueued), for a statement that also writes what the run belongs to, such as its
+ * Submission, in the same round trip. `job` only runs when the statement reads it:
+ * `select ... from job`.
  */
-export function queuedRunCtes(
+export function queuedRun(
   tx: postgres.TransactionSql,
-  id: string,
   input: QueueRunInput,
-): postgres.PendingQuery<postgres.Row[]> {
+): { id: string; ctes: postgres.PendingQuery<postgres.Row[]> } {
+  const id = randomId(IdPrefix.verificationRun);
   const inputs = { artifacts: input.artifacts, summary_included: false };
-  return tx`
+  const ctes = tx`
     run as (
       insert into verification_runs
         (id, submission_id, problem_revision_id, verifier_contract_id, trigger, inputs, requested_by_user_id)
@@ -57,4 +58,5 @@ export function queuedRunCtes(
       returning id
     ),
     job as (select ${addRunJob(tx, tx`run.id`)} from run)`;
+  return { id, ctes };
 }
