@@ -37,6 +37,7 @@ import {
 import { seedProblems } from "../mcp/seed-problems.ts";
 import { benchDatabase } from "../support/bench-database.ts";
 import { printSummary, throughput } from "../support/measure.ts";
+import { waitForRunsFinished } from "../support/wait-for-runs.ts";
 
 const SUBMISSIONS = Number(process.env.BENCH_SUBMISSIONS ?? 300);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -105,15 +106,7 @@ try {
         }
       }),
     );
-    for (;;) {
-      // Every earlier run of the bench's database has finished, so the unfinished ones are this
-      // measurement's: counted on the partial index of unfinished runs. Matching the ids instead
-      // cost PostgreSQL 1.2-1.6 ms a poll, a tenth of a core taken from what is measured.
-      const [row] = await db.sql<{ open: number }[]>`
-        select count(*)::int as open from verification_runs where status <> 'finished'`;
-      if (row!.open === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await waitForRunsFinished(db.sql);
     const seconds = (performance.now() - began) / 1000;
     await stopAll();
     return SUBMISSIONS / seconds;

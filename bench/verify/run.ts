@@ -37,6 +37,7 @@ import {
 import { benchDatabase } from "../support/bench-database.ts";
 import { printSummary } from "../support/measure.ts";
 import { postgresCpuMs } from "../support/postgres-cpu.ts";
+import { waitForRunsFinished } from "../support/wait-for-runs.ts";
 
 const SUBMISSIONS = Number(process.env.BENCH_SUBMISSIONS ?? 200);
 const log = pino({ level: "silent" });
@@ -140,15 +141,7 @@ try {
       }),
     );
     const created = performance.now();
-    for (;;) {
-      // Every earlier run of the bench's database has finished, so the unfinished ones are this
-      // measurement's: counted on the partial index of unfinished runs. Matching the ids instead
-      // cost PostgreSQL 1.2-1.6 ms a poll, a tenth of a core taken from what is measured.
-      const [row] = await db.sql<{ open: number }[]>`
-        select count(*)::int as open from verification_runs where status <> 'finished'`;
-      if (row!.open === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await waitForRunsFinished(db.sql);
     const elapsed = (performance.now() - start) / 1000;
     const used = process.cpuUsage(cpu);
     const postgresAfter = postgresCpuMs();
