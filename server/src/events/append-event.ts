@@ -15,6 +15,29 @@ export interface NewEvent {
   data: Record<string, unknown>;
 }
 
+/** An event as a row of the `events` columns, for a statement that reads events from JSON (eventsFromJson). */
+export function eventRecord(event: NewEvent): postgres.JSONValue {
+  return {
+    kind: event.kind,
+    occurred_at: event.occurredAt.toISOString(),
+    audience_user_id: event.audienceUserId,
+    problem_id: event.problemId ?? null,
+    review_process_id: event.reviewProcessId ?? null,
+    node_id: event.nodeId ?? null,
+    data: event.data as postgres.JSONValue,
+  };
+}
+
+/** A FROM item reading the eventRecord in the jsonb expression `record` as the row `alias`. */
+export function eventFromJson(
+  sql: Sql,
+  record: postgres.PendingQuery<postgres.Row[]>,
+  alias: string,
+): postgres.PendingQuery<postgres.Row[]> {
+  return sql`jsonb_to_record(${record}) as ${sql(alias)}(kind text, occurred_at timestamptz, audience_user_id text,
+    problem_id text, review_process_id text, node_id text, data jsonb)`;
+}
+
 /**
  * A constant of the service's own (any 64-bit number no other lock uses): the lock that hands
  * out event ids in commit order.
@@ -52,22 +75,44 @@ export function appendEventCtes(
   event: NewEvent,
   gate: string | null = null,
 ): postgres.PendingQuery<postgres.Row[]> {
+  return appendEventsCtes(
+    sql,
+    sql`(select ${event.kind}::text as kind, ${event.occurredAt}::timestamptz as occurred_at,
+      ${event.audienceUserId}::text as audience_user_id, ${event.problemId ?? null}::text as problem_id,
+      ${event.reviewProcessId ?? null}::text as review_process_id, ${event.nodeId ?? null}::text as node_id,
+      ${sql.json(event.data as postgres.JSONValue)}::jsonb as data
+      ${gate === null ? sql`` : sql`from ${sql(gate)}`})`,
+  );
+}
+
+/**
+ * appendEventCtes for many events: `events` is a subquery (or a CTE's name as `sql(name)`) of
+ * rows with the `events` columns (kind, occurred_at, audience_user_id, problem_id,
+ * review_process_id, node_id, data). The lock is taken once, only when there is an event; each
+ * subscription that wants any of them is woken once. The statement must read `woken`.
+ */
+export function appendEventsCtes(
+  sql: Sql,
+  events: postgres.PendingQuery<postgres.Row[]> | postgres.Helper<string>,
+): postgres.PendingQuery<postgres.Row[]> {
   // One waiting delivery job per subscription: preserve_run_at keeps a backing-off subscription's
   // retry time, and graphile-worker adds a fresh job when the keyed one is already running.
   return sql`
-    locked as (select pg_advisory_xact_lock(${EVENT_LOG_LOCK.toString()}::bigint) ${gate === null ? sql`` : sql`from ${sql(gate)}`}),
+    new_events as (select * from ${events} e),
+    locked as (select pg_advisory_xact_lock(${EVENT_LOG_LOCK.toString()}::bigint) where exists (select from new_events)),
     appended as (
       insert into events (kind, occurred_at, audience_user_id, problem_id, review_process_id, node_id, data)
-      select ${event.kind}, ${event.occurredAt}::timestamptz, ${event.audienceUserId}::text, ${event.problemId ?? null}::text,
-        ${event.reviewProcessId ?? null}::text, ${event.nodeId ?? null}::text, ${sql.json(event.data as postgres.JSONValue)}::jsonb
-      from locked
-      returning id
+      select e.kind, e.occurred_at, e.audience_user_id, e.problem_id, e.review_process_id, e.node_id, e.data
+      from new_events e, locked
+      returning id, kind, audience_user_id
     ),
     woken as (
       select graphile_worker.add_job(${TaskName.deliverEvents}, json_build_object('subscription_id', s.id),
         max_attempts => 5, job_key => 'deliver_events:' || s.id, job_key_mode => 'preserve_run_at')
-      from event_subscriptions s, appended
-      where s.ended_at is null and s.delivery = 'webhook' and (s.kinds is null or ${event.kind} = any(s.kinds))
-        and (${event.audienceUserId}::text is null or s.user_id = ${event.audienceUserId})
+      from event_subscriptions s
+      where s.ended_at is null and s.delivery = 'webhook'
+        and exists (select from appended a
+                    where (s.kinds is null or a.kind = any(s.kinds))
+                      and (a.audience_user_id is null or s.user_id = a.audience_user_id))
     )`;
 }

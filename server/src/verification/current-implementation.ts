@@ -1,6 +1,7 @@
 import { currentImplementation as chooseImplementation, type ImplementationChoice } from "@svc/app";
 import type { ConformanceStatus, ImplementationLimits, ImplementationRuntime } from "@svc/schemas";
-import type { Sql } from "../core/db/connect-sql.ts";
+import type { Pool, Sql } from "../core/db/connect-sql.ts";
+import { groupedStatementOn } from "../core/db/grouped-statement.ts";
 
 /** A VerifierImplementation as a run executes it. */
 export interface RunnableImplementation {
@@ -25,9 +26,38 @@ export async function currentImplementation(
   contractId: string,
   stageKey: string,
 ): Promise<ImplementationChoice<RunnableImplementation>> {
-  const rows = await sql<RunnableImplementation[]>`
-    select id, stage_key, version_number, runtime, entrypoint, limits, content_hash, program, conformance, yanked_at
+  const [implementations] = await stageImplementations(sql, [{ contractId, stageKey }]);
+  return chooseImplementation(implementations!);
+}
+
+/**
+ * currentImplementation for a run's stage, on the pool: runs looking up at the same time share
+ * one statement (groupedStatement). Not for a transaction, whose statements would wait a turn.
+ */
+export async function currentImplementationForRun(
+  pool: Pool,
+  contractId: string,
+  stageKey: string,
+): Promise<ImplementationChoice<RunnableImplementation>> {
+  return chooseImplementation(await groupedStageImplementations(pool, { contractId, stageKey }));
+}
+
+const groupedStageImplementations = groupedStatementOn(stageImplementations);
+
+/** Every implementation of each stage, one statement for them all. */
+async function stageImplementations(
+  sql: Sql,
+  stages: Array<{ contractId: string; stageKey: string }>,
+): Promise<RunnableImplementation[][]> {
+  const rows = await sql<(RunnableImplementation & { verifier_contract_id: string })[]>`
+    select id, verifier_contract_id, stage_key, version_number, runtime, entrypoint, limits, content_hash, program,
+      conformance, yanked_at
     from verifier_implementations
-    where verifier_contract_id = ${contractId} and stage_key = ${stageKey}`;
-  return chooseImplementation(rows);
+    where (verifier_contract_id, stage_key) in (
+      select * from unnest(${stages.map((stage) => stage.contractId)}::text[], ${stages.map((stage) => stage.stageKey)}::text[]))`;
+  return stages.map((stage) =>
+    rows
+      .filter((row) => row.verifier_contract_id === stage.contractId && row.stage_key === stage.stageKey)
+      .map(({ verifier_contract_id: _, ...implementation }) => implementation),
+  );
 }

@@ -2,8 +2,10 @@ import { type FinishedStage, runContinues, runVerdict, type StageResult } from "
 import type { ContractStage } from "@svc/schemas";
 import type postgres from "postgres";
 import { commitWithoutFlush } from "../core/db/commit-without-flush.ts";
+import { groupedStatementOn } from "../core/db/grouped-statement.ts";
+import { TaskName } from "../core/jobs/task-name.ts";
 import type { Services } from "../core/services/services.ts";
-import { appendEventCtes } from "../events/append-event.ts";
+import { appendEventsCtes, eventFromJson, eventRecord } from "../events/append-event.ts";
 import { recordRunFinished, runFinishedEvent } from "./record-run-finished.ts";
 import { type RunContext, type RunContextRow, runContext, selectRunContext } from "./run-context.ts";
 import { type AwaitingAttestationOutcome, runExternalStage } from "./run-external-stage.ts";
@@ -34,6 +36,22 @@ export type ExecuteResult =
   /** An external stage waits for its partner's attestation, or its deadline; likewise not polled. */
   | AwaitingAttestationOutcome;
 
+/** A run as the statement that starts it returns it, its context included. */
+type StartedRun = RunContextRow & {
+  created_at: Date;
+  restarts: number;
+  half_run: boolean;
+  withdrawn_before_start: boolean;
+  finished_stages: FinishedStage[];
+};
+
+/** What executeVerificationRuns did: the asked run's outcome, and each companion's. */
+export interface BatchExecution {
+  /** Rejected when the machinery failed on the asked run. */
+  lead: PromiseSettledResult<ExecuteResult>;
+  companions: Array<{ run_id: string; outcome: PromiseSettledResult<ExecuteResult> }>;
+}
+
 /**
  * Executes a VerificationRun (spec 2.4 and 3): moves it to `running`, runs its stages in Contract
  * order, each committed as it finishes, stops at the first that does not pass, and finishes the
@@ -42,41 +60,103 @@ export type ExecuteResult =
  * fails; the caller retries, and on its last attempt calls `finishWithError`.
  */
 export async function executeVerificationRun(services: Services, runId: string): Promise<ExecuteResult> {
+  const { lead } = await executeVerificationRuns(services, runId, 0);
+  if (lead.status === "rejected") throw lead.reason;
+  return lead.value;
+}
+
+/**
+ * executeVerificationRun, taking with the run up to `companions` runs of the same Contract that
+ * are still `queued`, when every stage of that Contract is a sandbox stage and every
+ * implementation of it is a builtin: such runs cost a few milliseconds of this process's CPU, so
+ * the round trips around them are most of their cost, and runs executed together share those
+ * (groupedStatement). A companion is taken only with its job: the statement that starts the runs
+ * completes the companions' jobs while no worker holds them (graphile-worker's `complete_jobs`
+ * leaves a locked job alone), so every run is still executed by one execution at a time. The
+ * caller settles each companion's outcome as it does its own run's: a waiting companion is
+ * enqueued for later, a failed one enqueued again (its job is gone). Throws only when the
+ * statement that starts the runs fails, which takes nothing.
+ */
+export async function executeVerificationRuns(
+  services: Services,
+  runId: string,
+  companions: number,
+): Promise<BatchExecution> {
+  const runs = await startRuns(services, runId, companions);
+  const lead = runs.find((run) => run.id === runId);
+  const others = runs
+    .filter((run) => run.id !== runId)
+    .sort((a, b) => a.created_at.getTime() - b.created_at.getTime());
+  const [leadOutcome, ...outcomes] = await Promise.allSettled([
+    lead ? continueRun(services, lead) : Promise.resolve<ExecuteResult>({ kind: "skipped" }),
+    ...others.map((run) => continueRun(services, run)),
+  ]);
+  return {
+    lead: leadOutcome!,
+    companions: others.map((run, i) => ({ run_id: run.id, outcome: outcomes[i]! })),
+  };
+}
+
+/**
+ * One round trip: the runs move to running and say what the steps below need to know of them,
+ * their context included. Bookkeeping, so its commit does not wait for the disk: a PostgreSQL
+ * crash that loses it leaves the runs `queued` with their jobs, as if this execution never
+ * began, and the jobs run them again.
+ */
+async function startRuns(services: Services, runId: string, companions: number): Promise<StartedRun[]> {
   const { sql } = services;
   const now = services.clock();
-  // One round trip: the run moves to running and says what the steps below need to know of it,
-  // its context included. Bookkeeping, so its commit does not wait for the disk: a PostgreSQL
-  // crash that loses it leaves the run `queued` with its job, as if this execution never began,
-  // and the job runs it again.
-  const [run] = await sql<
-    (RunContextRow & {
-      created_at: Date;
-      restarts: number;
-      half_run: boolean;
-      withdrawn_before_start: boolean;
-      finished_stages: FinishedStage[];
-    })[]
-  >`
+  const taken =
+    companions > 0
+      ? sql`
+    lead as (select verifier_contract_id from verification_runs where id = ${runId} and status <> 'finished'),
+    candidates as (
+      select r.id from verification_runs r, lead
+      where r.status = 'queued' and r.verifier_contract_id = lead.verifier_contract_id and r.id <> ${runId}
+        and exists (select from graphile_worker.jobs j where j.key = r.id and j.locked_at is null)
+        and not exists (select from verifier_contracts vc, jsonb_array_elements(vc.document->'stages') stage
+                        where vc.id = lead.verifier_contract_id and stage->>'kind' <> 'sandbox')
+        and not exists (select from verifier_implementations vi
+                        where vi.verifier_contract_id = lead.verifier_contract_id
+                          and vi.runtime->>'image_ref' not like 'svc-builtin/%')
+      order by r.created_at
+      limit ${companions}
+      for update of r skip locked
+    ),
+    taken as (
+      select done.key as id from graphile_worker.complete_jobs(array(
+        select j.id from graphile_worker.jobs j
+        where j.key in (select id from candidates) and j.task_identifier = ${TaskName.verifyRun}
+          and j.locked_at is null)) done
+    ),`
+      : sql`taken as (select null::text as id where false),`;
+  return await sql<StartedRun[]>`
     with no_flush as (${commitWithoutFlush(sql)}),
+    ${taken}
     started as (
       update verification_runs
       set status = 'running', started_at = coalesce(started_at, ${now}), heartbeat_at = ${now},
-        restarts = restarts + (select count(*)::int from verification_stage_results
-                               where verification_run_id = ${runId} and status = 'running' and kind = 'sandbox')
-      where id = ${runId} and status <> 'finished' and exists (select from no_flush)
+        restarts = restarts + (select count(*)::int from verification_stage_results st
+                               where st.verification_run_id = verification_runs.id and st.status = 'running' and st.kind = 'sandbox')
+      where (id = ${runId} or id in (select id from taken)) and status <> 'finished' and exists (select from no_flush)
       returning id, submission_id, problem_revision_id, verifier_contract_id, inputs, created_at, restarts,
-        exists (select 1 from verification_stage_results
-                where verification_run_id = ${runId} and status = 'running' and kind = 'sandbox') as half_run,
+        exists (select 1 from verification_stage_results st
+                where st.verification_run_id = verification_runs.id and st.status = 'running' and st.kind = 'sandbox') as half_run,
         (select s.status = 'withdrawn' from submissions s where s.id = submission_id)
-          and not exists (select 1 from verification_stage_results where verification_run_id = ${runId})
+          and not exists (select 1 from verification_stage_results st where st.verification_run_id = verification_runs.id)
           as withdrawn_before_start,
         coalesce((select json_agg(json_build_object('stage_key', stage_key, 'kind', kind, 'result', result,
                     'score', score, 'evidence_md', evidence_md) order by position)
-                  from verification_stage_results
-                  where verification_run_id = ${runId} and status = 'finished'), '[]') as finished_stages
+                  from verification_stage_results st
+                  where st.verification_run_id = verification_runs.id and st.status = 'finished'), '[]') as finished_stages
     )
     ${selectRunContext(sql, sql`started`)}`;
-  if (!run) return { kind: "skipped" };
+}
+
+/** The rest of an execution, from the statement that started the run. */
+async function continueRun(services: Services, run: StartedRun): Promise<ExecuteResult> {
+  const { sql } = services;
+  const runId = run.id;
   if (run.half_run && run.restarts >= MAX_RESTARTS) {
     await finishWithError(
       services,
@@ -265,21 +345,38 @@ async function startStage(
   position: number,
   stage: ContractStage,
 ): Promise<void> {
-  const { sql } = services;
-  const now = services.clock();
-  await sql`
-    with no_flush as (${commitWithoutFlush(sql)})
-    insert into verification_stage_results (verification_run_id, position, stage_key, kind, status, started_at)
-    select ${runId}, ${position}, ${stage.key}, ${stage.kind}, 'running', ${now}::timestamptz from no_flush
-    on conflict (verification_run_id, position) do update
-    -- A half-run sandbox stage starts over; a review stage resumed on its process keeps its start.
-    set status = 'running',
-      started_at = case when verification_stage_results.kind = 'review' and verification_stage_results.started_at is not null
-        then verification_stage_results.started_at else excluded.started_at end
-    where verification_stage_results.status <> 'finished'`;
+  await startStages(services.sql, {
+    run_id: runId,
+    position,
+    stage_key: stage.key,
+    kind: stage.kind,
+    started_at: services.clock(),
+  });
 }
 
-/** The columns of a stage's end, as finishStage and finishStageAndRun write them. */
+/** startStage's statement, for every run starting a stage at the same time (groupedStatement). */
+const startStages = groupedStatementOn(
+  async (
+    sql: Services["sql"],
+    starts: Array<{ run_id: string; position: number; stage_key: string; kind: string; started_at: Date }>,
+  ) => {
+    await sql`
+      with no_flush as (${commitWithoutFlush(sql)})
+      insert into verification_stage_results (verification_run_id, position, stage_key, kind, status, started_at)
+      select x.run_id, x.position, x.stage_key, x.kind, 'running', x.started_at
+      from jsonb_to_recordset(${sql.json(starts as unknown as postgres.JSONValue)})
+        as x(run_id text, position int, stage_key text, kind text, started_at timestamptz), no_flush
+      on conflict (verification_run_id, position) do update
+      -- A half-run sandbox stage starts over; a review stage resumed on its process keeps its start.
+      set status = 'running',
+        started_at = case when verification_stage_results.kind = 'review' and verification_stage_results.started_at is not null
+          then verification_stage_results.started_at else excluded.started_at end
+      where verification_stage_results.status <> 'finished'`;
+    return starts.map(() => undefined);
+  },
+);
+
+/** The columns of a stage's end, as finishStage writes them (finishStagesAndRuns sets the same from its JSON). */
 function stageEnd(sql: Services["sql"], outcome: FinishedStageOutcome, at: Date) {
   return sql`
     status = 'finished', result = ${outcome.result}, score = ${outcome.score}, evidence_md = ${outcome.evidence_md},
@@ -315,26 +412,79 @@ async function finishStageAndRun(
   outcome: FinishedStageOutcome,
   verdict: ReturnType<typeof runVerdict>,
 ): Promise<boolean> {
-  const { sql } = services;
-  const runId = context.run_id;
   const finishedAt = services.clock();
-  const [row] = await sql<{ stages: number }[]>`
-    with stage as (
-      update verification_stage_results set ${stageEnd(sql, outcome, finishedAt)}
-      where verification_run_id = ${runId} and position = ${position} and status <> 'finished'
-      returning 1
-    ),
-    finished_run as (
-      update verification_runs
-      set status = 'finished', result = ${verdict.result}, score = ${verdict.score},
-        evidence_md = ${verdict.evidence_md}, finished_at = ${finishedAt}
-      where id = ${runId} and status <> 'finished' and exists (select from stage)
-      returning id
-    ),
-    ${appendEventCtes(sql, runFinishedEvent(runId, finishedAt, context), "finished_run")}
-    select (select count(*)::int from stage) as stages, (select count(*)::int from woken) as woken`;
-  return row!.stages > 0;
+  return await finishStagesAndRuns(services.sql, {
+    run_id: context.run_id,
+    position,
+    result: outcome.result,
+    score: outcome.score,
+    evidence_md: outcome.evidence_md,
+    mechanism: outcome.mechanism,
+    log: outcome.log,
+    evidence_files: outcome.evidence_files,
+    finished_at: finishedAt,
+    run_result: verdict.result,
+    run_score: verdict.score,
+    run_evidence_md: verdict.evidence_md,
+    event: eventRecord(runFinishedEvent(context.run_id, finishedAt, context)),
+  });
 }
+
+/**
+ * finishStageAndRun's statement, for every run finishing at the same time (groupedStatement):
+ * their verdicts share one commit, and the event-log lock is taken once for all their events.
+ */
+const finishStagesAndRuns = groupedStatementOn(
+  async (
+    sql: Services["sql"],
+    ends: Array<{
+      run_id: string;
+      position: number;
+      result: string;
+      score: number | null;
+      evidence_md: string;
+      mechanism: unknown;
+      log: unknown;
+      evidence_files: unknown;
+      finished_at: Date;
+      run_result: string;
+      run_score: number | null;
+      run_evidence_md: string;
+      event: postgres.JSONValue;
+    }>,
+  ) => {
+    const [row] = await sql<{ finished: string[] | null }[]>`
+      with ends as (
+        select * from jsonb_to_recordset(${sql.json(ends as unknown as postgres.JSONValue)})
+          as x(run_id text, position int, result text, score double precision, evidence_md text, mechanism jsonb,
+               log jsonb, evidence_files jsonb, finished_at timestamptz, run_result text, run_score double precision,
+               run_evidence_md text, event jsonb)
+      ),
+      stage as (
+        update verification_stage_results st
+        set status = 'finished', result = e.result, score = e.score, evidence_md = e.evidence_md,
+          mechanism = e.mechanism, log = e.log, evidence_files = e.evidence_files, finished_at = e.finished_at
+        from ends e
+        where st.verification_run_id = e.run_id and st.position = e.position and st.status <> 'finished'
+        returning st.verification_run_id
+      ),
+      finished_run as (
+        update verification_runs r
+        set status = 'finished', result = e.run_result, score = e.run_score, evidence_md = e.run_evidence_md,
+          finished_at = e.finished_at
+        from ends e
+        where r.id = e.run_id and r.status <> 'finished' and r.id in (select verification_run_id from stage)
+        returning r.id
+      ),
+      ${appendEventsCtes(
+        sql,
+        sql`(select ev.* from ends e join finished_run f on f.id = e.run_id, ${eventFromJson(sql, sql`e.event`, "ev")})`,
+      )}
+      select (select array_agg(verification_run_id) from stage) as finished, (select count(*) from woken) as woken`;
+    const finished = new Set(row?.finished ?? []);
+    return ends.map((end) => finished.has(end.run_id));
+  },
+);
 
 async function finishedStages(sql: Services["sql"], runId: string): Promise<FinishedStage[]> {
   return await sql<FinishedStage[]>`

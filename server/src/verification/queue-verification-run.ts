@@ -37,7 +37,8 @@ export async function queueVerificationRun(
 }
 
 /**
- * A new run's id and the common table expressions `run` (the run, inserted `queued`) and `job`
+ * A new run's id and the common table expressions `run` (the run, inserted `queued`, returning
+ * its id and created_at) and `job`
  * (its execution enqueued), for a statement that also writes what the run belongs to, such as its
  * Submission, in the same round trip. `job` only runs when the statement reads it:
  * `select ... from job`.
@@ -55,7 +56,7 @@ export function queuedRun(
       values
         (${id}, ${input.submissionId}, ${input.problemRevisionId}, ${input.verifierContractId}, ${input.trigger},
          ${tx.json(inputs as unknown as postgres.JSONValue)}, ${input.requestedByUserId ?? null})
-      returning id
+      returning id, created_at
     ),
     job as (select ${addRunJob(tx, tx`run.id`)} from run)`;
   return { id, ctes };

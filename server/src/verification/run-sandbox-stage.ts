@@ -12,7 +12,7 @@ import {
 import type { ContractStage } from "@svc/schemas";
 import type { Services } from "../core/services/services.ts";
 import { readBlobBytes } from "../downloads/read-blob-bytes.ts";
-import { currentImplementation, type RunnableImplementation } from "./current-implementation.ts";
+import { currentImplementationForRun, type RunnableImplementation } from "./current-implementation.ts";
 import { resolveBinding } from "./resolve-binding.ts";
 import type { RunContext } from "./run-context.ts";
 import type { StageLog, StageMechanism } from "./stage-record.ts";
@@ -54,7 +54,7 @@ export async function runSandboxStage(
   /** Marks the stage running: called just before the checker runs, never while it waits. */
   start: () => Promise<void>,
 ): Promise<StageOutcome> {
-  const { current, pending } = await currentImplementation(
+  const { current, pending } = await currentImplementationForRun(
     services.sql,
     context.verifier_contract_id,
     stage.key,
