@@ -16,7 +16,7 @@ import type { Caller } from "../users/caller.ts";
 import { queuedRun } from "../verification/queue-verification-run.ts";
 import { viewerOf } from "../visibility/viewer.ts";
 import { checkSubmissionArtifacts } from "./check-submission-artifacts.ts";
-import { readSubmissions } from "./read-submissions.ts";
+import { createdSubmission } from "./read-submissions.ts";
 import type { Submission } from "./submission.ts";
 import { readContractTerms } from "./submission-requirements.ts";
 
@@ -41,7 +41,7 @@ export async function createSubmission(
 ): Promise<{ submission: Submission; verification_run_id: string | null }> {
   const { sql, clock } = services;
   const viewer = viewerOf(caller.principal);
-  const created = await inTransaction(sql, async (tx) => {
+  return await inTransaction(sql, async (tx) => {
     // The Attempt, its Problem and its revision's facts in one round trip.
     const {
       attempt,
@@ -130,14 +130,21 @@ export async function createSubmission(
             trigger: RunTrigger.submission,
           });
     // One round trip: the Submission, and its run and the run's job when the revision pins a Contract.
-    await tx`
+    const [written] = await tx<
+      { status: Submission["status"]; created_at: Date; run_created_at: Date | null }[]
+    >`
       with submission as (
         insert into submissions (id, attempt_id, user_id, problem_id, problem_revision_id, artifacts, created_at)
         values (${id}, ${attempt.id}, ${attempt.user_id}, ${attempt.problem_id}, ${attempt.problem_revision_id},
           ${tx.json(check.artifacts as never)}, ${now})
-        returning id
+        returning status, created_at
       )
-      ${run === null ? tx`select count(*) from submission` : tx`, ${run.ctes} select count(*) from submission, job`}`;
+      ${
+        run === null
+          ? tx`select status, created_at, null::timestamptz as run_created_at from submission`
+          : tx`, ${run.ctes}
+        select submission.status, submission.created_at, run.created_at as run_created_at from submission, run, job`
+      }`;
     if (sealing?.entries === EntriesMode.independent && evaluationId !== null) {
       await recordEntry(tx, {
         evaluationId,
@@ -147,8 +154,21 @@ export async function createSubmission(
         now,
       });
     }
-    return { id, runId: run?.id ?? null };
+    // What readSubmissions would read back now: answered without another round trip.
+    const submission = createdSubmission(
+      {
+        id,
+        attempt_id: attempt.id,
+        user_id: attempt.user_id,
+        problem_id: attempt.problem_id,
+        problem_revision_id: attempt.problem_revision_id,
+        artifacts: check.artifacts,
+        status: written!.status,
+        created_at: written!.created_at,
+        withdrawn_at: null,
+      },
+      run === null ? null : { id: run.id, created_at: written!.run_created_at! },
+    );
+    return { submission, verification_run_id: run?.id ?? null };
   });
-  const [submission] = await readSubmissions(sql, { id: created.id }, { viewer, now: clock() });
-  return { submission: submission!, verification_run_id: created.runId };
 }

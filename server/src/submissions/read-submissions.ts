@@ -78,6 +78,35 @@ export async function readSubmissions(
   return rows.map((row) => withholdOutcome(toSubmission(row), withholdings.get(row.problem_revision_id)));
 }
 
+/**
+ * A Submission its creating statement just wrote, as readSubmissions would read it in that
+ * transaction, without reading it again: its run, if any, is `queued`, so nothing of it can be
+ * withheld yet.
+ */
+export function createdSubmission(
+  row: Omit<SubmissionRow, "sealed" | "runs">,
+  run: { id: string; created_at: Date } | null,
+): Submission {
+  return toSubmission({
+    ...row,
+    sealed: false,
+    runs:
+      run === null
+        ? []
+        : [
+            {
+              id: run.id,
+              status: "queued",
+              result: null,
+              score: null,
+              created_at: run.created_at.toISOString(),
+              finished_at: null,
+              revoked: false,
+            },
+          ],
+  });
+}
+
 /** The latest run's result and score hidden while the evaluation withholds outcomes (final_only). */
 function withholdOutcome(submission: Submission, withholding: RunWithholding | undefined): Submission {
   const latest = submission.latest_verification;
