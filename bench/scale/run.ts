@@ -90,7 +90,7 @@ try {
       const { artifact } = await uploadArtifact(services, context, {
         attempt_id: attempt.id,
         filename: "a.txt",
-        content_text: `v 1 2 -3 0 %${workers}-${i}\n`,
+        content_text: `v 1 2 -3 ${4 + workers * 100_000 + i} 0\n`,
       });
       attempts.push({ attempt_id: attempt.id, artifact_id: artifact.id });
     }

@@ -7,14 +7,16 @@
  * - the baseline: the same builtin checker called directly in process (runChecker on the same
  *   job), runs per second;
  * - end to end with 1 worker and with 2 workers (concurrency), runs per second, and each one's
- *   ratio to the baseline (the service's overhead: transactions, the queue, the run record).
+ *   ratio to the baseline (the service's overhead: transactions, the queue, the run record);
+ * - execution alone with 1 and with 2 workers: the same submissions all created first, only the
+ *   workers timed (how the workers scale once creation does not share the cores with them).
  * - the service's statements per run (create_submission and the worker's execution, counted on the
  *   service's pool; graphile-worker's own two per job are apart), the figure round trips follow;
  * - how fast the bench created the submissions meanwhile: close to the runs/s, creation bounds it;
  * - this process's CPU time per run (creation and workers), and PostgreSQL's when it runs on this
  *   machine (every postgres process: meaningful when nothing else uses them).
- * Summary lines: `verify runs/s 2 workers` against 1 worker, and `verify runs/s 1 worker` against
- * the checker alone. BENCH_SUBMISSIONS submissions per measurement (default 200). Run with
+ * Summary lines: `verify runs/s 2 workers` against 1 worker, `verify execution runs/s 2 workers`
+ * against 1 worker, and `verify runs/s 1 worker` against the checker alone. BENCH_SUBMISSIONS submissions per measurement (default 200). Run with
  * `npm run bench:verify`.
  * The sandbox overhead (bwrap, docker vs bare python) is bench/verify/sandbox-overhead.ts.
  */
@@ -110,9 +112,14 @@ try {
   for (let i = 0; i < BASELINE_RUNS; i++) await runChecker(job, { binding: null, backends: {} });
   const baseline = BASELINE_RUNS / ((performance.now() - baselineStart) / 1000);
 
-  /** Submits SUBMISSIONS answers while `concurrency` workers run them: runs per second until all finished, submissions created per second, CPU ms per run. */
+  /**
+   * Submits SUBMISSIONS answers while `concurrency` workers run them: runs per second until all
+   * finished, submissions created per second, CPU ms per run. With `createFirst`, the answers are
+   * all submitted before the workers start, and only their execution is timed.
+   */
   async function endToEnd(
     concurrency: number,
+    createFirst = false,
   ): Promise<{ runs: number; created: number; cpuMs: number; postgresMs: number | null }> {
     const attempts: Array<{ attempt_id: string; artifact_id: string }> = [];
     for (let i = 0; i < SUBMISSIONS; i++) {
@@ -120,26 +127,29 @@ try {
       const { artifact } = await uploadArtifact(context.services, context, {
         attempt_id: attempt.id,
         filename: "a.txt",
-        content_text: `v 1 2 -3 0 %${i}\n`,
+        content_text: `v 1 2 -3 ${4 + i} 0\n`,
       });
       attempts.push({ attempt_id: attempt.id, artifact_id: artifact.id });
     }
+    const submitAll = () =>
+      Promise.all(
+        Array.from({ length: 4 }, async (_, lane) => {
+          for (let i = lane; i < attempts.length; i += 4) {
+            await createSubmission(context.services, context, {
+              attempt_id: attempts[i]!.attempt_id,
+              artifacts: [{ role: "assignment", artifact_id: attempts[i]!.artifact_id }],
+            });
+          }
+        }),
+      );
+    if (createFirst) await submitAll();
     const worker = await startWorker(services, { concurrency, pollInterval: 50 });
     statements = 0;
     counting = true;
     const cpu = process.cpuUsage();
     const postgresBefore = postgresCpuMs();
     const start = performance.now();
-    await Promise.all(
-      Array.from({ length: 4 }, async (_, lane) => {
-        for (let i = lane; i < attempts.length; i += 4) {
-          await createSubmission(context.services, context, {
-            attempt_id: attempts[i]!.attempt_id,
-            artifacts: [{ role: "assignment", artifact_id: attempts[i]!.artifact_id }],
-          });
-        }
-      }),
-    );
+    if (!createFirst) await submitAll();
     const created = performance.now();
     await waitForRunsFinished(db.sql);
     const elapsed = (performance.now() - start) / 1000;
@@ -161,6 +171,8 @@ try {
   const endOne = await endToEnd(1);
   const perRun = statements / SUBMISSIONS;
   const endTwo = await endToEnd(2);
+  const aloneOne = await endToEnd(1, true);
+  const aloneTwo = await endToEnd(2, true);
   const one = endOne.runs;
   const two = endTwo.runs;
   const fmt = (n: number) => n.toFixed(1);
@@ -171,6 +183,10 @@ try {
   );
   console.log(
     `end to end, 2 workers (create -> finished)   ${fmt(two)} runs/s   ratio to baseline ${(two / baseline).toFixed(4)}; 2 vs 1 worker ${(two / one).toFixed(2)}x`,
+  );
+  // Execution alone: what the workers do once creation no longer shares the cores with them.
+  console.log(
+    `execution alone, 1 / 2 workers (submitted first)   ${fmt(aloneOne.runs)} / ${fmt(aloneTwo.runs)} runs/s; 2 vs 1 worker ${(aloneTwo.runs / aloneOne.runs).toFixed(2)}x`,
   );
   console.log(`statements per run on the service's pool (create + execute, 1 worker): ${perRun.toFixed(1)}`);
   // When the submissions are created barely faster than runs finish, creation (on the same cores)
@@ -192,6 +208,13 @@ try {
     name: "verify runs/s 2 workers",
     figure: two,
     baseline: one,
+    unit: "runs/s",
+    baselineName: "1 worker",
+  });
+  printSummary({
+    name: "verify execution runs/s 2 workers",
+    figure: aloneTwo.runs,
+    baseline: aloneOne.runs,
     unit: "runs/s",
     baselineName: "1 worker",
   });
