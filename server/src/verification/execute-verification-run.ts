@@ -104,30 +104,37 @@ export async function executeVerificationRuns(
  * began, and the jobs run them again.
  */
 async function startRuns(services: Services, runId: string, companions: number): Promise<StartedRun[]> {
+  // The stage results of each run are read by run id alone (conditions in FILTER and bool_or):
+  // with kind = 'sandbox' in a WHERE, PostgreSQL took the partial index of sandbox stages by
+  // implementation (016) and walked every sandbox stage of the table for each run.
   const { sql } = services;
   const now = services.clock();
   const taken =
     companions > 0
       ? sql`
-    lead as (select verifier_contract_id from verification_runs where id = ${runId} and status <> 'finished'),
-    candidates as (
-      select r.id from verification_runs r, lead
-      where r.status = 'queued' and r.verifier_contract_id = lead.verifier_contract_id and r.id <> ${runId}
-        and exists (select from graphile_worker.jobs j where j.key = r.id and j.locked_at is null)
+    -- The lead's Contract, when its runs may go together: checked once, not per candidate.
+    lead as (
+      select r.verifier_contract_id from verification_runs r
+      where r.id = ${runId} and r.status <> 'finished'
         and not exists (select from verifier_contracts vc, jsonb_array_elements(vc.document->'stages') stage
-                        where vc.id = lead.verifier_contract_id and stage->>'kind' <> 'sandbox')
+                        where vc.id = r.verifier_contract_id and stage->>'kind' <> 'sandbox')
         and not exists (select from verifier_implementations vi
-                        where vi.verifier_contract_id = lead.verifier_contract_id
+                        where vi.verifier_contract_id = r.verifier_contract_id
                           and vi.runtime->>'image_ref' not like 'svc-builtin/%')
+    ),
+    -- The oldest first, in the order of their index (migration 024), stopping at the limit.
+    candidates as (
+      select r.id, j.id as job_id
+      from verification_runs r
+      join graphile_worker.jobs j on j.key = r.id and j.task_identifier = ${TaskName.verifyRun} and j.locked_at is null
+      where r.verifier_contract_id = (select verifier_contract_id from lead) and r.status = 'queued'
+        and r.id <> ${runId}
       order by r.created_at
       limit ${companions}
       for update of r skip locked
     ),
     taken as (
-      select done.key as id from graphile_worker.complete_jobs(array(
-        select j.id from graphile_worker.jobs j
-        where j.key in (select id from candidates) and j.task_identifier = ${TaskName.verifyRun}
-          and j.locked_at is null)) done
+      select done.key as id from graphile_worker.complete_jobs(array(select job_id from candidates)) done
     ),`
       : sql`taken as (select null::text as id where false),`;
   return await sql<StartedRun[]>`
@@ -136,12 +143,13 @@ async function startRuns(services: Services, runId: string, companions: number):
     started as (
       update verification_runs
       set status = 'running', started_at = coalesce(started_at, ${now}), heartbeat_at = ${now},
-        restarts = restarts + (select count(*)::int from verification_stage_results st
-                               where st.verification_run_id = verification_runs.id and st.status = 'running' and st.kind = 'sandbox')
-      where (id = ${runId} or id in (select id from taken)) and status <> 'finished' and exists (select from no_flush)
+        restarts = restarts + (select count(*) filter (where st.status = 'running' and st.kind = 'sandbox')::int
+                               from verification_stage_results st where st.verification_run_id = verification_runs.id)
+      where id = any(array_append(array(select id from taken), ${runId}::text)) and status <> 'finished'
+        and exists (select from no_flush)
       returning id, submission_id, problem_revision_id, verifier_contract_id, inputs, created_at, restarts,
-        exists (select 1 from verification_stage_results st
-                where st.verification_run_id = verification_runs.id and st.status = 'running' and st.kind = 'sandbox') as half_run,
+        coalesce((select bool_or(st.status = 'running' and st.kind = 'sandbox') from verification_stage_results st
+                  where st.verification_run_id = verification_runs.id), false) as half_run,
         (select s.status = 'withdrawn' from submissions s where s.id = submission_id)
           and not exists (select 1 from verification_stage_results st where st.verification_run_id = verification_runs.id)
           as withdrawn_before_start,
@@ -465,7 +473,10 @@ const finishStagesAndRuns = groupedStatementOn(
         set status = 'finished', result = e.result, score = e.score, evidence_md = e.evidence_md,
           mechanism = e.mechanism, log = e.log, evidence_files = e.evidence_files, finished_at = e.finished_at
         from ends e
-        where st.verification_run_id = e.run_id and st.position = e.position and st.status <> 'finished'
+        -- By key (= any(array)): joined to the JSON rows alone, PostgreSQL guessed a hundred of them
+        -- and hashed a scan of every stage result.
+        where st.verification_run_id = any(array(select run_id from ends))
+          and st.verification_run_id = e.run_id and st.position = e.position and st.status <> 'finished'
         returning st.verification_run_id
       ),
       finished_run as (
@@ -473,7 +484,7 @@ const finishStagesAndRuns = groupedStatementOn(
         set status = 'finished', result = e.run_result, score = e.run_score, evidence_md = e.run_evidence_md,
           finished_at = e.finished_at
         from ends e
-        where r.id = e.run_id and r.status <> 'finished' and r.id in (select verification_run_id from stage)
+        where r.id = any(array(select verification_run_id from stage)) and r.id = e.run_id and r.status <> 'finished'
         returning r.id
       ),
       ${appendEventsCtes(
