@@ -270,8 +270,11 @@ describeWithDatabase("executing a verification run", () => {
       );
       await executeVerificationRun(services, id);
       await expect(db.sql`update verification_runs set status = 'running' where id = ${id}`).rejects.toThrow(
-        /moves forward only|write-once/,
+        /verification_runs\.status moves forward only \(finished to running\)/,
       );
+      await expect(
+        db.sql`update verification_stage_results set status = 'queued' where verification_run_id = ${id}`,
+      ).rejects.toThrow(/verification_stage_results\.status moves forward only \(finished to queued\)/);
       await expect(db.sql`update verification_runs set result = 'refuted' where id = ${id}`).rejects.toThrow(
         /write-once/,
       );

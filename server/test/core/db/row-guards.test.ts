@@ -44,4 +44,15 @@ describeWithDatabase("row guards", () => {
       db.sql`update api_tokens set revoked_at = now() + interval '1 day' where id = 'tok_guardsguardsguards0'`,
     ).rejects.toThrow(/write-once/);
   });
+
+  it("calls the forward-only status guards only for a move backwards (025)", async () => {
+    const triggers = await db.sql<{ definition: string }[]>`
+      select pg_get_triggerdef(tg.oid) as definition
+      from pg_trigger tg join pg_proc p on p.oid = tg.tgfoid
+      where not tg.tgisinternal and p.proname = 'svc_forward_status'`;
+    expect(triggers.length).toBeGreaterThanOrEqual(2);
+    for (const { definition } of triggers) expect(definition).toMatch(/WHEN \(\(array_position\(/);
+
+    // What they refuse: execute-verification-run.test.ts, "the database keeps the record's rules".
+  });
 });
