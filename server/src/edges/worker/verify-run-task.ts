@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { JobHelpers, Task } from "graphile-worker";
 import { enqueueRun } from "../../core/jobs/enqueue-run.ts";
 import { TaskName } from "../../core/jobs/task-name.ts";
@@ -19,16 +20,30 @@ export const WAIT_RETRY_MS = 5_000;
 export const COMPANION_RUNS = 15;
 
 /**
+ * How long a worker waits before its next job while runs trickle in: after a batch that had
+ * companions but was not full. Taking each run as it arrives would execute them in batches of
+ * one or two, whose fixed cost (taking the job, planning the start, the verdict's commit) then
+ * takes the cores from the work that creates them; waiting a little lets the batch grow, as
+ * PostgreSQL's commit_delay does for commits. No wait after a lone run (no load: no latency
+ * added) nor after a full batch (a deep queue: the next batch is full at once).
+ * docs/operations.md, "Builtin verification", has the measurements.
+ */
+export const TRICKLE_WAIT_MS = 25;
+
+/**
  * Executes one VerificationRun, with companions when its Contract allows. A stage that must wait
  * re-enqueues the run for later under the same job key. A machinery failure is retried by
  * graphile-worker with its backoff; the last attempt finishes the run `error`, so no run stays
  * unfinished. A companion that fails is enqueued again, to be retried as its own job.
  */
 export function verifyRunTask(services: Services): Task {
+  let trickling = false;
   return async (payload, helpers) => {
     const { verification_run_id: runId } = payload as { verification_run_id: string };
+    if (trickling) await sleep(TRICKLE_WAIT_MS);
     try {
       const { lead, companions } = await executeVerificationRuns(services, runId, COMPANION_RUNS);
+      trickling = companions.length > 0 && companions.length < COMPANION_RUNS;
       for (const companion of companions) await settleCompanion(services, helpers, companion);
       if (lead.status === "rejected") throw lead.reason;
       await waitIfAsked(helpers, runId, lead.value);
