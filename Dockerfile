@@ -14,7 +14,10 @@ COPY server/package.json server/package.json
 COPY github-app/package.json github-app/package.json
 COPY lint-action/package.json lint-action/package.json
 # Production dependencies only: no test tools, and no `node` package (the image has its own Node 24).
-RUN npm ci --omit=dev --no-fund --no-audit
+# --ignore-scripts: the root `prepare` script builds the CLI bundle with esbuild (a devDependency,
+# from sources not copied yet; app/bin/svc.js is committed), and no production dependency needs
+# its install script here (package.json's allowScripts runs none of them on a checkout either).
+RUN npm ci --omit=dev --ignore-scripts --no-fund --no-audit
 
 FROM ${NODE_IMAGE}
 # Sandboxes for script checkers: bubblewrap (workers that run them in process), python3 for the
