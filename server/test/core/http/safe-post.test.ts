@@ -3,7 +3,8 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
-import { refusedAddress, refusedUrl, safePost } from "../../../src/core/http/safe-post.ts";
+import { refusedAddress } from "../../../src/core/http/outbound-address.ts";
+import { refusedUrl, safePost } from "../../../src/core/http/safe-post.ts";
 
 describe("safePost: a POST to an address a user chose", () => {
   it("refuses private, loopback, link-local and special-use addresses, IPv4-mapped ones too", () => {
@@ -22,6 +23,17 @@ describe("safePost: a POST to an address a user chose", () => {
       "::ffff:127.0.0.1",
       "127.0.0.1",
       "::1",
+      "::127.0.0.1",
+      "::a00:1",
+      "::ffff:0:a00:1",
+      "64:ff9b::a00:1",
+      "64:ff9b:1::a00:1",
+      "2002:a00:1::1",
+      "2001::1",
+      "2001:db8::1",
+      "fec0::1",
+      "198.18.0.1",
+      "192.0.2.1",
     ]) {
       expect(refusedAddress(address, false), address).not.toBeNull();
     }
@@ -31,6 +43,8 @@ describe("safePost: a POST to an address a user chose", () => {
     expect(refusedAddress("169.254.169.254", true)).not.toBeNull();
     expect(refusedAddress("93.184.216.34", false)).toBeNull();
     expect(refusedAddress("2606:2800:220:1:248:1893:25c8:1946", false)).toBeNull();
+    // A mapped address is judged by the IPv4 address it carries: a public one passes.
+    expect(refusedAddress("::ffff:93.184.216.34", false)).toBeNull();
   });
 
   it("takes https only unless loopback is allowed, and no credentials", () => {
@@ -40,6 +54,9 @@ describe("safePost: a POST to an address a user chose", () => {
     expect(refusedUrl("https://10.1.2.3/hook", false)).toMatch(/private/);
     expect(refusedUrl("https://[::1]/hook", false)).toMatch(/loopback/);
     expect(refusedUrl("https://localhost/hook", false)).toMatch(/loopback/);
+    expect(refusedUrl("https://localhost./hook", false)).toMatch(/loopback/);
+    expect(refusedUrl("https://LOCALHOST./hook", false)).toMatch(/loopback/);
+    expect(refusedUrl("https://a.localhost./hook", false)).toMatch(/loopback/);
     expect(refusedUrl("not a url", false)).toMatch(/absolute/);
     expect(refusedUrl("http://127.0.0.1:8080/hook", true)).toBeNull();
     expect(refusedUrl("http://169.254.169.254/latest", true)).toMatch(/link-local/);
@@ -72,6 +89,55 @@ describe("safePost: a POST to an address a user chose", () => {
       expect(big.status).toBe(200);
       expect(big.body.length).toBe(1024);
       await expect(safePost(`${base}/big`, "{}", {})).rejects.toThrow(/https/);
+    } finally {
+      server.close();
+    }
+  });
+
+  it("delivers to a host name: the name is resolved once, checked, and the checked address dialled", async () => {
+    const received: string[] = [];
+    const server = createServer((request, response) => {
+      let body = "";
+      request.on("data", (chunk) => {
+        body += chunk;
+      });
+      request.on("end", () => {
+        received.push(`${request.headers.host} ${body}`);
+        response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    const asked: string[] = [];
+    const resolve = async (name: string) => {
+      asked.push(name);
+      return [{ address: "127.0.0.1", family: 4 as const }];
+    };
+    try {
+      // An ordinary name (through a test resolver), and `localhost` through the system's.
+      const named = await safePost(
+        `http://hooks.example.test:${port}/in`,
+        '{"n":1}',
+        {},
+        {
+          allowLoopback: true,
+          resolve,
+        },
+      );
+      expect(named.status).toBe(204);
+      expect(asked).toEqual(["hooks.example.test"]);
+      expect(
+        (await safePost(`http://localhost:${port}/in`, '{"n":2}', {}, { allowLoopback: true })).status,
+      ).toBe(204);
+      expect(received).toEqual([`hooks.example.test:${port} {"n":1}`, `localhost:${port} {"n":2}`]);
+      // A name with one refused address among its answers is refused as a whole.
+      const mixed = async () => [
+        { address: "93.184.216.34", family: 4 as const },
+        { address: "10.0.0.1", family: 4 as const },
+      ];
+      await expect(safePost("https://mixed.example.test/in", "{}", {}, { resolve: mixed })).rejects.toThrow(
+        /resolves to 10\.0\.0\.1/,
+      );
     } finally {
       server.close();
     }

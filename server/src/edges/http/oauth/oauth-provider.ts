@@ -1,8 +1,8 @@
 import { Capability, Scope } from "@svc/schemas";
 import { errors, Provider } from "oidc-provider";
+import { guardedFetch } from "../../../core/http/guarded-fetch.ts";
 import type { Services } from "../../../core/services/services.ts";
 import { oauthAdapter } from "../../../oauth/oauth-adapter.ts";
-import { loopbackClientFetch } from "./loopback-client-fetch.ts";
 import { oauthKeys } from "./oauth-keys.ts";
 
 /** Where the authorization server's endpoints are mounted. */
@@ -25,6 +25,22 @@ const TTL = {
   Interaction: 60 * 60,
   Session: 14 * 24 * 60 * 60,
 };
+
+/** The names a plain-http redirect URI may use: loopback only (OAuth 2.1 section 2.3.1, RFC 8252 7.3). */
+const LOOPBACK_REDIRECT_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
+
+/** Refuses a client whose redirect URIs include plain http to anything but loopback. */
+function refuseRemotePlainHttp(_ctx: unknown, key: string, value: unknown): void {
+  if (key !== "redirect_uris" || !Array.isArray(value)) return;
+  for (const uri of value) {
+    const parsed = typeof uri === "string" ? URL.parse(uri) : null;
+    if (parsed?.protocol === "http:" && !LOOPBACK_REDIRECT_HOSTS.has(parsed.hostname)) {
+      throw new errors.InvalidClientMetadata!(
+        `redirect_uris: ${uri} uses plain http on a host that is not loopback; use https, or http://127.0.0.1, http://[::1] or http://localhost`,
+      );
+    }
+  }
+}
 
 /**
  * The OAuth 2.1 authorization server (spec 5), built with oidc-provider: a certified,
@@ -50,6 +66,8 @@ export function createOAuthProvider(services: Services, issuer: string): Provide
     // Listed for registration's `scope` check; what a token carries is the resource server's
     // (getResourceServerInfo) as consent granted it.
     scopes: ["openid", "offline_access", ...OAUTH_SCOPES],
+    // Also checks the standard `redirect_uris` (the library runs the validator on listed properties).
+    extraClientMetadata: { properties: ["redirect_uris"], validator: refuseRemotePlainHttp },
     claims: { openid: ["sub"] },
     responseTypes: ["code"],
     pkce: { required: () => true },
@@ -114,7 +132,12 @@ export function createOAuthProvider(services: Services, issuer: string): Provide
       const [user] = await sql<{ id: string }[]>`select id from users where id = ${sub}`;
       return user ? { accountId: user.id, claims: () => ({ sub: user.id }) } : undefined;
     },
-    ...(services.allowLoopbackOAuthClients ? { fetch: loopbackClientFetch() } : {}),
+    // Client metadata documents (and any JWKS or sector URI) are fetched only from public addresses,
+    // decided before connecting; tests with SVC_OAUTH_ALLOW_LOOPBACK_CLIENTS=1 reach loopback only
+    // (a self-signed test server).
+    fetch: services.allowLoopbackOAuthClients
+      ? guardedFetch({ loopbackOnly: true }, { rejectUnauthorized: false })
+      : guardedFetch(),
     // Errors at the browser-facing endpoints: a plain page, never the library's debug output.
     renderError: (
       ctx: { type: string; body: string },

@@ -1,3 +1,5 @@
+import type { AddressInfo } from "node:net";
+import { createServer } from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { listOAuthGrants, revokeOAuthGrant } from "../../../../src/oauth/oauth-grants.ts";
 import { issueSignInLink } from "../../../../src/sessions/sign-in-links.ts";
@@ -335,17 +337,66 @@ describeWithDatabase("the OAuth authorization server", () => {
     expect(after.status).toBe(200);
   });
 
-  it("refuses a client ID metadata document on a special-use address, and a non-https client_id", async () => {
-    for (const clientIdUrl of [
-      "https://127.0.0.1:1/client.json",
-      "https://10.0.0.1/client.json",
-      "http://example.com/c.json",
-    ]) {
-      const response = await fetch(authorizationUrl(pkcePair().challenge, { client_id: clientIdUrl }), {
-        redirect: "manual",
+  it("refuses a client ID metadata document on a special-use address before connecting: no connection is opened", async () => {
+    // A listener on loopback counts the connections it accepts: refusing after connecting (the
+    // library's own check) would count one per attempt, and time how long a port takes to answer.
+    let accepted = 0;
+    const listener = createServer((socket) => {
+      accepted += 1;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+    const { port } = listener.address() as AddressInfo;
+    try {
+      for (const clientIdUrl of [
+        `https://127.0.0.1:${port}/client.json`,
+        `https://localhost:${port}/client.json`,
+        `https://localhost.:${port}/client.json`,
+        `https://[::ffff:127.0.0.1]:${port}/client.json`,
+        `https://127.1:${port}/client.json`,
+        "https://10.0.0.1/client.json",
+        "https://169.254.169.254/client.json",
+        "http://example.com/c.json",
+      ]) {
+        const response = await fetch(authorizationUrl(pkcePair().challenge, { client_id: clientIdUrl }), {
+          redirect: "manual",
+        });
+        expect(response.status, clientIdUrl).toBe(400);
+        expect(await response.text()).toContain("invalid_client");
+      }
+      expect(accepted).toBe(0);
+    } finally {
+      listener.close();
+    }
+  });
+
+  it("registers plain-http redirect URIs on loopback only (OAuth 2.1), https anywhere", async () => {
+    const register = (redirectUri: string) =>
+      fetch(`${app.url}/oauth/reg`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          redirect_uris: [redirectUri],
+          grant_types: ["authorization_code"],
+          response_types: ["code"],
+          token_endpoint_auth_method: "none",
+        }),
       });
-      expect(response.status, clientIdUrl).toBe(400);
-      expect(await response.text()).toContain("invalid_client");
+    for (const remote of ["http://example.com/cb", "http://10.0.0.1/cb", "http://localhost.example.com/cb"]) {
+      const refused = await register(remote);
+      expect(refused.status, remote).toBe(400);
+      expect(await refused.json()).toMatchObject({
+        error: "invalid_redirect_uri",
+        error_description: expect.stringContaining("not loopback"),
+      });
+    }
+    for (const allowed of [
+      "http://127.0.0.1:7/cb",
+      "http://[::1]:7/cb",
+      "http://localhost:7/cb",
+      "https://example.com/cb",
+    ]) {
+      expect((await register(allowed)).status, allowed).toBe(201);
     }
   });
 
