@@ -15,6 +15,7 @@ import {
   sleepyScript,
 } from "../authoring/support/authoring-harness.ts";
 import { clientLines, envelopeOf, type TestClient } from "../edges/mcp/support/mcp-clients.ts";
+import { TEARDOWN_BOUND_MS, within } from "../support/bounded-teardown.ts";
 import { type FleetProcess, migrateOnce, startFleetProcess } from "../support/fleet.ts";
 import { type LoadBalancer, startLoadBalancer } from "../support/load-balancer.ts";
 import { type LocalS3Server, startLocalS3Server } from "../support/local-s3-server.ts";
@@ -37,6 +38,13 @@ describeWithDatabase("a fleet: two web replicas and two workers over one databas
   let webA: FleetProcess;
   let webB: FleetProcess;
   const workers: FleetProcess[] = [];
+  /** Every process the file starts, stopped by the teardown whatever a test left running. */
+  const members: FleetProcess[] = [];
+  const start = (role: "web" | "worker", environment: Record<string, string>): FleetProcess => {
+    const member = startFleetProcess(role, environment);
+    members.push(member);
+    return member;
+  };
   const clients: TestClient[] = [];
   const temps: string[] = [];
   const tokens: Record<string, string> = {};
@@ -55,14 +63,16 @@ describeWithDatabase("a fleet: two web replicas and two workers over one databas
     };
   });
 
+  // Everything the file started stops within TEARDOWN_BOUND_MS: the steps are bounded and run side by side.
   afterAll(async () => {
-    for (const client of clients) await client.close().catch(() => {});
-    for (const member of [webA, webB, ...workers]) await member?.stop("SIGKILL");
-    await lb?.close();
-    await s3?.close();
+    await Promise.all([
+      ...clients.map((client) => within("an MCP client's close", client.close())),
+      ...members.map((member) => member.stop("SIGKILL")),
+    ]);
+    await Promise.all([within("the load balancer's close", lb?.close() ?? Promise.resolve()), s3?.close()]);
     await db?.drop();
     for (const dir of temps) rmSync(dir, { recursive: true, force: true });
-  });
+  }, TEARDOWN_BOUND_MS);
 
   const connect = async (url: string, handle: string) => {
     const client = await clientLines[0].connect(url, tokens[handle]!);
@@ -112,8 +122,8 @@ describeWithDatabase("a fleet: two web replicas and two workers over one databas
   };
 
   it("replicas started with SVC_MIGRATE=wait wait for the deploy's one svc-server migrate, then serve", async () => {
-    webA = startFleetProcess("web", env);
-    webB = startFleetProcess("web", env);
+    webA = start("web", env);
+    webB = start("web", env);
     await webA.logged("waiting for svc-server migrate to bring the schema up to date");
     await webB.logged("waiting for svc-server migrate to bring the schema up to date");
     const applied = await migrateOnce(env);
@@ -121,7 +131,7 @@ describeWithDatabase("a fleet: two web replicas and two workers over one databas
     await Promise.all([webA.ready, webB.ready]);
     expect(webA.url).not.toBe(webB.url);
     lb.setUpstreams([webA.url, webB.url]);
-    workers.push(startFleetProcess("worker", { ...env, SVC_WORKERS: "2" }));
+    workers.push(start("worker", { ...env, SVC_WORKERS: "2" }));
     await workers[0]!.ready;
 
     for (const handle of ["ada", ...Array.from({ length: 20 }, (_, i) => `solver-${i}`)]) {
@@ -161,7 +171,7 @@ describeWithDatabase("a fleet: two web replicas and two workers over one databas
   }, 120_000);
 
   it("200 submissions spread over both replicas all finish, each run once, every artifact in the bucket", async () => {
-    workers.push(startFleetProcess("worker", { ...env, SVC_WORKERS: "2" }));
+    workers.push(start("worker", { ...env, SVC_WORKERS: "2" }));
     await workers[1]!.ready;
     const good = readFileSync(
       new URL("../../../app/test/fixtures/lint/valid-builtin-sat/fixtures/good.txt", import.meta.url),
@@ -348,7 +358,7 @@ describeWithDatabase("a fleet: two web replicas and two workers over one databas
   }, 180_000);
 
   it("a replica told to stop answers /healthz with 503 for SVC_SHUTDOWN_DELAY_S while it still serves, then exits 0", async () => {
-    const leaving = startFleetProcess("web", { ...env, SVC_SHUTDOWN_DELAY_S: "3" });
+    const leaving = start("web", { ...env, SVC_SHUTDOWN_DELAY_S: "3" });
     await leaving.ready;
     expect((await fetch(`${leaving.url}/healthz`)).status).toBe(200);
     leaving.child.kill("SIGTERM");

@@ -23,6 +23,7 @@ import {
 import { clientLines, envelopeOf, type TestClient } from "../edges/mcp/support/mcp-clients.ts";
 import { humanNode, kOfN, protocol } from "../reviews/engine/support/protocols.ts";
 import { reviewers, reviewWorld, startOn } from "../reviews/engine/support/review-harness.ts";
+import { stopChild, TEARDOWN_BOUND_MS, within } from "../support/bounded-teardown.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
 
 const hasBwrap = bwrapRuns();
@@ -43,11 +44,11 @@ describeWithDatabase("kill -9 at each phase", () => {
   const servers: ChildProcessWithoutNullStreams[] = [];
   const clients: TestClient[] = [];
   afterEach(async () => {
-    for (const client of clients.splice(0)) await client.close().catch(() => {});
+    await Promise.all(clients.splice(0).map((client) => within("an MCP client's close", client.close())));
   });
   afterAll(async () => {
-    for (const server of servers) if (server.exitCode === null) server.kill("SIGKILL");
-  });
+    await Promise.all(servers.map((server) => stopChild(server, { signal: "SIGKILL" })));
+  }, TEARDOWN_BOUND_MS);
 
   /** `svc-server serve` on the test database; resolves once it listens. */
   const serve = (): Promise<{ server: ChildProcessWithoutNullStreams; url: string }> => {

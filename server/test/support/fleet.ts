@@ -1,8 +1,10 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { stopChild } from "./bounded-teardown.ts";
 
 /**
  * Real `svc-server` processes for fleet tests and benches: web replicas (`serve` with no
@@ -27,7 +29,7 @@ export interface FleetProcess {
   url: string;
   /** Resolves with the exit code once the process has exited. */
   exited: Promise<number | null>;
-  /** Sends `signal` and waits for the exit. */
+  /** Sends `signal` (SIGKILL after a grace, see stopChild) and waits for the exit. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
   /** Resolves when a log line with this message appears (also one already logged). */
   logged(msg: string): Promise<void>;
@@ -53,8 +55,7 @@ export function startFleetProcess(
   const waiters: { msg: string; resolve: () => void }[] = [];
   const exited = new Promise<number | null>((resolve) =>
     child.once("exit", (code) => {
-      removeDataDir(dataDir);
-      resolve(code);
+      void removeDataDir(dataDir).then(() => resolve(code));
     }),
   );
   const fleetProcess: FleetProcess = {
@@ -67,7 +68,7 @@ export function startFleetProcess(
     exited,
     ready: Promise.resolve(),
     async stop(signal = "SIGTERM") {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await stopChild(child, { signal });
       return exited;
     },
     logged(msg) {
@@ -114,17 +115,16 @@ export async function migrateOnce(env: Record<string, string | undefined>): Prom
     stderr += chunk;
   });
   const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-  removeDataDir(dataDir);
+  await removeDataDir(dataDir);
   if (code !== 0) throw new Error(`svc-server migrate exited with ${code}: ${stderr}`);
   return (JSON.parse(stdout) as { applied: string[] }).applied;
 }
 
 /**
- * A killed worker can leave a run disk mounted in its data directory: that one stays, and the
- * test run's teardown (run-temp-dir.ts) unmounts and removes it.
+ * Removed without blocking the event loop (a hook's timer keeps running). A killed worker can
+ * leave a run disk mounted in its data directory: that one stays, and the test run's teardown
+ * (run-temp-dir.ts) unmounts and removes it.
  */
-function removeDataDir(dataDir: string): void {
-  try {
-    rmSync(dataDir, { recursive: true, force: true });
-  } catch {}
+async function removeDataDir(dataDir: string): Promise<void> {
+  await rm(dataDir, { recursive: true, force: true }).catch(() => {});
 }

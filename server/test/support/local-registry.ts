@@ -4,6 +4,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { stopChild } from "./bounded-teardown.ts";
 
 const run = promisify(execFile);
 
@@ -64,11 +65,7 @@ export async function startLocalRegistry(login?: { user: string; password: strin
     stderr = (stderr + chunk.toString()).slice(-4000);
   });
   const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGTERM");
-      await exited;
-    }
+    await stopChild(child);
     rmSync(dir, { recursive: true, force: true });
   };
   const host = `127.0.0.1:${port}`;

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
 import type { S3BlobStoreSettings } from "../../src/core/blobs/open-s3-blob-store.ts";
+import { stopChild } from "./bounded-teardown.ts";
 
 /** s3rver's fixed credentials: it checks request signatures against them. */
 export const LOCAL_S3_CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" } as const;
@@ -32,7 +33,6 @@ export async function startLocalS3Server(bucket = "svc-test"): Promise<LocalS3Se
     [new URL("./local-s3-server-main.ts", import.meta.url).pathname, directory, bucket],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
-  const exited = new Promise((resolve) => child.once("exit", resolve));
   const port = await new Promise<number>((resolve, reject) => {
     createInterface({ input: child.stdout }).once("line", (line) =>
       resolve((JSON.parse(line) as { port: number }).port),
@@ -81,8 +81,7 @@ export async function startLocalS3Server(bucket = "svc-test"): Promise<LocalS3Se
     },
     async close() {
       client.destroy();
-      child.kill("SIGTERM");
-      await exited;
+      await stopChild(child);
       await rm(directory, { recursive: true, force: true });
     },
   };

@@ -23,6 +23,7 @@ import {
 } from "../authoring/support/authoring-harness.ts";
 import { clientLines, envelopeOf, type TestClient } from "../edges/mcp/support/mcp-clients.ts";
 import { type RunningApp, startApp } from "../edges/mcp/support/start-app.ts";
+import { TEARDOWN_BOUND_MS, within } from "../support/bounded-teardown.ts";
 import {
   type LocalRegistry,
   registryInstalled,
@@ -128,11 +129,11 @@ suite("custom images from a registry", () => {
     solver = await newUser(db.sql);
   }, 120_000);
   afterAll(async () => {
-    for (const client of clients) await client.close();
-    for (const ref of pulled) await removeImage(ref);
+    await Promise.all(clients.map((client) => within("an MCP client's close", client.close())));
+    for (const ref of pulled) await within(`removing ${ref}`, removeImage(ref));
     await app?.close();
     await registry?.stop();
-  });
+  }, TEARDOWN_BOUND_MS);
 
   /** get_sandbox_image_status over MCP, as the verifier (one session for the whole suite). */
   async function imageStatus(image: string) {

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../../../src/core/db/open-database.ts";
 import { readMigrations } from "../../../src/core/db/read-migrations.ts";
 import { authenticate } from "../../../src/users/authenticate.ts";
+import { stopChild } from "../../support/bounded-teardown.ts";
 import { silentLog } from "../../support/test-database.ts";
 
 /**
@@ -20,7 +21,7 @@ const temps: string[] = [];
 const servers: ChildProcessWithoutNullStreams[] = [];
 
 afterEach(async () => {
-  for (const server of servers.splice(0)) if (server.exitCode === null) server.kill("SIGKILL");
+  await Promise.all(servers.splice(0).map((server) => stopChild(server, { signal: "SIGKILL" })));
   for (const dir of temps.splice(0)) await rm(dir, { recursive: true, force: true });
 });
 
