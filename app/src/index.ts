@@ -88,6 +88,7 @@ export {
 } from "./sandbox/run-conformance.ts";
 export { type RawRun, settleOutcome } from "./sandbox/settle-outcome.ts";
 export { checkerImplementation, mountedSlots, stageJob } from "./sandbox/stage-job.ts";
+export { escapedText, hasBidiControl } from "./tree/bidi-control.ts";
 export { bytesTree } from "./tree/bytes-tree.ts";
 export { comparePaths } from "./tree/compare-paths.ts";
 export { type FetchGitCommitOptions, fetchGitCommit } from "./tree/fetch-git-commit.ts";

@@ -100,7 +100,10 @@ export function readFrontmatter(text: string): Frontmatter {
     const value: unknown = parseYaml(lines.slice(1, close).join("\n"));
     const bad = illFormedStringAt(value);
     if (bad !== undefined)
-      return { ok: false, message: `SKILL.md frontmatter at "${bad}" holds a lone surrogate` };
+      return {
+        ok: false,
+        message: `SKILL.md frontmatter at "${bad}" holds a lone surrogate or a NUL (\\u0000); use a valid character`,
+      };
     return { ok: true, value: value ?? {} };
   } catch (error) {
     const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);

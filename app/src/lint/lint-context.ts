@@ -93,8 +93,23 @@ export class LintContext {
     return read;
   }
 
+  /**
+   * A text file's contents. A NUL in it is an error at the file (with its line): text is stored
+   * as PostgreSQL text, which cannot hold U+0000, so the server would refuse what lint passed.
+   */
   async text(path: string): Promise<string> {
-    return new TextDecoder("utf-8").decode(await this.bytes(path));
+    const text = new TextDecoder("utf-8").decode(await this.bytes(path));
+    const nul = text.indexOf("\u0000");
+    if (nul !== -1) {
+      const line = text.slice(0, nul).split("\n").length;
+      this.error(
+        path,
+        "",
+        "schema_violation",
+        `${path} holds a NUL character (byte 0) on line ${line}: a package's text files cannot hold NUL; remove it`,
+      );
+    }
+    return text;
   }
 
   hash(path: string): Promise<ContentHash> {
@@ -110,11 +125,14 @@ export class LintContext {
   json(path: string): Promise<JsonRead> {
     let read = this.#json.get(path);
     if (!read) {
-      read = this.text(path).then((text) => parseJson(text));
+      // A NUL was reported by text(): parsing would only report it again.
+      read = this.text(path).then((text) =>
+        text.includes("\u0000") ? { ok: false as const, message: "" } : parseJson(text),
+      );
       this.#json.set(path, read);
     }
     return read.then((result) => {
-      if (!result.ok) this.error(path, "", "invalid_json", result.message);
+      if (!result.ok && result.message) this.error(path, "", "invalid_json", result.message);
       return result;
     });
   }
@@ -149,7 +167,7 @@ function parseJson(text: string): JsonRead {
     if (bad !== undefined) {
       return {
         ok: false,
-        message: `a string at "${bad}" holds a lone UTF-16 surrogate escape; use a valid character`,
+        message: `a string at "${bad}" holds a lone UTF-16 surrogate or a NUL (\\u0000) escape; use a valid character`,
       };
     }
     return { ok: true, value };

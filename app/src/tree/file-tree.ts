@@ -1,4 +1,5 @@
 import type { TreeErrorCode } from "@svc/schemas";
+import { escapedText } from "./bidi-control.ts";
 /**
  * FileTree: one read-only view of a package, whatever it came from (a directory, a ZIP archive,
  * later a Git commit). Lint and plan are functions of a FileTree, so identical files give an
@@ -21,11 +22,12 @@ export class TreeError extends Error {
   readonly code: TreeErrorCode;
   /** The offending entry, when there is one. */
   readonly entry: string | undefined;
+  /** A hostile entry name is kept and quoted escaped (escapedText): safe to show and to store. */
   constructor(code: TreeErrorCode, message: string, entry?: string) {
-    super(message);
+    super(escapedText(message));
     this.name = "TreeError";
     this.code = code;
-    this.entry = entry;
+    this.entry = entry === undefined ? undefined : escapedText(entry);
   }
 }
 

@@ -15,7 +15,8 @@ describe("ceilings", () => {
   it("statement.md: any statement over 256 KiB is refused, any non-blank one up to it is not", async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.string({ unit: "binary", minLength: 1, maxLength: 64 }),
+        // Without NUL: a text file holding one is refused by its own rule (lint-context.ts text()).
+        fc.string({ unit: "binary", minLength: 1, maxLength: 64 }).filter((text) => !text.includes("\u0000")),
         fc.integer({ min: -2048, max: 2048 }),
         async (text, offset) => {
           const head = Buffer.from(`# S ${text}\n`);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { escapedText } from "../../src/tree/bidi-control.ts";
 import { memoryTree } from "../../src/tree/index.ts";
 
 describe("memoryTree", () => {
@@ -29,11 +30,12 @@ describe("memoryTree", () => {
     expect(memoryTree({}).size("missing.md")).toBeUndefined();
   });
 
-  it.each(["../x", "/x", "C:x", "a\\b", "a//b", "./a", "a/", "", "a\u0000b", ".svc/../x"])(
+  it.each(["../x", "/x", "C:x", "a\\b", "a//b", "./a", "a/", "", "a\u0000b", "a\u202eb", ".svc/../x"])(
     "refuses the unsafe path %j with unsafe_path",
     (path) => {
+      // The entry is named escaped: a NUL or a bidirectional control is shown as \uXXXX.
       expect(() => memoryTree({ [path]: "" })).toThrow(
-        expect.objectContaining({ code: "unsafe_path", entry: path }),
+        expect.objectContaining({ code: "unsafe_path", entry: escapedText(path) }),
       );
     },
   );

@@ -1,4 +1,5 @@
 import { ServiceError } from "../core/errors/service-error.ts";
+import { sequencePosition } from "../core/paging/sequence-cursor.ts";
 import type { Services } from "../core/services/services.ts";
 import { findProblem } from "../problems/find-problem.ts";
 import { CRITERIA_CHANGE_SELECT, type CriteriaChangeRow, criteriaChangeView } from "./criteria-change.ts";
@@ -21,13 +22,13 @@ export async function listCriteriaChanges(
   input: ListCriteriaChangesInput,
 ) {
   const { sql } = services;
-  if (input.cursor !== undefined && !/^(0|[1-9][0-9]{0,18})$/.test(input.cursor)) {
-    throw new ServiceError(
-      "invalid_input",
-      "cursor must be the next_cursor a previous list_criteria_changes returned; omit it to start from the first",
-      { field: "cursor" },
-    );
-  }
+  const after =
+    input.cursor === undefined
+      ? "0"
+      : sequencePosition(
+          input.cursor,
+          "the next_cursor a previous list_criteria_changes returned; omit it to start from the first",
+        );
   let problemId: string | null = null;
   if (input.problem !== undefined) {
     const problem = await findProblem(sql, input.problem);
@@ -40,7 +41,7 @@ export async function listCriteriaChanges(
   }
   const rows = await sql<CriteriaChangeRow[]>`
     ${sql.unsafe(CRITERIA_CHANGE_SELECT)}
-    where cc.user_id = ${userId} and cc.seq > ${input.cursor ?? "0"}::bigint
+    where cc.user_id = ${userId} and cc.seq > ${after}::bigint
       ${problemId ? sql`and cc.problem_id = ${problemId}` : sql``}
     order by cc.seq limit ${input.limit + 1}`;
   const page = rows.slice(0, input.limit);

@@ -1,6 +1,6 @@
 import type { EventKind } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
-import { ServiceError } from "../core/errors/service-error.ts";
+import { sequencePosition } from "../core/paging/sequence-cursor.ts";
 import type { EventAudience } from "./event-audience.ts";
 import { EVENT_COLUMNS, type EventRow, type EventView, eventView } from "./event-record.ts";
 
@@ -24,14 +24,10 @@ const SCAN_CEILING = 500;
 /** The position a cursor names: the id of the last event examined, a decimal string. */
 export function cursorPosition(cursor: string | undefined): string {
   if (cursor === undefined) return "0";
-  if (!/^(0|[1-9][0-9]{0,18})$/.test(cursor)) {
-    throw new ServiceError(
-      "invalid_input",
-      "cursor must be an event id as a decimal string (a next_cursor of events/list); omit it to start from the first event",
-      { field: "cursor" },
-    );
-  }
-  return cursor;
+  return sequencePosition(
+    cursor,
+    "an event id as a decimal string (a next_cursor of events/list); omit it to start from the first event",
+  );
 }
 
 /**

@@ -78,6 +78,42 @@ describeWithDatabase("hostile archives are validation errors, never crashes", ()
     ]);
   });
 
+  it("names an entry holding NUL or a bidirectional control in the error, escaped, never storing it raw", async () => {
+    for (const name of ["fixtures/a\u0000b.txt", "fixtures/txt.\u202eexe"]) {
+      const validation = await validateHostile(
+        rawZip([
+          { name: "problem.json", data: fixturePackage("valid-script")["problem.json"] },
+          { name, data: "x\n" },
+        ]),
+      );
+      expect(validation.valid).toBe(false);
+      const [error] = validation.errors;
+      expect(error).toMatchObject({ code: "unsafe_path", file: expect.stringMatching(/\\u(0000|202e)/) });
+      // Shown escaped: the raw characters are neither stored (PostgreSQL refuses NUL) nor shown.
+      for (const raw of ["\u0000", "\u202e"]) expect(`${error!.file} ${error!.message}`).not.toContain(raw);
+    }
+  });
+
+  it("reports a text file holding NUL as a lint error at that file, as svc lint does", async () => {
+    const files = fixturePackage("valid-script");
+    const validation = await validateHostile(
+      rawZip(
+        [
+          ...Object.entries(files).map(([name, data]) => ({ name, data })),
+          { name: "statement.md", data: "# Title\n\u0000 hidden\n" },
+        ].filter((entry, i, all) => all.findLastIndex((e) => e.name === entry.name) === i),
+      ),
+    );
+    expect(validation.valid).toBe(false);
+    expect(validation.errors).toContainEqual(
+      expect.objectContaining({
+        file: "statement.md",
+        code: "schema_violation",
+        message: expect.stringMatching(/NUL.*line 2/),
+      }),
+    );
+  });
+
   it("reports bytes that are not a ZIP at all as invalid_archive", async () => {
     const validation = await validateHostile(Buffer.from("this is not a zip archive"));
     expect(validation.errors).toEqual([expect.objectContaining({ code: "invalid_archive" })]);

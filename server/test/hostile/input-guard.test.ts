@@ -1,6 +1,7 @@
 import { expect, it } from "vitest";
 import { MAX_JSON_DEPTH } from "../../src/edges/http/request-guards.ts";
 import { call, refuse, startOn, useSolvingFixture } from "../attempts/support/solving-fixture.ts";
+import { modernRpc } from "../edges/mcp/support/json-rpc.ts";
 import { describeWithDatabase } from "../support/test-database.ts";
 
 /**
@@ -163,5 +164,70 @@ describeWithDatabase("evil/ input fixtures", () => {
     const error = await errorOf(response);
     expect(error).toMatchObject({ code: "invalid_input", field: "body" });
     expect(error.message).toContain("__proto__");
+  });
+  /** An event method's refusal: -32602 with the catalogue body in data.error. */
+  async function eventRefusal(method: string, params: Record<string, unknown>) {
+    const answer = await modernRpc(f.url, f.solver.token, method, params);
+    expect(answer.body.error, `${method} ${JSON.stringify(answer.body)}`).toMatchObject({ code: -32602 });
+    return answer.body.error!.data!.error;
+  }
+
+  it("evil/cursor-past-bigint: a cursor above 2^63-1 is invalid_input naming cursor on every sequence read", async () => {
+    const past = "9223372036854775808";
+    const subscribed = await modernRpc(f.url, f.solver.token, "events/subscribe", {
+      delivery: { type: "stream" },
+    });
+    const subscriptionId = (subscribed.body.result as { subscription: { subscription_id: string } })
+      .subscription.subscription_id;
+    expect(subscriptionId).toMatch(/^esb_/);
+    expect(await refuse(f.as(f.solver), "list_criteria_changes", { cursor: past })).toMatchObject(
+      refusedAt("cursor"),
+    );
+    expect(await eventRefusal("events/list", { cursor: past })).toMatchObject(refusedAt("cursor"));
+    for (const method of ["events/deliveries", "events/stream"]) {
+      expect(await eventRefusal(method, { subscription_id: subscriptionId, cursor: past })).toMatchObject(
+        refusedAt("cursor"),
+      );
+    }
+    // The largest bigint is a position like any other.
+    expect(
+      (await modernRpc(f.url, f.solver.token, "events/list", { cursor: "9223372036854775807" })).body,
+    ).toMatchObject({ result: { events: [] } });
+  });
+
+  it("evil/nul-in-webhook-url: NUL or a lone surrogate in events/subscribe's URL is refused naming the field, nothing stored", async () => {
+    for (const url of [`https://hooks.example.com/${NUL}`, `https://hooks.example.com/${LONE_SURROGATE}`]) {
+      expect(await eventRefusal("events/subscribe", { delivery: { type: "webhook", url } })).toMatchObject(
+        refusedAt("delivery.url"),
+      );
+    }
+    const listed = await modernRpc(f.url, f.solver.token, "events/subscriptions", {});
+    const subscriptions = (listed.body.result as { subscriptions: { delivery: { type: string } }[] })
+      .subscriptions;
+    expect(subscriptions.filter((s) => s.delivery.type === "webhook")).toEqual([]);
+  });
+
+  it("evil/read-without-uri: resources/read without a uri answers -32602 invalid_input naming uri, no schema dump", async () => {
+    for (const params of [{}, { uri: 7 }, { uri: "" }]) {
+      const answer = await modernRpc(f.url, f.solver.token, "resources/read", params);
+      expect(answer.body.error, JSON.stringify(params)).toMatchObject({
+        code: -32602,
+        data: { error: refusedAt("uri") },
+      });
+      expect(answer.body.error!.message).not.toMatch(/invalid_type|expected/);
+    }
+  });
+
+  it("evil/bidi-filename: upload_artifact refuses a file name with a bidirectional formatting character", async () => {
+    const attempt = await startOn(f.as(f.solver), "free");
+    for (const control of ["\u202e", "\u2066", "\u200f", "\u061c"]) {
+      expect(
+        await refuse(f.as(f.solver), "upload_artifact", {
+          attempt_id: attempt,
+          filename: `invoice${control}txt.exe`,
+          content_text: "x",
+        }),
+      ).toMatchObject(refusedAt("filename"));
+    }
   });
 });

@@ -3,6 +3,7 @@ import {
   ResourceTemplate as SdkResourceTemplate,
   type ServerContext,
 } from "@modelcontextprotocol/server";
+import { z } from "zod";
 import { adaptResourceTemplate } from "./adapt-resource-template.ts";
 import { adaptTool } from "./adapt-tool.ts";
 import { callTool } from "./call-tool.ts";
@@ -81,8 +82,10 @@ export function createServerFactory(
     }
     // The SDK's own read handler matches the URI as sent; spec 4.1 strips a trailing
     // working_attempt_id first and echoes the URI unchanged, so reads are answered here.
-    server.server.setRequestHandler("resources/read", (request, context) =>
-      readResource(adaptedTemplates, callerOf(context.http?.authInfo), request.params.uri),
+    // Params are taken as any object (the SDK's own check answers -32603 with its schema dump) and
+    // a missing or non-string `uri` is the catalogue's invalid_input, -32602.
+    server.server.setRequestHandler("resources/read", { params: z.looseObject({}) }, (params, context) =>
+      readResource(adaptedTemplates, callerOf(context.http?.authInfo), params.uri),
     );
     registerEventMethods(server.server);
     return server;

@@ -10,6 +10,7 @@ import { listSubscriptions } from "../../events/list-subscriptions.ts";
 import { streamEvents } from "../../events/stream-events.ts";
 import { subscribeEvents } from "../../events/subscribe-events.ts";
 import { unsubscribeEvents } from "../../events/unsubscribe-events.ts";
+import { refuseUnsafeText } from "../inputs/unsafe-text.ts";
 import { internalError } from "./internal-error.ts";
 import { invalidInputError } from "./invalid-input-error.ts";
 import { callerOf, type McpCaller } from "./mcp-caller.ts";
@@ -142,6 +143,8 @@ function parse<Schema extends z.ZodObject>(
   schema: Schema,
   params: unknown,
 ): z.output<Schema> {
+  // The one text guard, as for tool arguments: no NUL, no lone surrogate stored as U+FFFD.
+  refuseUnsafeText(params, method);
   const parsed = schema.safeParse(params ?? {});
   if (parsed.success) return parsed.data;
   const accepted = Object.keys(schema.shape).filter((field) => field !== "_meta");

@@ -22,10 +22,18 @@ import {
 export async function readResource(
   templates: readonly AdaptedResourceTemplate[],
   caller: McpCaller,
-  requested: string,
+  sent: unknown,
 ): Promise<ReadResourceResult> {
+  const requested = typeof sent === "string" ? sent : "";
   try {
     requireScope(caller.principal, Scope.read);
+    if (typeof sent !== "string" || sent === "") {
+      throw new ServiceError(
+        "invalid_input",
+        "resources/read needs `uri`, the resource's URI as a string: resources/templates/list gives the URI forms",
+        { field: "uri" },
+      );
+    }
     refuseUnsafeText(requested, "resources/read", "uri");
     const { uri, workingAttemptId } = splitResourceUri(requested);
     if (workingAttemptId !== undefined && !ATTEMPT_ID_PATTERN.test(workingAttemptId)) {
@@ -63,6 +71,6 @@ export async function readResource(
       },
     );
   } catch (error) {
-    throw resourceError(caller, requested, error);
+    throw resourceError(caller, requested || undefined, error);
   }
 }

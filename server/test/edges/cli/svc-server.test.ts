@@ -134,7 +134,9 @@ describe("svc-server", () => {
     expect(lines.map((line) => JSON.parse(line).msg)).toEqual(
       expect.arrayContaining(["stopped the embedded PostgreSQL", "stopped"]),
     );
-  });
+    // Seven processes and an embedded PostgreSQL's first start: 15 s on a quiet machine, over
+    // vitest's 30 s default at a load of 10 on two cores; bounded like the test below.
+  }, 120_000);
 
   it("runs operator commands with no server running, starting and stopping the embedded PostgreSQL", async () => {
     const dir = await dataDir();
