@@ -37719,11 +37719,65 @@ var Scanner = class {
   }
 };
 
+// app/src/client/authoring-results.ts
+function failedConformance(validation) {
+  return validation.conformance.filter((entry2) => !entry2.passed);
+}
+function emptyCounts() {
+  return Object.fromEntries(Object.values(ReconciliationAction).map((action) => [action, 0]));
+}
+function readValidation(envelope) {
+  const r = envelope.reconciliation;
+  return {
+    valid: envelope.valid === true,
+    errors: Array.isArray(envelope.errors) ? envelope.errors : [],
+    notes: Array.isArray(envelope.notes) ? envelope.notes : [],
+    plan_hash: typeof envelope.plan_hash === "string" ? envelope.plan_hash : null,
+    conformance: Array.isArray(envelope.conformance) ? envelope.conformance.map(readConformanceEntry) : [],
+    reconciliation: r ? {
+      campaign: r.campaign ?? null,
+      problems: r.problems ?? [],
+      counts: { ...emptyCounts(), ...r.counts },
+      warnings: r.warnings ?? []
+    } : null
+  };
+}
+function readPublication(envelope) {
+  const list2 = (key) => Array.isArray(envelope[key]) ? envelope[key] : [];
+  return {
+    campaign_id: typeof envelope.campaign_id === "string" ? envelope.campaign_id : void 0,
+    campaign: envelope.campaign,
+    problems: Array.isArray(envelope.problems) ? envelope.problems : [],
+    skill_version_ids: list2("skill_version_ids"),
+    verifier_contract_ids: list2("verifier_contract_ids"),
+    verifier_implementation_ids: list2("verifier_implementation_ids"),
+    review_protocol_ids: list2("review_protocol_ids"),
+    counts: envelope.counts ?? {}
+  };
+}
+function readConformanceEntry(entry2) {
+  return {
+    stage_key: entry2.stage_key ?? "",
+    image_ref: entry2.image_ref ?? "",
+    fixture: entry2.fixture ?? "",
+    expected: entry2.expected ?? "verified",
+    actual: entry2.actual ?? "error",
+    passed: entry2.passed === true,
+    implementation: entry2.implementation ?? "",
+    program: entry2.program ?? null,
+    detail: entry2.detail ?? "",
+    log_tail: entry2.log_tail ?? ""
+  };
+}
+
 // app/src/checks/check-verdict.ts
 var CheckConclusion = {
   /** Lint is clean and the service (when asked) found the package valid and free of conflicts. */
   success: "success",
-  /** Lint errors, validation errors or conflicts: publishing would be refused. */
+  /**
+   * Lint errors, validation errors or conflicts (publishing would be refused), or a checker that
+   * fails its own conformance fixtures (it would be published but never become current).
+   */
   failure: "failure",
   /** Lint is clean but the service could not be asked (unreachable or refused the credential). */
   neutral: "neutral"
@@ -37749,7 +37803,8 @@ function checkConclusion(check2) {
   if (!check2.lint.ok) return CheckConclusion.failure;
   if (check2.service === null) return CheckConclusion.success;
   if (!check2.service.ok) return CheckConclusion.neutral;
-  return check2.service.result.valid ? CheckConclusion.success : CheckConclusion.failure;
+  const { valid, validation } = check2.service.result;
+  return valid && failedConformance(validation).length === 0 ? CheckConclusion.success : CheckConclusion.failure;
 }
 function checkTitle(check2) {
   const counts = checkCounts(check2);
@@ -37762,7 +37817,48 @@ function checkTitle(check2) {
     return `${problems}, lint clean; the service could not be asked (${check2.service.code})`;
   const actions = Object.values(ReconciliationAction).filter((a) => counts[a] > 0).map((a) => `${counts[a]} ${a}`);
   const invalid = counts.errors > 0 ? `; ${plural2(counts.errors, "validation error")}` : "";
-  return `${problems}: ${actions.join(", ") || "nothing to do"}${invalid}${warnings}`;
+  const failed2 = failedConformance(check2.service.result.validation).length;
+  const conformance = failed2 > 0 ? `; ${plural2(failed2, "conformance fixture")} failed` : "";
+  return `${problems}: ${actions.join(", ") || "nothing to do"}${invalid}${conformance}${warnings}`;
+}
+
+// app/src/checks/conformance-annotations.ts
+var MESSAGE_TAIL_CHARS = 3e3;
+function conformanceAnnotations(check2, at) {
+  const verdict = check2.service?.ok ? check2.service.result.validation : null;
+  if (!verdict) return [];
+  return failedConformance(verdict).map((failure2) => {
+    const file = checkerFile(check2, failure2);
+    const tail = failure2.log_tail.replace(/\n+$/, "");
+    const output = tail.length > MESSAGE_TAIL_CHARS ? `…${tail.slice(-MESSAGE_TAIL_CHARS)}` : tail;
+    return {
+      path: at(file),
+      line: failure2.program ? tracebackLine(tail, failure2.program) : 1,
+      level: "failure",
+      title: "conformance_failed",
+      message: [
+        `${failure2.stage_key}/${failure2.fixture}: expected ${failure2.expected}, actual ${failure2.actual}`,
+        failure2.detail,
+        output && `checker output (last 4 KiB):
+${output}`
+      ].filter(Boolean).join("\n")
+    };
+  });
+}
+function checkerFile(check2, failure2) {
+  const plan = check2.lint.plan;
+  const name = failure2.program ?? "verifier-contract.json";
+  const dirs = (plan?.problems ?? []).filter((p) => p.verifier_implementations.includes(failure2.implementation)).map((p) => p.dir === "" || p.dir === "." ? "" : `${p.dir.replace(/\/$/, "")}/`);
+  for (const dir of [...dirs, ""]) {
+    if (check2.tree?.size(`${dir}${name}`) !== void 0) return `${dir}${name}`;
+  }
+  return name;
+}
+function tracebackLine(output, program) {
+  const escaped = program.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const frames = [...output.matchAll(new RegExp(`File "[^"]*${escaped}", line (\\d+)`, "g"))];
+  const line = Number(frames.at(-1)?.[1] ?? 1);
+  return Number.isSafeInteger(line) && line >= 1 ? line : 1;
 }
 
 // app/src/checks/check-annotations.ts
@@ -37791,6 +37887,7 @@ async function checkAnnotations(check2) {
       message: e.message
     });
   }
+  errors.push(...conformanceAnnotations(check2, at));
   const problemFile = new Map(
     (check2.lint.plan?.problems ?? []).map((p) => [p.slug, `${p.dir === "." ? "" : `${p.dir}/`}problem.json`])
   );
@@ -39383,7 +39480,7 @@ var import_yaml = __toESM(require_dist2(), 1);
 
 // app/src/lint/ill-formed-string.ts
 function illFormedStringAt(value, path = "") {
-  if (typeof value === "string") return value.isWellFormed() ? void 0 : path;
+  if (typeof value === "string") return storable(value) ? void 0 : path;
   if (Array.isArray(value)) {
     for (const [i, item] of value.entries()) {
       const found = illFormedStringAt(item, `${path}/${i}`);
@@ -39394,12 +39491,15 @@ function illFormedStringAt(value, path = "") {
   if (value !== null && typeof value === "object") {
     for (const [key, item] of Object.entries(value)) {
       const at = `${path}/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`;
-      if (!key.isWellFormed()) return at;
+      if (!storable(key)) return at;
       const found = illFormedStringAt(item, at);
       if (found !== void 0) return found;
     }
   }
   return void 0;
+}
+function storable(text) {
+  return text.isWellFormed() && !text.includes("\0");
 }
 
 // app/src/lint/check-skills.ts
@@ -39474,7 +39574,10 @@ function readFrontmatter(text) {
     const value = (0, import_yaml.parse)(lines.slice(1, close).join("\n"));
     const bad = illFormedStringAt(value);
     if (bad !== void 0)
-      return { ok: false, message: `SKILL.md frontmatter at "${bad}" holds a lone surrogate` };
+      return {
+        ok: false,
+        message: `SKILL.md frontmatter at "${bad}" holds a lone surrogate or a NUL (\\u0000); use a valid character`
+      };
     return { ok: true, value: value ?? {} };
   } catch (error3) {
     const reason = error3 instanceof Error ? error3.message.split("\n")[0] : String(error3);
@@ -39566,8 +39669,23 @@ var LintContext = class {
     }
     return read;
   }
+  /**
+   * A text file's contents. A NUL in it is an error at the file (with its line): text is stored
+   * as PostgreSQL text, which cannot hold U+0000, so the server would refuse what lint passed.
+   */
   async text(path) {
-    return new TextDecoder("utf-8").decode(await this.bytes(path));
+    const text = new TextDecoder("utf-8").decode(await this.bytes(path));
+    const nul = text.indexOf("\0");
+    if (nul !== -1) {
+      const line = text.slice(0, nul).split("\n").length;
+      this.error(
+        path,
+        "",
+        "schema_violation",
+        `${path} holds a NUL character (byte 0) on line ${line}: a package's text files cannot hold NUL; remove it`
+      );
+    }
+    return text;
   }
   hash(path) {
     let hash = this.#hashes.get(path);
@@ -39581,11 +39699,13 @@ var LintContext = class {
   json(path) {
     let read = this.#json.get(path);
     if (!read) {
-      read = this.text(path).then((text) => parseJson(text));
+      read = this.text(path).then(
+        (text) => text.includes("\0") ? { ok: false, message: "" } : parseJson(text)
+      );
       this.#json.set(path, read);
     }
     return read.then((result) => {
-      if (!result.ok) this.error(path, "", "invalid_json", result.message);
+      if (!result.ok && result.message) this.error(path, "", "invalid_json", result.message);
       return result;
     });
   }
@@ -39614,7 +39734,7 @@ function parseJson(text) {
     if (bad !== void 0) {
       return {
         ok: false,
-        message: `a string at "${bad}" holds a lone UTF-16 surrogate escape; use a valid character`
+        message: `a string at "${bad}" holds a lone UTF-16 surrogate or a NUL (\\u0000) escape; use a valid character`
       };
     }
     return { ok: true, value };
@@ -39966,16 +40086,27 @@ async function lintPackage(tree, options = {}) {
   };
 }
 
+// app/src/tree/bidi-control.ts
+var BIDI_CONTROL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+function hasBidiControl(text) {
+  return BIDI_CONTROL.test(text);
+}
+var UNPRINTABLE = new RegExp("[\\p{Cc}\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]|\\p{Cs}", "gu");
+function escapedText(text) {
+  return text.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
 // app/src/tree/file-tree.ts
 var TreeError = class extends Error {
   code;
   /** The offending entry, when there is one. */
   entry;
+  /** A hostile entry name is kept and quoted escaped (escapedText): safe to show and to store. */
   constructor(code, message, entry2) {
-    super(message);
+    super(escapedText(message));
     this.name = "TreeError";
     this.code = code;
-    this.entry = entry2;
+    this.entry = entry2 === void 0 ? void 0 : escapedText(entry2);
   }
 };
 var SERVER_ARCHIVE_LIMITS = {
@@ -39985,39 +40116,6 @@ var SERVER_ARCHIVE_LIMITS = {
 };
 function isIgnoredPath(path) {
   return path === ".svc" || path.startsWith(".svc/") || path.split("/").includes(".git");
-}
-
-// app/src/client/authoring-results.ts
-function emptyCounts() {
-  return Object.fromEntries(Object.values(ReconciliationAction).map((action) => [action, 0]));
-}
-function readValidation(envelope) {
-  const r = envelope.reconciliation;
-  return {
-    valid: envelope.valid === true,
-    errors: Array.isArray(envelope.errors) ? envelope.errors : [],
-    notes: Array.isArray(envelope.notes) ? envelope.notes : [],
-    plan_hash: typeof envelope.plan_hash === "string" ? envelope.plan_hash : null,
-    reconciliation: r ? {
-      campaign: r.campaign ?? null,
-      problems: r.problems ?? [],
-      counts: { ...emptyCounts(), ...r.counts },
-      warnings: r.warnings ?? []
-    } : null
-  };
-}
-function readPublication(envelope) {
-  const list2 = (key) => Array.isArray(envelope[key]) ? envelope[key] : [];
-  return {
-    campaign_id: typeof envelope.campaign_id === "string" ? envelope.campaign_id : void 0,
-    campaign: envelope.campaign,
-    problems: Array.isArray(envelope.problems) ? envelope.problems : [],
-    skill_version_ids: list2("skill_version_ids"),
-    verifier_contract_ids: list2("verifier_contract_ids"),
-    verifier_implementation_ids: list2("verifier_implementation_ids"),
-    review_protocol_ids: list2("review_protocol_ids"),
-    counts: envelope.counts ?? {}
-  };
 }
 
 // app/src/tree/zip-tree.ts
@@ -40420,6 +40518,12 @@ function mergeValidations(validations) {
       ).values()
     ],
     notes: validations.flatMap((v) => v.notes),
+    // Shared checkers travel in every shard too: each fixture of each implementation once.
+    conformance: [
+      ...new Map(
+        validations.flatMap((v) => v.conformance).map((c) => [`${c.implementation}\0${c.stage_key}\0${c.fixture}`, c])
+      ).values()
+    ],
     plan_hash: null,
     reconciliation
   };
@@ -40468,6 +40572,7 @@ function unsafePathReason(path) {
   }
   if (path.includes("\\")) return 'contains a backslash; package paths separate folders with "/"';
   if (/[\p{Cc}\p{Cs}]/u.test(path)) return "contains a control character or invalid Unicode";
+  if (hasBidiControl(path)) return "contains a bidirectional formatting character (it disguises the name)";
   const segments = path.split("/");
   if (segments.includes("..")) return "escapes the package root";
   if (segments.includes(".")) return 'has a "." segment';
@@ -40889,13 +40994,18 @@ async function driveShard(options) {
           return { kind: "put" };
         }
         case "validate": {
-          const validation = await call(name, () => validateUpload(client, action.upload_id));
+          const validation = await call(
+            name,
+            () => validateUpload(client, action.upload_id, options.conformanceWait)
+          );
           const reconciliation = validation.reconciliation;
           Object.assign(s, {
             counts: reconciliation?.counts ?? null,
             campaign: reconciliation?.campaign ?? null,
             reconciliation: reconciliation?.problems ?? null
           });
+          const failures = failedConformance(validation);
+          if (failures.length > 0) emit({ kind: "conformance_failed", shard: index, failures });
           return { kind: "validated", validation };
         }
         case "publish":

@@ -91,6 +91,14 @@ export interface ValidationConformance {
   expected: CheckerResult;
   actual: RunResult;
   passed: boolean;
+  /** The planned implementation that ran it: its content hash (the plan's key). */
+  implementation: string;
+  /** Its script's filename beside the contract, or null for an image or builtin. */
+  program: string | null;
+  /** The outcome's summary or reason (at most 4000 chars). */
+  detail: string;
+  /** The last 4 KiB of the checker's stdout then stderr; "" when it wrote nothing. */
+  log_tail: string;
 }
 
 /** validate_authoring_upload's result (spec 4.1), as stored with the upload and returned. */

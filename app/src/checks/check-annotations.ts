@@ -1,6 +1,7 @@
 import { pointerToLine } from "../tree/pointer-to-line.ts";
 import type { PackageCheck } from "./check-package.ts";
 import { WARNING_NOTE_CODES } from "./check-verdict.ts";
+import { conformanceAnnotations } from "./conformance-annotations.ts";
 
 /** How loud an annotation is, as GitHub's check runs name the levels. */
 export const AnnotationLevel = { failure: "failure", warning: "warning", notice: "notice" } as const;
@@ -21,6 +22,7 @@ export interface CheckAnnotation {
 /**
  * The annotations of a check, errors first: each lint error and validation error at its file and
  * the line its JSON Pointer names (line 1 for non-JSON files and whole-file records), each
+ * conformance fixture a checker failed at the checker's file (conformanceAnnotations), each
  * conflict and `possible_duplicate` warning at the problem's problem.json, and lint notes as
  * warnings or notices.
  */
@@ -49,6 +51,7 @@ export async function checkAnnotations(check: PackageCheck): Promise<CheckAnnota
       message: e.message,
     });
   }
+  errors.push(...conformanceAnnotations(check, at));
   const problemFile = new Map(
     (check.lint.plan?.problems ?? []).map((p) => [p.slug, `${p.dir === "." ? "" : `${p.dir}/`}problem.json`]),
   );

@@ -1,12 +1,15 @@
 import { NoteCode, ReconciliationAction } from "@svc/schemas";
-import type { ActionCounts } from "../client/authoring-results.ts";
+import { type ActionCounts, failedConformance } from "../client/authoring-results.ts";
 import type { PackageCheck } from "./check-package.ts";
 
 /** A check's conclusion, as GitHub names them. */
 export const CheckConclusion = {
   /** Lint is clean and the service (when asked) found the package valid and free of conflicts. */
   success: "success",
-  /** Lint errors, validation errors or conflicts: publishing would be refused. */
+  /**
+   * Lint errors, validation errors or conflicts (publishing would be refused), or a checker that
+   * fails its own conformance fixtures (it would be published but never become current).
+   */
   failure: "failure",
   /** Lint is clean but the service could not be asked (unreachable or refused the credential). */
   neutral: "neutral",
@@ -50,7 +53,10 @@ export function checkConclusion(check: PackageCheck): CheckConclusion {
   if (!check.lint.ok) return CheckConclusion.failure;
   if (check.service === null) return CheckConclusion.success;
   if (!check.service.ok) return CheckConclusion.neutral;
-  return check.service.result.valid ? CheckConclusion.success : CheckConclusion.failure;
+  const { valid, validation } = check.service.result;
+  return valid && failedConformance(validation).length === 0
+    ? CheckConclusion.success
+    : CheckConclusion.failure;
 }
 
 /** A one-line title with the counts: "3 problems: 1 create, 2 noop; 1 warning". */
@@ -67,5 +73,7 @@ export function checkTitle(check: PackageCheck): string {
     .filter((a) => counts[a] > 0)
     .map((a) => `${counts[a]} ${a}`);
   const invalid = counts.errors > 0 ? `; ${plural(counts.errors, "validation error")}` : "";
-  return `${problems}: ${actions.join(", ") || "nothing to do"}${invalid}${warnings}`;
+  const failed = failedConformance(check.service.result.validation).length;
+  const conformance = failed > 0 ? `; ${plural(failed, "conformance fixture")} failed` : "";
+  return `${problems}: ${actions.join(", ") || "nothing to do"}${invalid}${conformance}${warnings}`;
 }

@@ -98,6 +98,14 @@ export function mergeValidations(validations: readonly Validation[]): Validation
       ).values(),
     ],
     notes: validations.flatMap((v) => v.notes),
+    // Shared checkers travel in every shard too: each fixture of each implementation once.
+    conformance: [
+      ...new Map(
+        validations
+          .flatMap((v) => v.conformance)
+          .map((c) => [`${c.implementation}\0${c.stage_key}\0${c.fixture}`, c]),
+      ).values(),
+    ],
     plan_hash: null,
     reconciliation,
   };

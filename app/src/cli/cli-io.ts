@@ -21,3 +21,9 @@ export function processIo(): CliIo {
 export class UsageError extends Error {
   override name = "UsageError";
 }
+
+/**
+ * Exit code 3: the upload is valid (svc upload) or published (svc draft) but a checker in the plan
+ * failed its own conformance fixtures, so it will not become its stage's current implementation.
+ */
+export const CONFORMANCE_FAILED = 3;

@@ -1,5 +1,7 @@
 import { createColors } from "picocolors";
 import type { DraftFailure, DraftSummary } from "../client/publish-package.ts";
+import type { PublishedFailure } from "../client/stays-current.ts";
+import { formatConformanceFailures } from "./format-fixture-failure.ts";
 
 /** One line per problem (action, slug, revision, id), then a line of totals. */
 export function formatDraft(summary: DraftSummary, options: { color: boolean }): string {
@@ -52,4 +54,26 @@ export function formatFailure(failure: DraftFailure, summary: DraftSummary): str
       throw new Error(`unhandled failure ${JSON.stringify(never)}`);
     }
   }
+}
+
+/**
+ * The fixtures published checkers failed at validation, each with the checker's output, then per
+ * stage the implementation it keeps running (or that it has none, so its runs wait).
+ */
+export function formatPublishedFailures(
+  failures: readonly PublishedFailure[],
+  options: { color: boolean },
+): string {
+  if (failures.length === 0) return "";
+  const lines = formatConformanceFailures(failures, options);
+  const stages = new Map(failures.map((f) => [`${f.implementation} ${f.stage_key}`, f]));
+  for (const f of stages.values()) {
+    const what = f.program ?? f.image_ref;
+    lines.push(
+      f.stays_current
+        ? `  ${f.stage_key}: ${f.stays_current.verifier_implementation_id} (version ${f.stays_current.version_number}) stays current; ${what} does not replace it`
+        : `  ${f.stage_key}: no implementation is current, so its runs wait until one passes its fixtures (${what} failed)`,
+    );
+  }
+  return `${lines.join("\n")}\n`;
 }

@@ -29,6 +29,9 @@ export function progressBar(write: (text: string) => void, width = 24) {
         case "fresh_upload":
           draw(`shard ${event.shard + 1}: ${event.code}, uploading again`);
           break;
+        case "conformance_failed":
+          draw(`shard ${event.shard + 1}: a checker failed its conformance fixtures`);
+          break;
         case "shard_done":
           done += 1;
           draw(`shard ${event.shard + 1}: ${event.status}`);

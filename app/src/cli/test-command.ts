@@ -5,6 +5,7 @@ import { runChecker } from "../sandbox/run-checker.ts";
 import type { FixtureResult } from "../sandbox/run-conformance.ts";
 import type { CliIo } from "./cli-io.ts";
 import { UsageError } from "./cli-io.ts";
+import { formatFixtureFailure } from "./format-fixture-failure.ts";
 import { lintDirectory, printLintResult } from "./lint-directory.ts";
 import { runPackageConformance } from "./package-conformance.ts";
 
@@ -58,7 +59,11 @@ export async function testCommand(
     io.stdout(
       `${mark} ${stage.stage_key}/${r.fixture}: expected ${r.expected}, actual ${r.actual}${score}${how}\n`,
     );
-    if (!r.passed) io.stdout(`     ${r.detail.split("\n")[0]}\n`);
+    if (!r.passed) {
+      const failure = { ...r, stage_key: stage.stage_key };
+      for (const line of formatFixtureFailure(failure, { color: io.color, header: false }))
+        io.stdout(`${line}\n`);
+    }
   };
   const stages = await runPackageConformance(
     tree,
@@ -79,7 +84,10 @@ export async function testCommand(
         status: s.report.status,
         fixtures_total: s.report.fixtures_total,
         fixtures_passed: s.report.fixtures_passed,
-        failures: s.report.failures,
+        failures: s.report.failures.map((f) => ({
+          ...f,
+          log_tail: s.report.results.find((r) => r.fixture === f.fixture_key)?.log_tail ?? "",
+        })),
         results: s.report.results.map(({ outcome, ...rest }) => ({
           ...rest,
           backend: outcome?.backend ?? null,

@@ -1,5 +1,4 @@
-import { join } from "node:path";
-import { readValidation } from "../client/authoring-results.ts";
+import { failedConformance, readValidation } from "../client/authoring-results.ts";
 import {
   awaitConformance,
   CONFORMANCE_WAIT_MS,
@@ -7,30 +6,23 @@ import {
   putArchive,
   requestUpload,
 } from "../client/authoring-steps.ts";
-import { writeJsonAtomic } from "../client/publish-state.ts";
 import { ServiceCallError } from "../client/service-call-error.ts";
+import { type UploadRecord, writeUploadRecord } from "../client/upload-record.ts";
 import { withRetries } from "../client/with-retries.ts";
 import { SERVER_ARCHIVE_LIMITS } from "../tree/file-tree.ts";
 import type { CliDeps } from "./cli-deps.ts";
 import type { CliIo } from "./cli-io.ts";
+import { CONFORMANCE_FAILED } from "./cli-io.ts";
 import { connectService } from "./connect-service.ts";
 import { formatValidation } from "./format-validation.ts";
 import { openLintedPackage } from "./open-linted-package.ts";
 import { retryNotice } from "./retry-notice.ts";
 
-/** What `<dir>/.svc/upload.json` records about the last upload. */
-export interface UploadRecord {
-  upload_id: string;
-  plan_hash: string | null;
-  content_hash: string;
-  uploaded_at: string;
-  valid: boolean;
-}
-
 /**
  * `svc upload <dir> [--json]`: lint, pack the whole package as one archive, then request, PUT and
  * validate it (each step retried on transient failures). Publishes nothing. Prints the validation
- * and records it in `<dir>/.svc/upload.json`. Exit 0 valid, 1 lint errors, invalid or refused, 2 usage.
+ * and records it in `<dir>/.svc/upload.json`. Exit 0 valid, 1 lint errors, invalid or refused, 2 usage,
+ * 3 valid but a planned checker failed its own conformance fixtures (docs/cli.md, "Exit codes").
  */
 export async function uploadCommand(
   dir: string,
@@ -99,7 +91,7 @@ export async function uploadCommand(
       uploaded_at: deps.now().toISOString(),
       valid: validation.valid,
     };
-    await writeJsonAtomic(join(dir, ".svc", "upload.json"), record);
+    await writeUploadRecord(dir, record);
     if (options.json) {
       io.stdout(
         `${JSON.stringify({ ...final, upload_id: upload.upload_id, content_hash: archive.content_hash }, null, 2)}\n`,
@@ -108,7 +100,8 @@ export async function uploadCommand(
       io.stdout(`upload ${upload.upload_id} (${archive.size_bytes} bytes, ${archive.content_hash})\n`);
       io.stdout(formatValidation(validation, { color: io.color }));
     }
-    return validation.valid ? 0 : 1;
+    if (!validation.valid) return 1;
+    return failedConformance(validation).length > 0 ? CONFORMANCE_FAILED : 0;
   } catch (error) {
     if (!(error instanceof ServiceCallError)) throw error;
     io.stderr(`svc upload: ${step} failed [${error.code}]: ${error.message}\n`);

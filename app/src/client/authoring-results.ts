@@ -4,6 +4,7 @@ import {
   type PublishResult,
   type Reconciliation,
   ReconciliationAction,
+  type ValidationConformance,
   type ValidationError,
   type ValidationResult,
 } from "@svc/schemas";
@@ -21,8 +22,13 @@ export type ActionCounts = Reconciliation["counts"];
 /** validate_authoring_upload, the fields the CLI reads. */
 export type Validation = Pick<
   ValidationResult,
-  "valid" | "errors" | "notes" | "plan_hash" | "reconciliation"
+  "valid" | "errors" | "notes" | "plan_hash" | "reconciliation" | "conformance"
 >;
+
+/** The fixtures a planned checker failed at validation: the checker fails its own conformance. */
+export function failedConformance(validation: Pick<Validation, "conformance">): ValidationConformance[] {
+  return validation.conformance.filter((entry) => !entry.passed);
+}
 
 /** publish_authoring_upload; counts may be partial from an older service. */
 export type Publication = Omit<PublishResult, "counts" | "reconciliation"> & {
@@ -41,6 +47,9 @@ export function readValidation(envelope: Record<string, unknown>): Validation {
     errors: Array.isArray(envelope.errors) ? (envelope.errors as ValidationError[]) : [],
     notes: Array.isArray(envelope.notes) ? (envelope.notes as Validation["notes"]) : [],
     plan_hash: typeof envelope.plan_hash === "string" ? envelope.plan_hash : null,
+    conformance: Array.isArray(envelope.conformance)
+      ? (envelope.conformance as Partial<ValidationConformance>[]).map(readConformanceEntry)
+      : [],
     reconciliation: r
       ? {
           campaign: r.campaign ?? null,
@@ -64,5 +73,21 @@ export function readPublication(envelope: Record<string, unknown>): Publication 
     verifier_implementation_ids: list("verifier_implementation_ids"),
     review_protocol_ids: list("review_protocol_ids"),
     counts: (envelope.counts as Partial<ActionCounts>) ?? {},
+  };
+}
+
+/** A conformance entry, with the fields an older service does not send filled in. */
+function readConformanceEntry(entry: Partial<ValidationConformance>): ValidationConformance {
+  return {
+    stage_key: entry.stage_key ?? "",
+    image_ref: entry.image_ref ?? "",
+    fixture: entry.fixture ?? "",
+    expected: entry.expected ?? "verified",
+    actual: entry.actual ?? "error",
+    passed: entry.passed === true,
+    implementation: entry.implementation ?? "",
+    program: entry.program ?? null,
+    detail: entry.detail ?? "",
+    log_tail: entry.log_tail ?? "",
   };
 }

@@ -4,7 +4,12 @@ import { type ActionCounts, emptyCounts } from "./authoring-results.ts";
 import { type Archive, packArchive } from "./authoring-steps.ts";
 import { measurePackage } from "./measure-package.ts";
 import { CLI_SHARD_LIMITS, type PlannedShard, planShards, type ShardLimits } from "./plan-shards.ts";
-import { type DraftEvent, type DraftFailure, driveShard } from "./publish-engine/drive-publish.ts";
+import {
+  type DraftEvent,
+  type DraftFailure,
+  type DriveShardOptions,
+  driveShard,
+} from "./publish-engine/drive-publish.ts";
 import { reviewedPlanHash } from "./publish-engine/reviewed-plan-hash.ts";
 import type { ProblemOutcome, PublishedIds, PublishState, ShardState } from "./publish-state.ts";
 import type { ServiceClient } from "./service-client.ts";
@@ -37,6 +42,8 @@ export interface PublishPackageOptions {
   verify?: boolean;
   save(state: PublishState): Promise<void>;
   retry?: Omit<RetryOptions, "onRetry">;
+  /** Wait for fixtures the service queued at validation (DriveShardOptions.conformanceWait). */
+  conformanceWait?: DriveShardOptions["conformanceWait"];
   now?: () => Date;
   onEvent?: (event: DraftEvent) => void;
 }
@@ -145,6 +152,7 @@ export async function publishPackage(options: PublishPackageOptions): Promise<Dr
       reviewedPlanHash: await reviewedPlanHash(options.tree, shard, planned.shards.length, options.planHash),
       save,
       retry: options.retry,
+      conformanceWait: options.conformanceWait,
       now,
       emit,
     });

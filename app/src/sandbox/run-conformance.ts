@@ -8,6 +8,7 @@ import type {
   InputFile,
   StageResult,
 } from "./checker-job.ts";
+import { logTail } from "./log-tail.ts";
 import { stageJob } from "./stage-job.ts";
 
 /** A fixture file as a fixture names it; `readBytes` resolves it (package tree, upload, blob store). */
@@ -38,6 +39,8 @@ export interface FixtureResult {
   expected_score: number | null;
   /** The outcome's summary or reason (at most 4000 chars). */
   detail: string;
+  /** The last 4 KiB of what the checker wrote on stdout then stderr (its traceback); "" when nothing. */
+  log_tail: string;
   outcome: CheckerOutcome | null;
 }
 
@@ -116,6 +119,7 @@ async function runFixture(
       passed: false,
       score: null,
       detail: detail.slice(0, MAX_DETAIL),
+      log_tail: "",
       outcome: null,
     };
   }
@@ -135,6 +139,7 @@ async function runFixture(
     passed,
     score: outcome.score,
     detail: detail.slice(0, MAX_DETAIL),
+    log_tail: logTail(outcome.log),
     outcome,
   };
 }

@@ -57,6 +57,51 @@ describe("formatCheckSummary", () => {
     expect(text).toContain(`| \`${path}\` | ${line} | schema_violation |`);
   });
 
+  it("fails the check when a checker fails its own fixtures, annotating the checker's file at its traceback line", async () => {
+    const check = await linted(campaignFiles(1), "pkg");
+    const plan = check.lint.plan!;
+    const [implementation] = Object.values(plan.verifier_implementations);
+    const failure = {
+      stage_key: "check_answer",
+      image_ref: implementation!.runtime.image_ref,
+      fixture: "right_answer",
+      expected: "verified" as const,
+      actual: "error" as const,
+      passed: false,
+      implementation: implementation!.content_hash,
+      program: "checker.py",
+      detail: "the checker wrote no /output/result.json (the checker exited with code 1)",
+      log_tail:
+        'Traceback (most recent call last):\n  File "/input/checker/checker.py", line 31, in <module>\n    main()\n  File "/input/checker/checker.py", line 17, in main\nRuntimeError: broken\n',
+    };
+    const validation = {
+      valid: true,
+      errors: [],
+      notes: [],
+      plan_hash: check.lint.plan_hash,
+      reconciliation: null,
+      conformance: [failure, { ...failure, fixture: "wrong_answer", passed: true, log_tail: "" }],
+    };
+    const served = {
+      ...check,
+      service: { ok: true as const, result: { valid: true, validation, shards: [] } },
+    };
+    expect(checkConclusion(served)).toBe("failure");
+    expect(checkTitle(served)).toContain("1 conformance fixture failed");
+    const annotations = await checkAnnotations(served);
+    expect(annotations).toHaveLength(1);
+    expect(annotations[0]).toMatchObject({
+      path: "pkg/checker.py",
+      line: 17,
+      level: "failure",
+      title: "conformance_failed",
+    });
+    expect(annotations[0]!.message).toContain("check_answer/right_answer: expected verified, actual error");
+    expect(annotations[0]!.message).toContain("RuntimeError: broken");
+    const text = formatCheckSummary(served, annotations, { maxBytes: 65_535, fullReport: "R" });
+    expect(text).toContain("| `pkg/checker.py` | 17 | conformance_failed |");
+  });
+
   it("reports a tree that cannot be a package as an error on the offending file", async () => {
     const check = await checkPackage("pkg", async () => {
       throw new (await import("../../src/tree/index.ts")).TreeError("symlink", "a link", "statement.md");

@@ -101,6 +101,56 @@ describe("svc draft", () => {
     expect(saved.shards[0]).toMatchObject({ attempts: 4, upload_id: expect.stringMatching(/^upl_/) });
   });
 
+  it("publishes, then exits 3 naming each failed fixture, its traceback and the implementation that stays current", async () => {
+    service.failConformance = true;
+    const dir = pkg(campaignFiles(2));
+    const run = await draft(dir);
+    expect(run.code).toBe(3);
+    expect(run.stdout).toContain("published: 2 problems in 1 shard (1 published): 2 create");
+    expect(run.stdout).toContain(
+      "  FAIL check_answer/right_answer: expected verified, actual error (checker.py)",
+    );
+    expect(run.stdout).toContain("| RuntimeError: the checker broke");
+    expect(run.stdout).toContain(
+      "  check_answer: vfi_passed0001 (version 1) stays current; checker.py does not replace it",
+    );
+
+    const again = await draft(pkg(campaignFiles(2, { prefix: "q" })), "--json");
+    expect(again.code).toBe(3);
+    const summary = json(again.stdout);
+    expect(summary.ok).toBe(true);
+    expect(summary.conformance_failures).toEqual([
+      expect.objectContaining({
+        stage_key: "check_answer",
+        fixture: "right_answer",
+        actual: "error",
+        program: "checker.py",
+        log_tail: expect.stringContaining("RuntimeError: the checker broke"),
+        stays_current: {
+          verifier_contract_id: expect.stringMatching(/^vct_/),
+          verifier_implementation_id: "vfi_passed0001",
+          version_number: 1,
+        },
+      }),
+    ]);
+  });
+
+  it("records the last validated upload in .svc/upload.json, as svc upload does (spec 4.2)", async () => {
+    const dir = pkg(campaignFiles(3));
+    const run = await draft(dir, "--shard-problems", "2");
+    expect(run.code).toBe(0);
+    const record = JSON.parse(readFileSync(join(dir, ".svc/upload.json"), "utf8"));
+    expect(Object.keys(record)).toEqual(["upload_id", "plan_hash", "content_hash", "uploaded_at", "valid"]);
+    const last = state(dir).shards[1]!;
+    expect(record).toEqual({
+      upload_id: last.upload_id,
+      plan_hash: last.plan_hash,
+      content_hash: last.content_hash,
+      uploaded_at: "2030-01-02T03:04:05.000Z",
+      valid: true,
+    });
+  });
+
   it("prints one line per problem with its action and revision", async () => {
     const dir = pkg(campaignFiles(2));
     const run = await draft(dir);

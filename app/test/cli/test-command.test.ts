@@ -63,6 +63,26 @@ describe.skipIf(!available)("svc test (bwrap)", () => {
     expect(Date.now() - started).toBeLessThan(25_000);
   });
 
+  it("2b. prints the checker's own traceback under a failed fixture, readable and in --json", async () => {
+    const broken =
+      'import sys\nprint("reading the answer")\nraise RuntimeError("the checker broke on purpose")\n';
+    const dir = scaffold(broken);
+    const readable = await svcWith({ env }, ["test", dir]);
+    expect(readable.code).toBe(1);
+    expect(readable.stdout).toContain("FAIL check_answer/right_answer: expected verified, actual");
+    expect(readable.stdout).toContain("checker output (last 4 KiB):");
+    expect(readable.stdout).toMatch(/\| Traceback \(most recent call last\):/);
+    expect(readable.stdout).toContain("| RuntimeError: the checker broke on purpose");
+    expect(readable.stdout).toContain("| reading the answer");
+
+    const run = await svcWith({ env }, ["test", dir, "--json"]);
+    const [stage] = JSON.parse(run.stdout).stages;
+    for (const list of [stage.failures, stage.results]) {
+      for (const entry of list)
+        expect(entry.log_tail).toContain("RuntimeError: the checker broke on purpose");
+    }
+  });
+
   it("4. the svc process exits once its fixtures ran, leaving no sandbox, disk or run folder behind", async () => {
     // The warm pool refills after each run; a sandbox waiting in it must neither keep the process
     // alive (a `svc test` that never returns) nor outlive it (a mounted disk left in TMPDIR).

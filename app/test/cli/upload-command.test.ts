@@ -49,6 +49,37 @@ describe("svc upload", () => {
     expect(service.problems.size).toBe(0);
   });
 
+  it("exits 3 when a planned checker fails its own fixtures, printing each with the checker's traceback", async () => {
+    service.failConformance = true;
+    const dir = pkg(campaignFiles(1));
+    const run = await svcWith(deps(), ["upload", dir]);
+    expect(run.code).toBe(3);
+    expect(run.stdout).toContain(
+      "conformance: a checker failed its own fixtures; it will not become current",
+    );
+    expect(run.stdout).toContain(
+      "  FAIL check_answer/right_answer: expected verified, actual error (checker.py)",
+    );
+    expect(run.stdout).toContain("the checker wrote no /output/result.json (the checker exited with code 1)");
+    expect(run.stdout).toContain('|   File "/input/checker/checker.py", line 3, in <module>');
+    expect(run.stdout).toContain("| RuntimeError: the checker broke");
+    expect(run.stdout).toMatch(/valid: plan_hash sha256:[0-9a-f]{64}; but 1 conformance fixture failed$/m);
+
+    const json = await svcWith(deps(), ["upload", dir, "--json"]);
+    expect(json.code).toBe(3);
+    const [failure] = JSON.parse(json.stdout).conformance;
+    expect(failure).toMatchObject({
+      stage_key: "check_answer",
+      fixture: "right_answer",
+      expected: "verified",
+      actual: "error",
+      passed: false,
+      program: "checker.py",
+      implementation: expect.stringMatching(/^sha256:/),
+    });
+    expect(failure.log_tail).toContain("RuntimeError: the checker broke");
+  });
+
   it("waits for conformance fixtures the service queued, bounded, with progress on stderr", async () => {
     service.pendingConformance = 7;
     const dir = pkg(campaignFiles(1));

@@ -17,6 +17,7 @@ function validation(planHash: string | null, extra: Partial<Validation> = {}): V
     errors: [],
     notes: [],
     plan_hash: planHash,
+    conformance: [],
     reconciliation: {
       campaign: null,
       problems: [{ slug: "p", action: "create" }],

@@ -74,6 +74,13 @@ export async function runImplementationConformance(
         values (${implementationId}, ${against!.id}, ${d.fixture_key}, ${d.result}, ${d.against_result},
           ${d.score}, ${d.against_score})`;
     }
+    // The checker's own output on each failed fixture, kept beside the spec's record (migration 026).
+    for (const failure of record.failures) {
+      const tail = report.report.results.find((r) => r.fixture === failure.fixture_key)?.log_tail ?? "";
+      await tx`
+        insert into conformance_failure_logs (verifier_implementation_id, fixture_key, log_tail)
+        values (${implementationId}, ${failure.fixture_key}, ${tail})`;
+    }
     if (record.status !== "passed") return;
     // Passing may make it the stage's current implementation: tell the users whose work it checks.
     const { current } = await currentImplementation(tx, row.verifier_contract_id, row.stage_key);

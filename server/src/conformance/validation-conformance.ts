@@ -51,6 +51,10 @@ export async function validationConformance(
           expected: result.expected,
           actual: result.actual,
           passed: result.passed,
+          implementation: implementation.content_hash,
+          program: implementation.program?.filename ?? null,
+          detail: result.detail,
+          log_tail: result.passed ? "" : result.log_tail,
         });
       }
     }

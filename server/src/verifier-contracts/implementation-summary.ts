@@ -1,5 +1,10 @@
 import { currentImplementations } from "@svc/app";
 import type { ConformanceStatus, ImplementationSource } from "@svc/schemas";
+import {
+  type ConformanceFailure,
+  type ConformanceRecordFailure,
+  readConformanceFailures,
+} from "../conformance/read-conformance-failures.ts";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { type Differential, readDifferentials } from "../sandbox-images/read-differentials.ts";
 
@@ -22,6 +27,8 @@ export interface ImplementationSummary {
     checked_at: string | null;
     fixtures_total: number;
     fixtures_passed: number;
+    /** Each fixture it failed, with the checker's own output (issue 33); empty when passed or pending. */
+    failures: ConformanceFailure[];
   } & Differential;
   created_at: string;
   yanked_at: string | null;
@@ -39,7 +46,9 @@ interface ImplementationRow {
   content_hash: string;
   program: ImplementationSummary["program"];
   source: ImplementationSource;
-  conformance: ImplementationSummary["conformance"] & Record<string, unknown>;
+  conformance: Omit<ImplementationSummary["conformance"], "failures"> & {
+    failures: ConformanceRecordFailure[];
+  };
   created_at: Date;
   yanked_at: Date | null;
 }
@@ -58,10 +67,9 @@ export async function implementationSummaries(
     from verifier_implementations where verifier_contract_id = ${contractId}
     order by stage_key, version_number`;
   const choices = currentImplementations(rows);
-  const differentials = await readDifferentials(
-    sql,
-    rows.map((row) => row.id),
-  );
+  const ids = rows.map((row) => row.id);
+  const differentials = await readDifferentials(sql, ids);
+  const logs = await readConformanceFailures(sql, ids);
   return rows.map((row) => ({
     id: row.id,
     stage_key: row.stage_key,
@@ -77,6 +85,12 @@ export async function implementationSummaries(
       checked_at: row.conformance.checked_at,
       fixtures_total: row.conformance.fixtures_total,
       fixtures_passed: row.conformance.fixtures_passed,
+      failures: row.conformance.failures.map((failure) => ({
+        stage_key: row.stage_key,
+        verifier_implementation_id: row.id,
+        ...failure,
+        log_tail: logs.get(row.id)?.get(failure.fixture_key) ?? "",
+      })),
       ...differentials.get(row.id)!,
     },
     created_at: row.created_at.toISOString(),

@@ -63,6 +63,10 @@ describeWithDatabase("conformance, sandbox images and run administration", () =>
           expected: "verified",
           actual: "verified",
           passed: true,
+          implementation: expect.stringMatching(/^sha256:/),
+          program: null,
+          detail: expect.any(String),
+          log_tail: "",
         },
         {
           stage_key: "sat_check",
@@ -71,6 +75,10 @@ describeWithDatabase("conformance, sandbox images and run administration", () =>
           expected: "refuted",
           actual: "refuted",
           passed: true,
+          implementation: expect.stringMatching(/^sha256:/),
+          program: null,
+          detail: expect.any(String),
+          log_tail: "",
         },
       ]);
     });

@@ -1,6 +1,6 @@
-import type { ValidationError } from "@svc/schemas";
+import type { ValidationConformance, ValidationError } from "@svc/schemas";
 import type { FileTree } from "../../tree/file-tree.ts";
-import type { Publication } from "../authoring-results.ts";
+import { failedConformance, type Publication } from "../authoring-results.ts";
 import {
   type Archive,
   packArchive,
@@ -34,6 +34,8 @@ export type DraftEvent =
       error: ServiceCallError;
     }
   | { kind: "fresh_upload"; shard: number; code: string }
+  /** Validation ran the shard's fixtures and a planned checker failed some: publishing goes on. */
+  | { kind: "conformance_failed"; shard: number; failures: ValidationConformance[] }
   | { kind: "shard_done"; shard: number; status: "published" | "skipped" };
 
 /** Why a run stopped. */
@@ -64,6 +66,11 @@ export interface DriveShardOptions {
   resumed?: boolean;
   save?: () => Promise<void>;
   retry?: Omit<RetryOptions, "onRetry">;
+  /**
+   * Wait, bounded, for fixtures the service queued at validation before publishing (`svc draft`,
+   * so a checker that fails its own fixtures is told); without it the validation is read as it is.
+   */
+  conformanceWait?: Parameters<typeof validateUpload>[2];
   now?: () => Date;
   emit?: (event: DraftEvent) => void;
 }
@@ -195,13 +202,17 @@ export async function driveShard(options: DriveShardOptions): Promise<ShardOutco
           return { kind: "put" };
         }
         case "validate": {
-          const validation = await call(name, () => validateUpload(client, action.upload_id));
+          const validation = await call(name, () =>
+            validateUpload(client, action.upload_id, options.conformanceWait),
+          );
           const reconciliation = validation.reconciliation;
           Object.assign(s, {
             counts: reconciliation?.counts ?? null,
             campaign: reconciliation?.campaign ?? null,
             reconciliation: reconciliation?.problems ?? null,
           });
+          const failures = failedConformance(validation);
+          if (failures.length > 0) emit({ kind: "conformance_failed", shard: index, failures });
           return { kind: "validated", validation };
         }
         case "publish":

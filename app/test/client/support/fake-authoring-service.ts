@@ -108,6 +108,8 @@ export class FakeAuthoringService {
         return this.validate(owner, input.upload_id as string);
       case "publish_authoring_upload":
         return this.publish(owner, input.upload_id as string, input.plan_hash as string);
+      case "get_verifier_contract":
+        return this.contract(input.verifier_contract_id as string);
       default:
         throw this.toolError("not_found", `no tool ${name}`);
     }
@@ -115,6 +117,43 @@ export class FakeAuthoringService {
 
   /** Validations still answering `conformance_state: "pending"`, one fewer each time (queued fixtures). */
   pendingConformance = 0;
+  /** Every planned checker fails its first fixture at validation, raising a traceback. */
+  failConformance = false;
+  /** Published contracts: each stage's implementations, an earlier passed version 1 current. */
+  private contracts = new Map<string, Array<{ stage_key: string; content_hash: string }>>();
+
+  /** get_verifier_contract: the implementations of a published contract, version 1 current. */
+  private contract(id: string): Envelope {
+    const planned = this.contracts.get(id);
+    if (!planned) throw this.toolError("not_found", `no verifier contract ${id}`);
+    return {
+      verifier_contract: { id },
+      implementations: planned.flatMap(({ stage_key, content_hash }) => [
+        { id: "vfi_passed0001", stage_key, version_number: 1, content_hash: "sha256:earlier", current: true },
+        { id: "vfi_failed0002", stage_key, version_number: 2, content_hash, current: false },
+      ]),
+    };
+  }
+
+  /** A failed first fixture of every planned checker stage, as validation lists it. */
+  private conformance(plan: Plan): Envelope[] {
+    if (!this.failConformance) return [];
+    return Object.values(plan.verifier_implementations).flatMap((impl) =>
+      impl.stages.map((stage) => ({
+        stage_key: stage.stage_key,
+        image_ref: impl.runtime.image_ref,
+        fixture: "right_answer",
+        expected: "verified",
+        actual: "error",
+        passed: false,
+        implementation: impl.content_hash,
+        program: impl.program?.filename ?? null,
+        detail: "the checker wrote no /output/result.json (the checker exited with code 1)",
+        log_tail:
+          'Traceback (most recent call last):\n  File "/input/checker/checker.py", line 3, in <module>\nRuntimeError: the checker broke\n',
+      })),
+    );
+  }
 
   private async validate(owner: string, uploadId: string): Promise<Envelope> {
     const upload = this.uploads.get(uploadId);
@@ -160,6 +199,7 @@ export class FakeAuthoringService {
     if (pending) this.pendingConformance -= 1;
     return {
       conformance_state: pending ? "pending" : "complete",
+      conformance: this.conformance(lint.plan),
       valid: counts.conflict === 0,
       errors: [],
       notes: lint.notes,
@@ -207,6 +247,14 @@ export class FakeAuthoringService {
         listed_in_explore: false,
       };
     });
+    for (const [hash] of Object.entries(upload.plan.verifier_contracts)) {
+      const stages = Object.values(upload.plan.verifier_implementations).flatMap((impl) =>
+        impl.stages
+          .filter((stage) => stage.verifier_contract === hash)
+          .map((stage) => ({ stage_key: stage.stage_key, content_hash: impl.content_hash })),
+      );
+      this.contracts.set(`vct_${hash.slice(7, 15)}`, stages);
+    }
     upload.published = {
       campaign_id: upload.plan.campaign ? "cmp_0001" : undefined,
       problems,
