@@ -28,7 +28,7 @@ export async function readArtifact(
 ): Promise<ArtifactRow> {
   const field = options.field ?? "artifact_id";
   const artifact = await findArtifact(sql, id, { lock: options.lock });
-  // A reviewer of the Submission reads it even on private work they could not otherwise see.
+  // A reviewer of the Submission reads it (reviewsArtifact: only while they may read the Problem).
   if (
     artifact &&
     options.access === "read" &&

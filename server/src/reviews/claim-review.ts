@@ -5,6 +5,8 @@ import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import { randomId } from "../core/ids/random-id.ts";
 import type { Services } from "../core/services/services.ts";
+import { userCanReadReviewSubject } from "../visibility/review-subject-access.ts";
+import { endClaimsWithoutAccess } from "./end-claims-without-access.ts";
 import { reviewNodeState } from "./node-state.ts";
 import { readAssignmentRows, readProcessRow } from "./read-process-rows.ts";
 import { reviewerStanding } from "./review-eligibility.ts";
@@ -22,7 +24,9 @@ const DEFAULT_HOLD_MINUTES = 120;
 
 /**
  * claim_review: takes a free seat of an open human review node for `userId`, held until
- * `now + claim_hold_minutes`. Refused when the process finished, the user may not review the
+ * `now + claim_hold_minutes`. not_found when the user may not read the work under review (and
+ * claims of reviewers who lost access end first, reopening their seats). Refused when the
+ * process finished, the user may not review the
  * node (eligibility, conflicts; a submitter never reviews their own work), the node is not open
  * at `now` (pending, done, skipped or past its deadline), the user already submitted for it, or
  * no seat is free. Claiming again while holding a seat renews the hold and returns the same
@@ -34,8 +38,9 @@ export async function claimReview(
   userId: string,
   input: { review_process_id: string; node_id: string },
 ): Promise<ReviewAssignmentRow> {
+  await endClaimsWithoutAccess(services.sql, [input.review_process_id], services.clock());
   return await services.sql.begin(async (tx) => {
-    const { process, node } = await lockProcessNode(tx, input.review_process_id, input.node_id);
+    const { process, node } = await lockProcessNode(tx, input.review_process_id, input.node_id, userId);
     const standing = await reviewerStanding(tx, userId, process, node);
     if (!standing.ok) {
       throw new ServiceError(standing.code, `you may not review node "${node.id}": ${standing.reason}`, {
@@ -110,14 +115,18 @@ export async function claimReview(
   });
 }
 
-/** Locks an open process and finds its node; not_found or process_finished otherwise. */
+/**
+ * Locks an open process and finds its node for `userId`: not_found when it does not exist or
+ * the user may not read the work it reviews (the same answer), process_finished once it ended.
+ */
 export async function lockProcessNode(
   tx: Sql,
   processId: string,
   nodeId: string,
+  userId: string,
 ): Promise<{ process: ReviewProcessRow; node: ProtocolNode }> {
   const process = await readProcessRow(tx, processId, { lock: true });
-  if (!process) {
+  if (!process || !(await userCanReadReviewSubject(tx, userId, processId))) {
     throw new ServiceError("not_found", `no review process has the id "${processId}"`, {
       field: "review_process_id",
       review_process_id: processId,

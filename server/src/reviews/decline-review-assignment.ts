@@ -1,4 +1,5 @@
 import type { Services } from "../core/services/services.ts";
+import { endClaimsWithoutAccessAround } from "./end-claims-without-access.ts";
 import { lockOwnAssignment } from "./lock-own-assignment.ts";
 import { ASSIGNMENT_COLUMNS, type ReviewAssignmentRow } from "./review-records.ts";
 
@@ -8,6 +9,7 @@ export async function declineReviewAssignment(
   userId: string,
   assignmentId: string,
 ): Promise<ReviewAssignmentRow> {
+  await endClaimsWithoutAccessAround(services.sql, assignmentId, services.clock());
   return await services.sql.begin(async (tx) => {
     const now = services.clock();
     await lockOwnAssignment(tx, userId, assignmentId, now);

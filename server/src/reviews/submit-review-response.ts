@@ -3,6 +3,7 @@ import type { ReviewResponseInput } from "../core/services/review-response.ts";
 import type { Services } from "../core/services/services.ts";
 import { advanceReviewProcess } from "./advance-review-process.ts";
 import { checkReviewResponse } from "./check-review-response.ts";
+import { endClaimsWithoutAccessAround } from "./end-claims-without-access.ts";
 import { lockOwnAssignment } from "./lock-own-assignment.ts";
 import type { ReviewAssignmentRow, ReviewNodeRow } from "./review-records.ts";
 import { storeJudgment } from "./store-judgment.ts";
@@ -20,6 +21,7 @@ export async function submitReviewResponse(
   input: { assignment_id: string } & ReviewResponseInput,
 ): Promise<ReviewAssignmentRow> {
   const { assignment_id: assignmentId, ...response } = input;
+  await endClaimsWithoutAccessAround(services.sql, assignmentId, services.clock());
   const stored = await services.sql.begin(async (tx) => {
     const now = services.clock();
     const { process, node } = await lockOwnAssignment(tx, userId, assignmentId, now);

@@ -2,6 +2,7 @@ import { Role, Visibility } from "@svc/schemas";
 import { inTransaction } from "../core/db/in-transaction.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import type { Services } from "../core/services/services.ts";
+import { endClaimsWithoutAccess, openProcessesOfWork } from "../reviews/end-claims-without-access.ts";
 import { liveRole } from "../users/live-role.ts";
 import type { Viewer } from "../visibility/viewer.ts";
 import { lesserVisibility } from "../visibility/visibility.ts";
@@ -43,6 +44,8 @@ export async function setWorkVisibility(
     } else {
       await tx`update problems set visibility = ${input.visibility}, updated_at = ${now} where id = ${work.id}`;
     }
+    // A reviewer holding a seat who may no longer read the work loses the seat now.
+    await endClaimsWithoutAccess(tx, await openProcessesOfWork(tx, work), now);
     await recordWorkAudit(
       tx,
       viewer.userId,

@@ -8,7 +8,11 @@ import { buildReviewBundle, type ReviewBundle } from "../review-bundle.ts";
 import { reviewerStanding } from "../review-eligibility.ts";
 import type { ReviewAssignmentRow } from "../review-records.ts";
 import { timePassedUnrecorded } from "./get-review-process.ts";
-import { type LoadedReviewProcess, loadReviewProcess } from "./load-review-process.ts";
+import {
+  type LoadedReviewProcess,
+  loadReadableReviewProcess,
+  loadReviewProcess,
+} from "./load-review-process.ts";
 import { assignmentUrl, caseUrl } from "./review-links.ts";
 
 /** One review node's case as a reader sees it (spec 4.1 get_review_case). */
@@ -40,7 +44,8 @@ export interface ReviewCaseResult {
 
 /**
  * Reads a review node's case without claiming (spec 4.1, 5.8): no seat is taken, no hold renewed,
- * nothing drafted. Who may read it: the holder of an assignment on the node, the subject's
+ * nothing drafted. Nobody who may not read the work under review reads its case (not_found, as
+ * for an unknown process). Among those who may: the holder of an assignment on the node, the subject's
  * managers, and anyone the node would let claim (eligible, not in conflict) while it is open;
  * everyone else is refused with the engine's reason (`not_eligible`, `conflict_of_interest`).
  * The bundle is the engine's, blinded by the node's `visibility`; nothing of another reviewer's
@@ -58,7 +63,7 @@ export async function getReviewCase(
       `no review node "${input.node_id}" in a review process "${input.review_process_id}": name a review node of an existing process`,
       { ...input },
     );
-  let loaded = await loadReviewProcess(services.sql, input.review_process_id);
+  let loaded = await loadReadableReviewProcess(services, viewer, input.review_process_id);
   if (!loaded) throw notFound();
   const now = services.clock();
   if (timePassedUnrecorded(loaded, now)) {

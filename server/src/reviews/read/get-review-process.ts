@@ -3,7 +3,11 @@ import type { Services } from "../../core/services/services.ts";
 import type { Viewer } from "../../visibility/viewer.ts";
 import { advanceReviewProcess } from "../advance-review-process.ts";
 import { holdPassed } from "../node-state.ts";
-import { type LoadedReviewProcess, loadReviewProcess } from "./load-review-process.ts";
+import {
+  type LoadedReviewProcess,
+  loadReadableReviewProcess,
+  loadReviewProcess,
+} from "./load-review-process.ts";
 import { type ProcessReader, processReaderOf } from "./process-reader.ts";
 import { type ReviewProcessView, toReviewProcessView } from "./review-process-view.ts";
 
@@ -17,8 +21,8 @@ export interface ReadableReviewProcess {
 /**
  * Loads a process for a reader, settled at the service clock: when a hold or a node deadline has
  * passed but no timer recorded it yet, the engine advances the process first (idempotent), so
- * a late timer never shows a wrong state. not_found when it does not exist or the viewer may not
- * read it (never a guess).
+ * a late timer never shows a wrong state. not_found when it does not exist, the viewer may not
+ * read the work it reviews, or has no reading role in it (never a guess).
  */
 export async function readReviewProcess(
   services: Services,
@@ -29,7 +33,7 @@ export async function readReviewProcess(
     new ServiceError("not_found", `no review process you can read has the id "${processId}"`, {
       review_process_id: processId,
     });
-  let loaded = await loadReviewProcess(services.sql, processId);
+  let loaded = await loadReadableReviewProcess(services, viewer, processId);
   if (!loaded) throw notFound();
   const reader = processReaderOf(loaded, viewer);
   if (!reader) throw notFound();

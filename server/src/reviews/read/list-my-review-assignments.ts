@@ -2,6 +2,7 @@ import type { AssignmentStatus } from "@svc/schemas";
 import { IdPrefix, idPattern } from "@svc/schemas";
 import { ServiceError } from "../../core/errors/service-error.ts";
 import type { Services } from "../../core/services/services.ts";
+import { readableReviewSubjectSql } from "../../visibility/review-subject-access.ts";
 import type { Viewer } from "../../visibility/viewer.ts";
 import { ASSIGNMENT_COLUMNS, type ReviewAssignmentRow } from "../review-records.ts";
 import { type ReviewAssignmentView, toAssignmentView } from "./review-assignment-view.ts";
@@ -15,7 +16,8 @@ export interface ListMyReviewAssignmentsInput {
 }
 
 /**
- * The caller's own assignments, newest claim first, each with its case_url and assignment_url.
+ * The caller's own assignments on work they may still read, newest claim first, each with its
+ * case_url and assignment_url.
  * The caller sees their own judgments; nothing of other reviewers is included. `status` filters
  * on the state at the service clock (a claim past its hold is `lapsed`).
  */
@@ -37,7 +39,8 @@ export async function listMyReviewAssignments(
     )}, n.status = 'completed' as node_completed
     from review_assignments a
     join review_nodes n on n.review_process_id = a.review_process_id and n.node_id = a.node_id
-    where a.reviewer_user_id = ${viewer.userId}
+    join review_processes rp on rp.id = a.review_process_id
+    where a.reviewer_user_id = ${viewer.userId} and ${readableReviewSubjectSql(sql, viewer)}
       ${after ? sql`and (a.claimed_at, a.id) < (${after.claimedAt}, ${after.id})` : sql``}
       ${
         status === "lapsed"

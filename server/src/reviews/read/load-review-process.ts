@@ -1,5 +1,9 @@
 import { IdPrefix, idPattern } from "@svc/schemas";
 import type { Sql } from "../../core/db/connect-sql.ts";
+import type { Services } from "../../core/services/services.ts";
+import { canReadReviewSubject } from "../../visibility/review-subject-access.ts";
+import type { Viewer } from "../../visibility/viewer.ts";
+import { endClaimsWithoutAccess } from "../end-claims-without-access.ts";
 import { readAssignmentRows, readNodeRows, readProcessRow } from "../read-process-rows.ts";
 import type { ReviewAssignmentRow, ReviewNodeRow, ReviewProcessRow } from "../review-records.ts";
 
@@ -39,4 +43,20 @@ export async function loadReviewProcess(sql: Sql, processId: string): Promise<Lo
     submitterHandle: people?.handle ?? "",
     managerUserId: people?.manager_user_id ?? null,
   };
+}
+
+/**
+ * The process when the viewer may read the work it reviews, else null (unknown and invisible are
+ * the same). Every review door reads through this: first the claims of reviewers who lost access
+ * end (end-claims-without-access.ts), so what it returns shows their seats open again.
+ */
+export async function loadReadableReviewProcess(
+  services: Services,
+  viewer: Viewer,
+  processId: string,
+): Promise<LoadedReviewProcess | null> {
+  if (!PROCESS_ID.test(processId)) return null;
+  await endClaimsWithoutAccess(services.sql, [processId], services.clock());
+  if (!(await canReadReviewSubject(services.sql, viewer, processId))) return null;
+  return await loadReviewProcess(services.sql, processId);
 }

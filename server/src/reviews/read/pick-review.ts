@@ -1,8 +1,11 @@
 import type { ProtocolNode, ReviewProtocolDocument } from "@svc/schemas";
-import { findCampaign } from "../../campaigns/find-campaign.ts";
-import { ServiceError } from "../../core/errors/service-error.ts";
+import { readCampaign } from "../../campaigns/read-campaign.ts";
 import type { Services } from "../../core/services/services.ts";
-import { findProblem } from "../../problems/find-problem.ts";
+import { readProblem } from "../../problems/read-problem.ts";
+import {
+  discoverableReviewSubjectSql,
+  readableReviewSubjectSql,
+} from "../../visibility/review-subject-access.ts";
 import type { Viewer } from "../../visibility/viewer.ts";
 import { reviewNodeState } from "../node-state.ts";
 import { reviewerStanding } from "../review-eligibility.ts";
@@ -41,7 +44,9 @@ const CANDIDATE_CEILING = 500;
  * pick_review: open seats the caller may claim now, soonest deadline first. A seat is offered
  * when its process and node are open at the service clock (opened, deadline not passed, a seat
  * neither held nor filled), the node is a human one (the service fills agent nodes itself), the
- * caller holds no live or submitted seat on it, and the engine's standing check passes (eligible
+ * caller holds no live or submitted seat on it, the work under review is surfaced to the caller
+ * (listed, or theirs; with a filter naming its Problem or Campaign, any they may read: unlisted
+ * work is found by name, private work by its owner and administrators), and the engine's standing check passes (eligible
  * and not in conflict; a submitter never sees their own subject). Unknown filters are not_found.
  */
 export async function pickReview(
@@ -51,26 +56,30 @@ export async function pickReview(
   baseUrl: string,
 ): Promise<{ seats: PickedSeat[] }> {
   const { sql } = services;
-  const problemId = input.problem ? await problemIdOf(services, input.problem) : null;
-  const campaignId = input.campaign ? await campaignIdOf(services, input.campaign) : null;
+  // A filter naming work the caller cannot read is as unknown as work that does not exist.
+  const problemId = input.problem ? (await readProblem(sql, viewer, input.problem)).id : null;
+  const campaignId = input.campaign ? (await readCampaign(sql, viewer, input.campaign)).id : null;
+  // Work the caller names is read by name; otherwise only discoverable work's seats surface.
+  const named = problemId !== null || campaignId !== null;
   const now = services.clock();
   const candidates = await sql<ReviewNodeRow[]>`
     select ${sql.unsafe(
       NODE_COLUMNS.split(", ")
         .map((c) => `n.${c}`)
         .join(", "),
-    )} from review_nodes n join review_processes p on p.id = n.review_process_id
-    where p.status = 'open' and n.status = 'open' and n.type = 'review'
+    )} from review_nodes n join review_processes rp on rp.id = n.review_process_id
+    where rp.status = 'open' and n.status = 'open' and n.type = 'review'
       and n.opened_at <= ${now} and (n.deadline_at is null or n.deadline_at > ${now})
-      and p.subject_user_id <> ${viewer.userId}
-      and exists (select 1 from jsonb_array_elements(p.protocol_snapshot -> 'nodes') x
+      and rp.subject_user_id <> ${viewer.userId}
+      and ${named ? readableReviewSubjectSql(sql, viewer) : discoverableReviewSubjectSql(sql, viewer)}
+      and exists (select 1 from jsonb_array_elements(rp.protocol_snapshot -> 'nodes') x
         where x ->> 'id' = n.node_id and x -> 'reviewers' ->> 'kind' = 'human')
       and not exists (select 1 from review_assignments a
         where a.review_process_id = n.review_process_id and a.node_id = n.node_id
           and a.reviewer_user_id = ${viewer.userId}
           and (a.status = 'submitted' or (a.status = 'claimed' and a.hold_until > ${now})))
-      ${problemId ? sql`and p.problem_id = ${problemId}` : sql``}
-      ${campaignId ? sql`and p.campaign_id = ${campaignId}` : sql``}
+      ${problemId ? sql`and rp.problem_id = ${problemId}` : sql``}
+      ${campaignId ? sql`and rp.campaign_id = ${campaignId}` : sql``}
     order by n.deadline_at nulls last, n.review_process_id, n.node_id
     limit ${CANDIDATE_CEILING}`;
   const processIds = [...new Set(candidates.map((c) => c.review_process_id))];
@@ -107,23 +116,4 @@ export async function pickReview(
     });
   }
   return { seats };
-}
-
-async function problemIdOf(services: Services, reference: string): Promise<string> {
-  const problem = await findProblem(services.sql, reference);
-  if (!problem)
-    throw new ServiceError("not_found", `no problem has the id or slug "${reference}"`, {
-      problem: reference,
-    });
-  return problem.id;
-}
-
-async function campaignIdOf(services: Services, reference: string): Promise<string> {
-  const campaign = await findCampaign(services.sql, reference);
-  if (!campaign) {
-    throw new ServiceError("not_found", `no campaign has the id or slug "${reference}"`, {
-      campaign: reference,
-    });
-  }
-  return campaign.id;
 }

@@ -11,6 +11,7 @@ import { describeWithDatabase, useTestDatabase } from "../../support/test-databa
 import { humanNode, kOfN, protocol, when } from "./support/protocols.ts";
 import {
   ESSAY,
+  listProblem,
   type ReviewWorld,
   reviewers,
   reviewWorld,
@@ -160,7 +161,7 @@ describeWithDatabase("review bundles", () => {
     expect(JSON.stringify(bundle)).not.toContain("0.9");
   });
 
-  it("lets a reviewer with a live or submitted assignment read the subject's artifacts (private work too), and nobody else", async () => {
+  it("lets a reviewer with a live or submitted assignment read the subject's artifacts while the Problem is readable to them, and nobody else", async () => {
     const process = await startOn(
       world,
       protocol([humanNode("readers"), kOfN("decision", "readers", 2, 1)], "decision"),
@@ -172,16 +173,17 @@ describeWithDatabase("review bundles", () => {
     const viewer = (user: typeof reviewer) => ({ userId: user!.user.id, isAdministrator: false });
     const read = (user: typeof reviewer) =>
       readArtifact(db.sql, viewer(user), artifactId, { access: "read", now: world.clock() });
-    await expect(read(reviewer)).rejects.toMatchObject({ code: "not_found" });
+    // The Problem is listed: another participant's Artifact is theirs alone until a seat is held.
+    await expect(read(reviewer)).rejects.toMatchObject({ code: "not_yours" });
     const held = await claimReview(world.services, reviewer!.user.id, {
       review_process_id: process.id,
       node_id: "readers",
     });
     await expect(read(reviewer)).resolves.toMatchObject({ id: artifactId });
-    await expect(read(stranger)).rejects.toMatchObject({ code: "not_found" });
+    await expect(read(stranger)).rejects.toMatchObject({ code: "not_yours" });
     // A declined claim reads nothing; a submitted one keeps reading.
     await declineReviewAssignment(world.services, reviewer!.user.id, held.id);
-    await expect(read(reviewer)).rejects.toMatchObject({ code: "not_found" });
+    await expect(read(reviewer)).rejects.toMatchObject({ code: "not_yours" });
     const again = await claimReview(world.services, reviewer!.user.id, {
       review_process_id: process.id,
       node_id: "readers",
@@ -191,5 +193,12 @@ describeWithDatabase("review bundles", () => {
       ...verdict("accept"),
     });
     await expect(read(reviewer)).resolves.toMatchObject({ id: artifactId });
+    // Once the Problem is private, even a submitted seat reads nothing of it.
+    await db.sql`update problems set visibility = 'private' where id = ${world.problem.problem_id}`;
+    try {
+      await expect(read(reviewer)).rejects.toMatchObject({ code: "not_found" });
+    } finally {
+      await listProblem(db.sql, world.problem.problem_id);
+    }
   });
 });

@@ -23,7 +23,7 @@ import {
   publishProblem,
   seedSubmission,
 } from "../../verification/support/verification-harness.ts";
-import { reviewers, verdict } from "./support/review-harness.ts";
+import { listProblem, reviewers, verdict } from "./support/review-harness.ts";
 
 /** The builtin SAT problem with a two-reviewer review stage after its sandbox stage. */
 function satThenReview(): Files {
@@ -76,6 +76,7 @@ describeWithDatabase("review stages of verification runs, with the worker runnin
     const author = await newAuthor(db.sql);
     solver = await newUser(db.sql);
     problem = await publishProblem(services, author, satThenReview());
+    await listProblem(db.sql, problem.problem_id);
     await passConformance(db.sql, problem.verifier_contract_id);
     runner = await startWorker(services, { concurrency: 1, pollInterval: 100 });
   });

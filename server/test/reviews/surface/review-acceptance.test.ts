@@ -37,7 +37,7 @@ describeWithDatabase("a reviewed submission over MCP", () => {
     second = await seedUser(db.sql, "second-reviewer", { scopes: ["read", "contribute"] });
     const files = satWithReviewStage();
     const problem = await publishProblem(services, author.principal, files);
-    await db.sql`update problems set visibility = 'unlisted' where id = ${problem.problem_id}`;
+    await db.sql`update problems set visibility = 'listed' where id = ${problem.problem_id}`;
     await settled(async () => {
       const [row] = await db.sql<{ pending: number }[]>`
         select count(*)::int as pending from verifier_implementations where conformance->>'status' = 'pending'`;

@@ -51,7 +51,7 @@ describeWithBrowser("the reviewing pages in a real browser", () => {
     second = await seedUser(db.sql, "rev-second", { scopes: ["read", "contribute"] });
     const files = satWithReviewStage();
     const problem = await publishProblem(services, author.principal, files);
-    await db.sql`update problems set visibility = 'unlisted' where id = ${problem.problem_id}`;
+    await db.sql`update problems set visibility = 'listed' where id = ${problem.problem_id}`;
     await settled(async () => {
       const [row] = await db.sql<{ pending: number }[]>`
         select count(*)::int as pending from verifier_implementations where conformance->>'status' = 'pending'`;

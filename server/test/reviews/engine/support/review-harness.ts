@@ -72,13 +72,22 @@ export const ESSAY: SeedArtifact = {
   content: "# On proofs\n\nEvery claim here is checked.\n",
 };
 
-/** The valid-review problem, published by a new author, with one Submission by a new submitter. */
+/**
+ * Makes a published Problem listed: reviewers take seats only on work they may read, and new
+ * work starts private (the owner's and administrators' alone).
+ */
+export async function listProblem(sql: Sql, problemId: string): Promise<void> {
+  await sql`update problems set visibility = 'listed' where id = ${problemId}`;
+}
+
+/** The valid-review problem, published by a new author and listed, with one Submission by a new submitter. */
 export async function reviewWorld(sql: Pool, artifacts: SeedArtifact[] = [ESSAY]): Promise<ReviewWorld> {
   const clock = testClock();
   const services = testServices(sql, { clock });
   const author = await newAuthor(sql);
   const submitter = await newUser(sql);
   const problem = await publishProblem(services, author, "valid-review");
+  await listProblem(sql, problem.problem_id);
   const submission = await seedSubmission(services, submitter, problem, artifacts);
   return { services, clock, author, submitter, problem, submission };
 }

@@ -1,4 +1,4 @@
-import { IdPrefix } from "@svc/schemas";
+import { IdPrefix, type Visibility } from "@svc/schemas";
 import { randomId } from "../../../../src/core/ids/random-id.ts";
 import type { Services } from "../../../../src/core/services/services.ts";
 import { startReviewProcess } from "../../../../src/reviews/start-review-process.ts";
@@ -105,6 +105,7 @@ export interface SeededReview {
   problemId: string;
   problemSlug: string;
   submissionId: string;
+  artifactId: string;
   artifactText: string;
 }
 
@@ -122,13 +123,17 @@ export async function seedReview(
     protocol: Record<string, unknown>;
     now: Date;
     organization?: string;
+    /** The Problem's own visibility (default listed), and the Campaign it belongs to, if any. */
+    visibility?: Visibility;
+    campaignId?: string;
   },
 ): Promise<SeededReview> {
   const { sql, blobs } = services;
   const problem = await seedProblem(services, {
     owner: options.owner,
     slug: options.slug,
-    visibility: "unlisted",
+    visibility: options.visibility ?? "listed",
+    campaignId: options.campaignId ?? null,
   });
   const protocolId = await seedProtocol(sql, options.owner, `${options.slug}-protocol`, options.protocol);
   const artifactText = `The essay of ${options.slug}.`;
@@ -155,9 +160,16 @@ export async function seedReview(
     subject_organization_id: options.organization ?? null,
     problem_id: problem.problemId,
     problem_revision_id: problem.revisionId,
-    campaign_id: null,
+    campaign_id: options.campaignId ?? null,
   });
-  return { processId, problemId: problem.problemId, problemSlug: options.slug, submissionId, artifactText };
+  return {
+    processId,
+    problemId: problem.problemId,
+    problemSlug: options.slug,
+    submissionId,
+    artifactId,
+    artifactText,
+  };
 }
 
 /** Opens a review node at `now` with a 72-hour deadline, as the engine does. */
