@@ -79,7 +79,13 @@ try {
   const board = await getLeaderboard(db.sql, { viewer: null, now: new Date() }, { problem: "crowded" });
   if (board.entries.length !== ROWS) throw new Error(`expected ${ROWS} entries, got ${board.entries.length}`);
   const render = await sample(
-    async () => renderLeaderboardPage(board, "A crowded leaderboard", { handle: null, path: "/" }).toString(),
+    async () =>
+      renderLeaderboardPage(
+        board,
+        "A crowded leaderboard",
+        { handle: null, path: "/" },
+        () => false,
+      ).toString(),
     REQUESTS,
   );
   await app.close();

@@ -221,6 +221,51 @@ describeWithDatabase("leaderboards", () => {
     expect((await leaderboard({ problem: "no-such" })).body.error.code).toBe("not_found");
   });
 
+  it("6. a row links its run only for a reader who can open it; a run page it cannot open is the site's HTML 404 for a browser, JSON for a program", async () => {
+    const page = async (token: string | null) => {
+      const response = await fetch(`${app.url}/problems/fastest/leaderboard`, {
+        headers: { accept: "text/html", ...(token && { authorization: `Bearer ${token}` }) },
+      });
+      const text = await response.text();
+      const rows = [...text.matchAll(/<tr data-participant="(\w+)">(.*?)<\/tr>/g)];
+      return Object.fromEntries(rows.map(([, who, cells]) => [who, /href="\/verifications\//.test(cells!)]));
+    };
+    expect(await page(null)).toEqual({ bob: false, carol: false, alice: false });
+    expect(await page(users.bob!.token)).toEqual({ bob: true, carol: false, alice: false });
+    expect(await page(owner.token)).toEqual({ bob: true, carol: true, alice: true });
+
+    const aliceRun = (await leaderboard({ problem: "fastest" })).body.entries.find(
+      (entry: { participant: { handle: string } }) => entry.participant.handle === "alice",
+    ).verification_run_id as string;
+    const asBob = { authorization: `Bearer ${users.bob!.token}` };
+    const inBrowser = await fetch(`${app.url}/verifications/${aliceRun}`, {
+      headers: { ...asBob, accept: "text/html,application/xhtml+xml,*/*;q=0.8" },
+    });
+    expect(inBrowser.status).toBe(404);
+    expect(inBrowser.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(await inBrowser.text()).toMatch(/<h1>Not found<\/h1>[\s\S]*data-code="not_found"/);
+    const asProgram = await fetch(`${app.url}/verifications/${aliceRun}`, {
+      headers: { ...asBob, accept: "application/json" },
+    });
+    expect(asProgram.status).toBe(404);
+    expect(await asProgram.json()).toMatchObject({ error: { code: "not_found" } });
+  });
+
+  it("7. an unknown path answers a browser with the site's HTML 404 and a program with JSON", async () => {
+    const browserAnswer = await fetch(`${app.url}/no/such/page`, { headers: { accept: "text/html" } });
+    expect(browserAnswer.status).toBe(404);
+    expect(browserAnswer.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(await browserAnswer.text()).toContain('data-code="not_found"');
+    for (const accept of ["*/*", "application/json", ""]) {
+      const programAnswer = await fetch(`${app.url}/no/such/page`, { headers: { accept } });
+      expect(programAnswer.status, accept).toBe(404);
+      expect(await programAnswer.json()).toMatchObject({ error: { code: "not_found" } });
+    }
+    // Paths only programs use keep JSON even for a browser.
+    const api = await fetch(`${app.url}/api/no-such`, { headers: { accept: "text/html" } });
+    expect(api.headers.get("content-type")).toMatch(/^application\/json/);
+  });
+
   it.skipIf(!hasBrowser)(
     "5. the page ranks the entries with the baseline drawn among them, and says when scores are withheld",
     async () => {
@@ -254,6 +299,12 @@ describeWithDatabase("leaderboards", () => {
         } finally {
           await asOwner.close();
         }
+
+        // A browser's unknown path is the site's error page, in the frame, accessible.
+        const missing = await page.goto(`${app.url}/no/such/page`);
+        expect(missing!.status()).toBe(404);
+        expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Not found");
+        await expectAccessible(page);
 
         await page.goto(`${app.url}/problems/most-points`);
         await page.getByRole("link", { name: "Leaderboard" }).click();

@@ -8,7 +8,7 @@ import { dashboardRoutes } from "../http/dashboard-routes.ts";
 import { docsRoutes } from "../http/docs-routes.ts";
 import { downloadRoutes } from "../http/download-routes.ts";
 import { draftRoutes } from "../http/draft-routes.ts";
-import { errorHandler } from "../http/error-handler.ts";
+import { siteAwareErrorHandler } from "../http/error-handler.ts";
 import { healthRoutes } from "../http/health-routes.ts";
 import { oauthRoutes } from "../http/oauth/oauth-routes.ts";
 import { oauthMetadataRoutes } from "../http/oauth-metadata-routes.ts";
@@ -67,14 +67,16 @@ export function buildApp(services: Services, options: BuildAppOptions = {}) {
     }
     return payload;
   });
-  app.setErrorHandler(errorHandler);
+  // Browsers get the site's error page, programs the JSON form (error-handler.ts).
+  const answerError = siteAwareErrorHandler(services);
+  app.setErrorHandler(answerError);
   installRequestGuards(app, [MCP_PATH]);
   app.setNotFoundHandler((request, reply) =>
-    reply
-      .status(404)
-      .send(
-        new ServiceError("not_found", `no route ${request.method} ${request.url.split("?")[0]}`).toBody(),
-      ),
+    answerError(
+      new ServiceError("not_found", `no route ${request.method} ${request.url.split("?")[0]}`),
+      request,
+      reply,
+    ),
   );
   registerOpenApi(app);
   app.register(healthRoutes, { sql, draining: options.draining });

@@ -6,6 +6,7 @@ import type { Services } from "../../core/services/services.ts";
 import { getCampaign } from "../../discovery/get-campaign.ts";
 import { getProblem, type ProblemEnvelope, problemEnvelope } from "../../discovery/get-problem.ts";
 import { getLeaderboard } from "../../leaderboards/get-leaderboard.ts";
+import type { LeaderboardEntry } from "../../leaderboards/leaderboard.ts";
 import { listProblemRevisions } from "../../problems/list-problem-revisions.ts";
 import { toProblem } from "../../problems/problem.ts";
 import { toProblemRevision } from "../../problems/problem-revision.ts";
@@ -13,6 +14,7 @@ import { readProblem } from "../../problems/read-problem.ts";
 import { type SearchProblemsResult, searchProblems } from "../../problems/search-problems.ts";
 import { findRevision } from "../../sealing/find-revision.ts";
 import { readProblemRevision } from "../../sealing/read-problem-revision.ts";
+import { canReadRun } from "../../verification/readable-run-sql.ts";
 import { readPinnedContract } from "../../verifier-contracts/read-pinned-contract.ts";
 import { viewerOf } from "../../visibility/viewer.ts";
 import { searchProblemsInput } from "../inputs/discovery-inputs.ts";
@@ -187,8 +189,13 @@ export const siteRoutes: FastifyPluginAsync<{ services: Services }> = async (app
         { viewer, now: services.clock() },
         { problem, revision: revisionText ? parseRevision("revision", revisionText) : undefined },
       );
-      const { title } = await readProblem(services.sql, viewer, board.problem_id);
-      return sendHtmlPage(reply, renderLeaderboardPage(board, title, visitorOf(request, context)));
+      const { title, owner_user_id } = await readProblem(services.sql, viewer, board.problem_id);
+      const canOpenRun = (entry: LeaderboardEntry) =>
+        canReadRun(viewer, { submitterUserId: entry.participant.user_id, problemOwnerUserId: owner_user_id });
+      return sendHtmlPage(
+        reply,
+        renderLeaderboardPage(board, title, visitorOf(request, context), canOpenRun),
+      );
     }),
   );
 

@@ -1,4 +1,4 @@
-import type { Leaderboard } from "../../../leaderboards/leaderboard.ts";
+import type { Leaderboard, LeaderboardEntry } from "../../../leaderboards/leaderboard.ts";
 import { type Html, html } from "../html/html.ts";
 import { renderSitePage, type SiteVisitor } from "../html/render-site-page.ts";
 
@@ -7,7 +7,13 @@ import { renderSitePage, type SiteVisitor } from "../html/render-site-page.ts";
  * ranked, with the baseline drawn as a row where it would rank; on sealed work that withholds
  * scores from this reader, a notice saying why and until when, and no entry.
  */
-export function renderLeaderboardPage(board: Leaderboard, title: string, visitor: SiteVisitor): Html {
+export function renderLeaderboardPage(
+  board: Leaderboard,
+  title: string,
+  visitor: SiteVisitor,
+  /** Whether this reader may open an entry's run: only those are links (the rest would be a 404). */
+  canOpenRun: (entry: LeaderboardEntry) => boolean,
+): Html {
   const path = `/problems/${encodeURIComponent(board.problem_slug)}`;
   const better = board.metric.direction === "lower_is_better" ? "lower is better" : "higher is better";
   const beats = (score: number, baseline: number) =>
@@ -22,7 +28,7 @@ export function renderLeaderboardPage(board: Leaderboard, title: string, visitor
       baselineShown = true;
     }
     rows.push(
-      html`<tr data-participant="${entry.participant.handle}"><td>${String(entry.rank)}</td><td>${entry.participant.handle}</td><td>${String(entry.score)}</td><td><a href="/verifications/${encodeURIComponent(entry.verification_run_id)}">${entry.verification_run_id}</a></td><td>${entry.finished_at}</td></tr>`,
+      html`<tr data-participant="${entry.participant.handle}"><td>${String(entry.rank)}</td><td>${entry.participant.handle}</td><td>${String(entry.score)}</td><td>${canOpenRun(entry) ? html`<a href="/verifications/${encodeURIComponent(entry.verification_run_id)}">${entry.verification_run_id}</a>` : html`<span class="muted">${entry.verification_run_id}</span>`}</td><td>${entry.finished_at}</td></tr>`,
     );
   }
   if (!baselineShown) rows.push(baselineRow());
