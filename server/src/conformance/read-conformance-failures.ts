@@ -31,3 +31,16 @@ export async function readConformanceFailures(
   }
   return logs;
 }
+
+/** An implementation's record failures, each with its stage, its id and the checker's kept output. */
+export function conformanceFailures(
+  implementation: { id: string; stage_key: string; failures: readonly ConformanceRecordFailure[] },
+  logs: ReadonlyMap<string, ReadonlyMap<string, string>>,
+): ConformanceFailure[] {
+  return implementation.failures.map((failure) => ({
+    stage_key: implementation.stage_key,
+    verifier_implementation_id: implementation.id,
+    ...failure,
+    log_tail: logs.get(implementation.id)?.get(failure.fixture_key) ?? "",
+  }));
+}

@@ -3,6 +3,7 @@ import type { ConformanceStatus, ImplementationSource } from "@svc/schemas";
 import {
   type ConformanceFailure,
   type ConformanceRecordFailure,
+  conformanceFailures,
   readConformanceFailures,
 } from "../conformance/read-conformance-failures.ts";
 import type { Sql } from "../core/db/connect-sql.ts";
@@ -85,12 +86,7 @@ export async function implementationSummaries(
       checked_at: row.conformance.checked_at,
       fixtures_total: row.conformance.fixtures_total,
       fixtures_passed: row.conformance.fixtures_passed,
-      failures: row.conformance.failures.map((failure) => ({
-        stage_key: row.stage_key,
-        verifier_implementation_id: row.id,
-        ...failure,
-        log_tail: logs.get(row.id)?.get(failure.fixture_key) ?? "",
-      })),
+      failures: conformanceFailures({ ...row, failures: row.conformance.failures }, logs),
       ...differentials.get(row.id)!,
     },
     created_at: row.created_at.toISOString(),

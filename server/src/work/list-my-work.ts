@@ -1,5 +1,11 @@
 import type { UploadState } from "@svc/schemas";
 import type { CampaignRow } from "../campaigns/campaign-row.ts";
+import {
+  type ConformanceFailure,
+  type ConformanceRecordFailure,
+  conformanceFailures,
+  readConformanceFailures,
+} from "../conformance/read-conformance-failures.ts";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { type ProblemRow, problemColumnsSql } from "../problems/problem-row.ts";
 import type { Viewer } from "../visibility/viewer.ts";
@@ -24,6 +30,8 @@ export interface MyImplementation {
   stage_key: string;
   version_number: number;
   conformance_status: string;
+  /** Each fixture it failed, with the checker's own output; empty unless conformance failed. */
+  conformance_failures: ConformanceFailure[];
   created_at: string;
   yank: { yanked_at: string; yanked_by_user_id: string | null; reason_md: string | null } | null;
 }
@@ -77,9 +85,12 @@ export async function listMyWork(sql: Sql, viewer: Viewer, options: { page?: num
       select ${problemColumnsSql(sql)} from problems p left join campaigns c on c.id = p.campaign_id
       where p.owner_user_id = ${viewer.userId} order by p.created_at desc, p.id
       limit ${PROBLEMS_PER_PAGE + 1} offset ${offset}`,
-    sql<(Omit<MyImplementation, "yank" | "created_at"> & YankColumns & { created_at: Date })[]>`
+    sql<
+      (Omit<MyImplementation, "yank" | "created_at" | "conformance_failures"> &
+        YankColumns & { created_at: Date; failures: ConformanceRecordFailure[] })[]
+    >`
       select id, verifier_contract_id, stage_key, version_number, conformance->>'status' as conformance_status,
-        created_at, yanked_at, yanked_by_user_id, yank_reason_md
+        conformance->'failures' as failures, created_at, yanked_at, yanked_by_user_id, yank_reason_md
       from verifier_implementations where created_by_user_id = ${viewer.userId}
       order by created_at desc, id limit ${MY_WORK_LIMIT}`,
     sql<(Omit<MyReviewProtocol, "yank" | "created_at"> & YankColumns & { created_at: Date })[]>`
@@ -90,16 +101,23 @@ export async function listMyWork(sql: Sql, viewer: Viewer, options: { page?: num
       select id, state, plan_hash, created_at from authoring_uploads where user_id = ${viewer.userId}
       order by created_at desc, id limit ${MY_WORK_LIMIT}`,
   ]);
+  const logs = await readConformanceFailures(
+    sql,
+    implementations.filter((row) => row.failures.length > 0).map((row) => row.id),
+  );
   const entry = (work: ManagedWork): ManagedWorkEntry => ({ work, snapshot: workSnapshot(work) });
   return {
     campaigns: campaigns.map((row) => entry(managedCampaign(row))),
     problems: problems.slice(0, PROBLEMS_PER_PAGE).map((row) => entry(managedProblem(row))),
     more_problems: problems.length > PROBLEMS_PER_PAGE,
-    implementations: implementations.map(({ yanked_at, yanked_by_user_id, yank_reason_md, ...row }) => ({
-      ...row,
-      created_at: row.created_at.toISOString(),
-      yank: yankOf({ yanked_at, yanked_by_user_id, yank_reason_md }),
-    })),
+    implementations: implementations.map(
+      ({ yanked_at, yanked_by_user_id, yank_reason_md, failures, ...row }) => ({
+        ...row,
+        conformance_failures: conformanceFailures({ ...row, failures }, logs),
+        created_at: row.created_at.toISOString(),
+        yank: yankOf({ yanked_at, yanked_by_user_id, yank_reason_md }),
+      }),
+    ),
     review_protocols: protocols.map(({ yanked_at, yanked_by_user_id, yank_reason_md, ...row }) => ({
       ...row,
       created_at: row.created_at.toISOString(),

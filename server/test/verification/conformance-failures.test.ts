@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,8 +30,9 @@ const BROKEN = 'print("reading the answer")\nraise RuntimeError("the checker bro
  * A checker that fails its own conformance fixtures is told where the author looks (issue 33,
  * Deliver 3), against the real service, a real worker and bubblewrap: `svc upload` and `svc draft`
  * print each failed fixture with the checker's traceback and exit 3, `svc draft` names the
- * implementation that stays current, and get_verifier_contract carries the failures with the
- * checker's output once publication's own conformance run failed.
+ * implementation that stays current, the upload page and /work show them, and
+ * get_verifier_contract carries the failures with the checker's output once publication's own
+ * conformance run failed.
  */
 (hasBwrap ? describeWithDatabase : describe.skip)("a checker failing its own fixtures", () => {
   const db = useTestDatabase();
@@ -80,6 +81,15 @@ const BROKEN = 'print("reading the answer")\nraise RuntimeError("the checker bro
     }
   };
 
+  /** A page as a browser asks for it, with the author's token. */
+  const page = async (path: string) => {
+    const response = await fetch(`${app.url}${path}`, {
+      headers: { authorization: `Bearer ${token}`, accept: "text/html" },
+    });
+    expect(response.status).toBe(200);
+    return await response.text();
+  };
+
   /** Waits for the worker's conformance run of every implementation of the author's contracts. */
   const conformanceSettled = async () => {
     for (let i = 0; i < 300; i++) {
@@ -91,7 +101,7 @@ const BROKEN = 'print("reading the answer")\nraise RuntimeError("the checker bro
     throw new Error("conformance never settled");
   };
 
-  it("svc upload, svc draft and get_verifier_contract all report it with the checker's traceback", async () => {
+  it("svc upload, svc draft, the upload page, /work and get_verifier_contract all report it with the checker's traceback", async () => {
     const good = await svc("draft", dir);
     expect(good.code).toBe(0);
     await conformanceSettled();
@@ -109,6 +119,14 @@ const BROKEN = 'print("reading the answer")\nraise RuntimeError("the checker bro
     expect(upload.stdout).toContain("| Traceback (most recent call last):");
     expect(upload.stdout).toContain("| RuntimeError: the checker broke on purpose");
     expect(upload.stdout).toContain("| reading the answer");
+
+    // The upload page shows the same: which fixture, expected, actual, why and the traceback.
+    const { upload_id } = JSON.parse(readFileSync(join(dir, ".svc/upload.json"), "utf8"));
+    const uploadPage = await page(`/work/uploads/${upload_id}`);
+    expect(uploadPage).toContain('yes, but <strong class="error">2 conformance fixtures failed</strong>');
+    expect(uploadPage).toMatch(/<tr data-fixture="right_answer">[\s\S]*?failed/);
+    expect(uploadPage).toContain('<ul data-testid="conformance-failures">');
+    expect(uploadPage).toContain("RuntimeError: the checker broke on purpose");
 
     const draft = await svc("draft", dir, "--json");
     expect(draft.code).toBe(3);
@@ -144,6 +162,13 @@ const BROKEN = 'print("reading the answer")\nraise RuntimeError("the checker bro
       expect(failure.detail).not.toBe("");
       expect(failure.log_tail).toContain("RuntimeError: the checker broke on purpose");
     }
+    // /work shows the failed implementation with each fixture's why and the checker's output.
+    const work = await page("/work");
+    const row = work.slice(work.indexOf(`<tr data-implementation="${v2.id}">`));
+    expect(row.slice(0, row.indexOf("</tr>"))).toMatch(
+      /failed<ul data-testid="conformance-failures">[\s\S]*check_answer\/right_answer[\s\S]*RuntimeError: the checker broke on purpose/,
+    );
+
     // The spec's record itself keeps its fixed shape; the output is kept beside it.
     const [record] = await db.sql`select conformance from verifier_implementations where id = ${v2.id}`;
     expect(Object.keys(record!.conformance.failures[0]).sort()).toEqual([

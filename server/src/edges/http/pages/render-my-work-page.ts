@@ -2,6 +2,7 @@ import { Visibility } from "@svc/schemas";
 import type { ManagedWorkEntry, MyWork } from "../../../work/list-my-work.ts";
 import { type Html, html } from "../html/html.ts";
 import { renderSitePage, type SiteVisitor } from "../html/render-site-page.ts";
+import { renderConformanceFailures } from "./render-conformance-failures.ts";
 
 /** A refusal of one of the page's forms, shown beside the record it was about. */
 export interface MyWorkRefusal {
@@ -96,7 +97,18 @@ ${refusalFor(w.id)}
 <td><code>${i.id}</code></td>
 <td><code>${i.verifier_contract_id}</code> / ${i.stage_key}</td>
 <td>${String(i.version_number)}</td>
-<td>${i.conformance_status}</td>
+<td data-testid="conformance-status">${i.conformance_status}${renderConformanceFailures(
+      i.conformance_failures.map((f) => ({
+        stage_key: f.stage_key,
+        implementation: f.verifier_implementation_id,
+        fixture: f.fixture_key,
+        expected: f.expected_result,
+        actual: f.actual_result,
+        detail: f.detail,
+        log_tail: f.log_tail,
+      })),
+      "conformance-failures",
+    )}</td>
 <td>${yankCell(i.id, `/work/implementations/${i.id}/yank`, `implementation ${i.id}`, i.yank)}</td>
 </tr>`,
   );

@@ -2,6 +2,7 @@ import { UploadState } from "@svc/schemas";
 import type { AuthoringUpload } from "../../../authoring/authoring-upload.ts";
 import { type Html, html } from "../html/html.ts";
 import { renderSitePage, type SiteVisitor } from "../html/render-site-page.ts";
+import { renderConformanceFailures } from "./render-conformance-failures.ts";
 import { jsonBlock } from "./render-review-html.ts";
 
 /** What an upload's page shows: the upload, the CSRF field for its forms, and a refusal. */
@@ -16,7 +17,8 @@ const VALIDATABLE: readonly string[] = [UploadState.uploaded, UploadState.valida
 
 /**
  * `GET /work/uploads/{id}`: a package upload as validate_authoring_upload left it: its state, the
- * errors and notes, the reconciliation (what publishing would do to the Campaign and each Problem)
+ * errors and notes, each checker's conformance fixtures (a failed one with why and the checker's
+ * own output), the reconciliation (what publishing would do to the Campaign and each Problem)
  * and the plan with its plan_hash; a Validate button while it can be (re)validated and a Publish
  * button, carrying the plan_hash shown, while it is valid. Every value is escaped by `html`.
  */
@@ -37,6 +39,25 @@ export function renderUploadPage(view: UploadView, visitor: SiteVisitor): Html {
       html`<li><code>${e.code}</code> ${e.file}${e.path ? html` <code>${e.path}</code>` : ""}: ${e.message}</li>`,
   );
   const notes = (v?.notes ?? []).map((n) => html`<li>${JSON.stringify(n)}</li>`);
+  const conformance = v?.conformance ?? [];
+  const failed = conformance
+    .filter((c) => !c.passed)
+    .map((c) => ({
+      ...c,
+      implementation: c.program ?? c.image_ref,
+      detail: c.detail ?? "",
+      log_tail: c.log_tail ?? "",
+    }));
+  const fixtures = conformance.map(
+    (c) => html`<tr data-fixture="${c.fixture}">
+<td>${c.stage_key}</td>
+<td>${c.fixture}</td>
+<td><code>${c.program ?? c.image_ref}</code></td>
+<td>${c.expected}</td>
+<td>${c.actual}</td>
+<td data-testid="fixture-passed">${c.passed ? "passed" : html`<strong class="error">failed</strong>`}</td>
+</tr>`,
+  );
   const body = html`<h1>Upload <code>${upload.id}</code></h1>
 ${refusal && html`<p role="alert" class="error" data-testid="refusal" data-code="${refusal.code}">Not done: ${refusal.message}</p>`}
 <table>
@@ -44,7 +65,7 @@ ${refusal && html`<p role="alert" class="error" data-testid="refusal" data-code=
 <tr><th scope="row">Size</th><td>${String(upload.size_bytes)} bytes</td></tr>
 <tr><th scope="row">Content hash</th><td><code>${upload.content_hash}</code></td></tr>
 <tr><th scope="row">Plan hash</th><td data-testid="plan-hash">${upload.plan_hash ? html`<code>${upload.plan_hash}</code>` : "-"}</td></tr>
-<tr><th scope="row">Valid</th><td data-testid="valid">${v ? (v.valid ? "yes" : "no") : "not validated"}</td></tr>
+<tr><th scope="row">Valid</th><td data-testid="valid">${v ? (v.valid ? (failed.length > 0 ? html`yes, but <strong class="error">${String(failed.length)} conformance fixture${failed.length === 1 ? "" : "s"} failed</strong>: that checker will not become current` : "yes") : "no") : "not validated"}</td></tr>
 </table>
 ${
   VALIDATABLE.includes(upload.state)
@@ -58,6 +79,14 @@ ${
 }
 ${errors.length > 0 ? html`<h2>Errors</h2><ul data-testid="errors">${errors}</ul>` : ""}
 ${notes.length > 0 ? html`<h2>Notes</h2><ul>${notes}</ul>` : ""}
+${
+  conformance.length > 0 || v?.conformance_state === "pending"
+    ? html`<h2>Conformance</h2>
+${v?.conformance_state === "pending" ? html`<p data-testid="conformance-pending">Sandboxed fixtures are queued on the service; validate again to read them once they ran.</p>` : ""}
+${fixtures.length > 0 ? html`<table data-testid="conformance"><caption class="muted">Each checker on its contract's fixtures</caption><thead><tr><th scope="col">Stage</th><th scope="col">Fixture</th><th scope="col">Checker</th><th scope="col">Expected</th><th scope="col">Actual</th><th scope="col">Outcome</th></tr></thead><tbody>${fixtures}</tbody></table>` : ""}
+${renderConformanceFailures(failed, "conformance-failures")}`
+    : ""
+}
 <h2>Reconciliation</h2>
 ${
   reconciliation === null
