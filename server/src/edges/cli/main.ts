@@ -3,6 +3,7 @@ import { type Access, type Capability, GrantedRole, Scope } from "@svc/schemas";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { inTransaction } from "../../core/db/in-transaction.ts";
 import { ServiceError } from "../../core/errors/service-error.ts";
+import { readPublicAddress } from "../../core/services/public-address.ts";
 import { registerExternalSystem } from "../../external-systems/register-external-system.ts";
 import { issueSignInLink } from "../../sessions/sign-in-links.ts";
 import { listAccessGrants } from "../../users/access-grant.ts";
@@ -188,10 +189,12 @@ export async function runServerCli(
     .argument("<handle>", "the user the link signs in")
     .option("--return-to <path>", "a path on the service to land on once signed in (default /settings)")
     .action(async (handle: string, options: { returnTo?: string }) => {
-      const settings = config();
-      const baseUrl = settings.baseUrl ?? `http://${settings.host}:${settings.port}`;
-      const link = await withMigratedDatabase(settings, operatorLog(), (sql) =>
-        issueSignInLink({ sql, clock: () => new Date() }, { handle, baseUrl, returnTo: options.returnTo }),
+      // The running service's own address, never this shell's PORT or SVC_BASE_URL.
+      const link = await withMigratedDatabase(config(), operatorLog(), async (sql) =>
+        issueSignInLink(
+          { sql, clock: () => new Date() },
+          { handle, baseUrl: await readPublicAddress(sql), returnTo: options.returnTo },
+        ),
       );
       print({ url: link.url, expires_at: link.expires_at.toISOString() });
     });

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { closeValidationPool } from "../../authoring/validation-pool.ts";
 import { openDatabase } from "../../core/db/open-database.ts";
+import { publicAddressOf, recordPublicAddress } from "../../core/services/public-address.ts";
 import { systemClock } from "../../core/time/clock.ts";
 import { startWorker } from "../worker/start-worker.ts";
 import { buildApp } from "./build-app.ts";
@@ -51,6 +52,8 @@ export async function serveCommand(config: ServerConfig, log: Logger): Promise<n
     if (worker) log.info({ concurrency: config.workers }, "verification worker started");
     try {
       const address = await app.listen({ host: config.host, port: config.port });
+      // Operator commands build links to the service from this (svc-server user login-link).
+      await recordPublicAddress(db.sql, publicAddressOf(config.baseUrl, address), systemClock());
       log.info({ url: address, base_url: config.baseUrl ?? address }, "svc is listening");
       const signal = await stop;
       // Behind a load balancer: keep serving while /healthz says 503, until it has noticed.

@@ -116,7 +116,15 @@ describe("svc-server", () => {
         error: { code: "conflict" },
       });
       expect((await svcServer(dir, "token", "issue", "ada", "--scope", "write")).code).toBe(2);
-      // 5. Revocation by prefix takes effect at once.
+      // 5. A sign-in link names the running server's own address (its real port), not the
+      //    operator shell's PORT=0.
+      const link = await svcServer(dir, "user", "login-link", "ada", "--return-to", "/settings");
+      expect(link.code).toBe(0);
+      expect(JSON.parse(link.stdout).url).toMatch(
+        new RegExp(`^${url.replace(/[.]/g, "\\.")}/sign-in/link/svl_[0-9A-Za-z]{43}$`),
+      );
+      expect((await svcServer(dir, "user", "login-link", "nobody")).code).not.toBe(0);
+      // 6. Revocation by prefix takes effect at once.
       const revoked = await svcServer(dir, "token", "revoke", token.slice(0, 12));
       expect(revoked.code).toBe(0);
       expect(JSON.parse(revoked.stdout)).toMatchObject({ token_prefix: token.slice(0, 12) });
@@ -126,7 +134,7 @@ describe("svc-server", () => {
     }
     expect(processAlive(pid)).toBe(true);
 
-    // 6. SIGTERM: the server drains, stops the embedded PostgreSQL and exits 0.
+    // 7. SIGTERM: the server drains, stops the embedded PostgreSQL and exits 0.
     server.kill("SIGTERM");
     expect(await exited(server)).toBe(0);
     expect(processAlive(pid)).toBe(false);
@@ -148,12 +156,13 @@ describe("svc-server", () => {
     expect(JSON.parse(first.stdout)).toEqual({ applied: names });
     expect(JSON.parse((await svcServer(dir, "migrate")).stdout)).toEqual({ applied: [] });
     expect((await svcServer(dir, "user", "add", "grace", "--admin")).code).toBe(0);
-    const link = await svcServer(dir, "user", "login-link", "grace", "--return-to", "/settings");
-    expect(link.code).toBe(0);
-    expect(JSON.parse(link.stdout)).toMatchObject({
-      url: expect.stringMatching(/\/sign-in\/link\/svl_[0-9A-Za-z]{43}$/),
+    // No server has run on this database: the service's address is unknown, and the shell's
+    // PORT (0 here) is not taken for it.
+    const unknown = await svcServer(dir, "user", "login-link", "grace", "--return-to", "/settings");
+    expect(unknown.code).toBe(1);
+    expect(JSON.parse(unknown.stderr.trim().split("\n").at(-1)!)).toMatchObject({
+      error: { code: "unavailable", message: expect.stringContaining("public address is not known") },
     });
-    expect((await svcServer(dir, "user", "login-link", "nobody")).code).not.toBe(0);
     // GitHub invitations: at creation, or for an existing user; a login GitHub would refuse is
     // refused naming the option, and one login invites one user.
     expect((await svcServer(dir, "user", "add", "hopper", "--github", "Grace-H")).code).toBe(0);
