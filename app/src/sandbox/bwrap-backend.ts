@@ -34,6 +34,8 @@ export interface BwrapBackendOptions {
    * waiting), per interpreter and disk size (warm-sandbox-pool.ts); 0: each run's on demand.
    */
   diskPoolSize?: number;
+  /** Told at each run whether a warm sandbox served it (metrics). */
+  onWarmPoolTake?: ((warm: boolean) => void) | undefined;
 }
 
 /**
@@ -67,6 +69,7 @@ export function createBwrapBackend(options: BwrapBackendOptions = {}): BwrapBack
     size: options.diskPoolSize ?? SANDBOX_POOL_SIZE,
     logCeiling,
     owner: asRoot ? { uid: SANDBOX_UID, gid: SANDBOX_UID } : undefined,
+    onTake: options.onWarmPoolTake,
     start: (spec, paths) =>
       spawn(bwrap, sandboxArgs(spec.python, paths), {
         stdio: ["pipe", "pipe", "pipe", "pipe"],

@@ -41,6 +41,8 @@ export interface DockerBackendOptions {
    * false runs them as an exec beside the hold loop, as images' own entrypoints always run.
    */
   superviseScripts?: boolean;
+  /** Told at each run whether a warm container served it (metrics). */
+  onWarmPoolTake?: ((warm: boolean) => void) | undefined;
 }
 
 /** The docker backend, and a wait for its pool's background work (benches measure warm runs). */
@@ -72,6 +74,7 @@ export function createDockerBackend(options: DockerBackendOptions = {}): DockerB
     tempDir: options.tempDir ?? tmpdir(),
     size: options.poolSize ?? CONTAINER_POOL_SIZE,
     logCeiling,
+    onTake: options.onWarmPoolTake,
   });
   return {
     name: "docker",

@@ -86,6 +86,8 @@ export function createWarmContainerPool(options: {
   size?: number;
   /** Capture ceiling of a supervised container's stdout and stderr. */
   logCeiling?: number;
+  /** Told at each take whether a ready container served it (warm) or one was made for it. */
+  onTake?: ((warm: boolean) => void) | undefined;
 }): WarmContainerPool {
   const { docker } = options;
   const size = options.size ?? CONTAINER_POOL_SIZE;
@@ -208,6 +210,7 @@ export function createWarmContainerPool(options: {
         track(remove(slot));
         slot = undefined;
       }
+      options.onTake?.(slot !== undefined);
       slot ??= await make(spec);
       keepProcessAlive(slot, true);
       refills.set(slot, spec);

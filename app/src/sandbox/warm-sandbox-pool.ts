@@ -84,6 +84,8 @@ export function createWarmSandboxPool(options: {
   owner?: { uid: number; gid: number } | undefined;
   /** Spawns bwrap on a sandbox's paths: stdio [pipe, pipe, pipe, pipe], its own process group. */
   start(spec: SandboxSpec, paths: SandboxPaths): ChildProcess;
+  /** Told at each take whether a ready sandbox served it (warm) or one was made for it. */
+  onTake?: ((warm: boolean) => void) | undefined;
 }): WarmSandboxPool {
   const size = options.size ?? SANDBOX_POOL_SIZE;
   const ready = new Map<string, WarmSandbox[]>();
@@ -196,6 +198,7 @@ export function createWarmSandboxPool(options: {
         track(remove(sandbox));
         sandbox = queue.shift();
       }
+      options.onTake?.(sandbox !== undefined);
       sandbox ??= await make(spec);
       keepProcessAlive(sandbox, true);
       specs.set(sandbox, spec);

@@ -2,6 +2,7 @@ import { availableParallelism } from "node:os";
 import { bytesTree, type FileTree, type LintReport, TreeError } from "@svc/app";
 import { Piscina } from "piscina";
 import { ServiceError } from "../core/errors/service-error.ts";
+import { validationDuration } from "../core/metrics/metrics.ts";
 import { type ArchiveValidation, ownBuffer } from "./validation-worker.ts";
 
 /** A validated archive as its caller sees it: a tree refusal, or the lint report and the package's files. */
@@ -78,7 +79,32 @@ export class ValidationPool {
     return bytesTree(new Map(result.files));
   }
 
+  /** Validations holding a thread and waiting for one (metrics). */
+  stats(): { running: number; waiting: number; threads: number; queue: number } {
+    return {
+      running: this.#running,
+      waiting: this.#waiting.length,
+      threads: this.#threads,
+      queue: this.#queue,
+    };
+  }
+
   async #run(archive: Archive, now: Date | null): Promise<ArchiveValidation> {
+    const started = performance.now();
+    let outcome = "failed";
+    try {
+      const result = await this.#runOnThread(archive, now);
+      outcome = result.kind;
+      return result;
+    } catch (error) {
+      if (error instanceof ServiceError) outcome = error.code;
+      throw error;
+    } finally {
+      validationDuration.labels(outcome).observe((performance.now() - started) / 1000);
+    }
+  }
+
+  async #runOnThread(archive: Archive, now: Date | null): Promise<ArchiveValidation> {
     if (this.#running >= this.#threads) {
       if (this.#waiting.length >= this.#queue) {
         throw new ServiceError(
@@ -125,6 +151,11 @@ export function validationPool(): ValidationPool {
     ),
     queue: setting("SVC_VALIDATION_QUEUE", 8),
   });
+  return shared;
+}
+
+/** The process's pool when one is made, for metrics; undefined before the first validation. */
+export function currentValidationPool(): ValidationPool | undefined {
   return shared;
 }
 

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { safePost } from "../core/http/safe-post.ts";
 import { TaskName } from "../core/jobs/task-name.ts";
+import { webhookDeliveries } from "../core/metrics/metrics.ts";
 import type { Services } from "../core/services/services.ts";
 import type { EventAudience } from "./event-audience.ts";
 import { EVENT_COLUMNS, type EventRow, eventView } from "./event-record.ts";
@@ -143,6 +144,7 @@ async function post(
   } catch (failure) {
     error = (failure as Error).message;
   }
+  webhookDeliveries.labels(error === null ? "delivered" : status === null ? "failed" : "http_error").inc();
   return {
     subscription_id: subscription.id,
     event_id: event.id,

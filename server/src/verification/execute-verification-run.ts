@@ -4,6 +4,7 @@ import type postgres from "postgres";
 import { commitWithoutFlush } from "../core/db/commit-without-flush.ts";
 import { groupedStatementOn } from "../core/db/grouped-statement.ts";
 import { TaskName } from "../core/jobs/task-name.ts";
+import { runsFinished, runWait } from "../core/metrics/metrics.ts";
 import type { Services } from "../core/services/services.ts";
 import { appendEventsCtes, eventFromJson, eventRecord } from "../events/append-event.ts";
 import { recordRunFinished, runFinishedEvent } from "./record-run-finished.ts";
@@ -83,6 +84,12 @@ export async function executeVerificationRuns(
   companions: number,
 ): Promise<BatchExecution> {
   const runs = await startRuns(services, runId, companions);
+  // A run's first start (none of its stages begun): how long it waited in the queue.
+  const now = services.clock().getTime();
+  for (const run of runs) {
+    if (!run.half_run && run.finished_stages.length === 0)
+      runWait.observe((now - run.created_at.getTime()) / 1000);
+  }
   const lead = runs.find((run) => run.id === runId);
   const others = runs
     .filter((run) => run.id !== runId)
@@ -91,6 +98,11 @@ export async function executeVerificationRuns(
     lead ? continueRun(services, lead) : Promise.resolve<ExecuteResult>({ kind: "skipped" }),
     ...others.map((run) => continueRun(services, run)),
   ]);
+  for (const outcome of [leadOutcome!, ...outcomes]) {
+    if (outcome.status === "fulfilled" && outcome.value.kind === "finished") {
+      runsFinished.labels(outcome.value.result).inc();
+    }
+  }
   return {
     lead: leadOutcome!,
     companions: others.map((run, i) => ({ run_id: run.id, outcome: outcomes[i]! })),

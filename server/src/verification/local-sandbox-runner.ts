@@ -9,6 +9,7 @@ import {
   UsageError,
 } from "@svc/app";
 import Docker from "dockerode";
+import { warmPoolTakes } from "../core/metrics/metrics.ts";
 import type { RunOwner, SandboxEngines, SandboxRunner } from "../core/services/sandbox-runner.ts";
 
 /**
@@ -73,12 +74,14 @@ async function probeBackends(
         docker,
         ...(tempDir ? { tempDir } : {}),
         ...(poolSize !== undefined ? { poolSize } : {}),
+        onWarmPoolTake: (warm) => warmPoolTakes.labels("docker", warm ? "hit" : "miss").inc(),
       });
   }
   if ((only === undefined || only === "bwrap") && bwrapRuns())
     found.bwrap = createBwrapBackend({
       ...(tempDir ? { tempDir } : {}),
       ...(poolSize !== undefined ? { diskPoolSize: poolSize } : {}),
+      onWarmPoolTake: (warm) => warmPoolTakes.labels("bwrap", warm ? "hit" : "miss").inc(),
     });
   return found;
 }

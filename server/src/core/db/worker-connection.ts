@@ -36,5 +36,7 @@ export function workerConnection(
     url.port = String(port[0] ?? 5432);
   }
   if (settings.asyncCommit) url.searchParams.set("options", "-c synchronous_commit=off");
+  // Named apart from the service's own pool, so pg_stat_activity (and the metrics) tell them apart.
+  url.searchParams.set("application_name", "svc-worker");
   return { connectionString: url.toString(), maxPoolSize: max };
 }

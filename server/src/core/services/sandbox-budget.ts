@@ -7,6 +7,7 @@ import {
   type RuntimeBinding,
   UsageError,
 } from "@svc/app";
+import { stageDuration } from "../metrics/metrics.ts";
 import type { RunOwner, SandboxEngines, SandboxRunner } from "./sandbox-runner.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -165,7 +166,7 @@ export function budgetedSandboxRunner(
       owner?: RunOwner,
       keepEvidence?: KeepEvidence,
     ): Promise<CheckerOutcome> {
-      if (binding === null) return await inner.run(job, binding, owner, keepEvidence);
+      if (binding === null) return await meteredRun(inner, job, binding, owner, keepEvidence);
       const waiter: Waiter = {
         memory_mb: job.implementation.limits.memory_mb,
         owner: owner?.user_id ?? "",
@@ -179,7 +180,7 @@ export function budgetedSandboxRunner(
       peaks.waiting = Math.max(peaks.waiting, waiters.length);
       await started;
       try {
-        return await inner.run(job, binding, owner, keepEvidence);
+        return await meteredRun(inner, job, binding, owner, keepEvidence);
       } finally {
         release(waiter);
       }
@@ -195,4 +196,18 @@ export function budgetedSandboxRunner(
       };
     },
   };
+}
+
+/** One checker run, its time recorded by backend and result (its wait for the budget excluded). */
+async function meteredRun(
+  inner: SandboxRunner,
+  job: CheckerJob,
+  binding: RuntimeBinding | null,
+  owner: RunOwner | undefined,
+  keepEvidence: KeepEvidence | undefined,
+): Promise<CheckerOutcome> {
+  const started = performance.now();
+  const outcome = await inner.run(job, binding, owner, keepEvidence);
+  stageDuration.labels(outcome.backend, outcome.result).observe((performance.now() - started) / 1000);
+  return outcome;
 }

@@ -1,5 +1,6 @@
 import Fastify from "fastify";
 import { ServiceError } from "../../core/errors/service-error.ts";
+import { httpRequestDuration, httpRequests } from "../../core/metrics/metrics.ts";
 import type { Services } from "../../core/services/services.ts";
 import { accountRoutes } from "../http/account-routes.ts";
 import { adminRoutes } from "../http/admin-routes.ts";
@@ -66,6 +67,12 @@ export function buildApp(services: Services, options: BuildAppOptions = {}) {
       reply.header("www-authenticate", `Bearer resource_metadata="${metadata}"`);
     }
     return payload;
+  });
+  // Metrics by route template (bounded), never by the URL a client sent.
+  app.addHook("onResponse", async (request, reply) => {
+    const route = request.routeOptions.url ?? "unmatched";
+    httpRequests.labels(request.method, route, String(reply.statusCode)).inc();
+    httpRequestDuration.labels(request.method, route).observe(reply.elapsedTime / 1000);
   });
   // Browsers get the site's error page, programs the JSON form (error-handler.ts).
   const answerError = siteAwareErrorHandler(services);

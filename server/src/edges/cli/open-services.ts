@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { Logger } from "pino";
+import { meteredBlobStore } from "../../core/blobs/metered-blob-store.ts";
 import { openLocalBlobStore } from "../../core/blobs/open-local-blob-store.ts";
 import { openS3BlobStore, type S3BlobStoreSettings } from "../../core/blobs/open-s3-blob-store.ts";
 import type { Pool } from "../../core/db/connect-sql.ts";
@@ -53,9 +54,11 @@ export async function openServices(options: OpenServicesOptions): Promise<Servic
     sql,
     log,
     clock,
-    blobs: options.s3
-      ? await openS3BlobStore(options.s3)
-      : openLocalBlobStore(options.blobDir ?? join(options.dataDir, "blobs")),
+    blobs: meteredBlobStore(
+      options.s3
+        ? await openS3BlobStore(options.s3)
+        : openLocalBlobStore(options.blobDir ?? join(options.dataDir, "blobs")),
+    ),
     signingSecret: await loadSigningSecret(sql, options.signingSecret),
     baseUrl: options.baseUrl,
     sandbox: budgetedSandboxRunner(

@@ -3,11 +3,12 @@ import { closeValidationPool } from "../../authoring/validation-pool.ts";
 import { openDatabase } from "../../core/db/open-database.ts";
 import { publicAddressOf, recordPublicAddress } from "../../core/services/public-address.ts";
 import { systemClock } from "../../core/time/clock.ts";
+import { startMetricsServer } from "../http/metrics-server.ts";
 import { startWorker } from "../worker/start-worker.ts";
 import { buildApp } from "./build-app.ts";
 import { openServices } from "./open-services.ts";
 import { readySchema } from "./ready-schema.ts";
-import type { ServerConfig } from "./server-config.ts";
+import { localBlobDir, type ServerConfig } from "./server-config.ts";
 
 const DRAIN_MS = 10_000;
 
@@ -50,6 +51,15 @@ export async function serveCommand(config: ServerConfig, log: Logger): Promise<n
         ? await startWorker(services, { concurrency: config.workers, deadAfterMs: config.workerDeadAfterMs })
         : null;
     if (worker) log.info({ concurrency: config.workers }, "verification worker started");
+    const metrics = config.metrics
+      ? await startMetricsServer(services, {
+          ...config.metrics,
+          role: "serve",
+          database: true,
+          blobDir: localBlobDir(config),
+        })
+      : null;
+    if (metrics) log.info({ url: metrics.url }, "metrics are served");
     try {
       const address = await app.listen({ host: config.host, port: config.port });
       // Operator commands build links to the service from this (svc-server user login-link).
@@ -68,6 +78,7 @@ export async function serveCommand(config: ServerConfig, log: Logger): Promise<n
       const cut = setTimeout(() => app.server.closeAllConnections(), DRAIN_MS);
       await app.close();
       clearTimeout(cut);
+      await metrics?.close();
       // Running jobs finish or are released for another worker (graphile-worker's graceful stop).
       await worker?.stop();
       // Warm sandboxes (started bwrap sandboxes and containers) are removed, none left behind.

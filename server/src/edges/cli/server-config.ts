@@ -1,4 +1,4 @@
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { UsageError } from "@svc/app";
 import type { S3BlobStoreSettings } from "../../core/blobs/open-s3-blob-store.ts";
 import { WORKER_DEAD_MS } from "../../core/jobs/worker-liveness.ts";
@@ -51,6 +51,11 @@ export interface ServerConfig {
    * none there (run `svc-server worker` processes instead).
    */
   workers: number;
+  /**
+   * `SVC_METRICS_ADDR` (`host:port`, `[v6]:port`, or a port on 127.0.0.1): where `GET /metrics`
+   * is served, apart from the public listener; unset: no metrics endpoint.
+   */
+  metrics: { host: string; port: number } | undefined;
 }
 
 /** Reads the settings; throws UsageError for a value that cannot be right. */
@@ -79,6 +84,7 @@ export function serverConfig(env: Env = process.env): ServerConfig {
   }
   return {
     workers,
+    metrics: metricsAddress(env.SVC_METRICS_ADDR),
     migrate,
     schemaWaitMs: seconds(env, "SVC_SCHEMA_WAIT_S", 600, 0) * 1000,
     workerDeadAfterMs: seconds(env, "SVC_WORKER_DEAD_AFTER_S", WORKER_DEAD_MS / 1000, 3) * 1000,
@@ -93,6 +99,25 @@ export function serverConfig(env: Env = process.env): ServerConfig {
     signingSecret: env.SVC_SIGNING_SECRET || undefined,
     logLevel: env.LOG_LEVEL || undefined,
   };
+}
+
+/** Where blobs are written on this host: SVC_BLOB_DIR or `<dataDir>/blobs`; none when they live in a bucket. */
+export function localBlobDir(config: ServerConfig): string | undefined {
+  if (config.s3) return undefined;
+  return config.blobDir ?? join(config.dataDir, "blobs");
+}
+
+/** SVC_METRICS_ADDR: `host:port`, `[v6]:port` or a bare port (on 127.0.0.1). */
+function metricsAddress(raw: string | undefined): { host: string; port: number } | undefined {
+  if (!raw) return undefined;
+  const match = /^(?:(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+)):)?(\d{1,5})$/.exec(raw);
+  const port = Number(match?.[3]);
+  if (!match || port > 65535) {
+    throw new UsageError(
+      `SVC_METRICS_ADDR=${raw} is not a listen address: use host:port (127.0.0.1:9464), [v6]:port, or a port`,
+    );
+  }
+  return { host: match[1] ?? match[2] ?? "127.0.0.1", port };
 }
 
 /** A whole number of seconds from `name`, at least `min`; `fallback` when unset. */

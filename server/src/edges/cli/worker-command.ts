@@ -1,10 +1,11 @@
 import type { Logger } from "pino";
 import { openDatabase } from "../../core/db/open-database.ts";
 import { systemClock } from "../../core/time/clock.ts";
+import { startMetricsServer } from "../http/metrics-server.ts";
 import { startWorker } from "../worker/start-worker.ts";
 import { openServices } from "./open-services.ts";
 import { readySchema } from "./ready-schema.ts";
-import type { ServerConfig } from "./server-config.ts";
+import { localBlobDir, type ServerConfig } from "./server-config.ts";
 
 /**
  * `svc-server worker`: runs verification, conformance and provisioning jobs (SVC_WORKERS at once,
@@ -30,10 +31,19 @@ export async function workerCommand(config: ServerConfig, log: Logger): Promise<
     });
     const concurrency = Math.max(1, config.workers);
     const worker = await startWorker(services, { concurrency, deadAfterMs: config.workerDeadAfterMs });
-    log.info({ concurrency }, "svc worker is running");
+    const metrics = config.metrics
+      ? await startMetricsServer(services, {
+          ...config.metrics,
+          role: "worker",
+          database: false,
+          blobDir: localBlobDir(config),
+        })
+      : null;
+    log.info({ concurrency, ...(metrics ? { metrics_url: metrics.url } : {}) }, "svc worker is running");
     const signal = await stop;
     log.info({ signal }, "stopping the worker: letting running jobs finish");
     await worker.stop();
+    await metrics?.close();
     await services.sandbox.close?.();
   } finally {
     await db.close();

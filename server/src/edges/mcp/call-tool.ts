@@ -1,5 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import { ServiceError } from "../../core/errors/service-error.ts";
+import { type ErrorBody, ServiceError } from "../../core/errors/service-error.ts";
+import { mcpToolCallDuration, mcpToolCalls } from "../../core/metrics/metrics.ts";
 import { requireScope } from "../../users/require-scope.ts";
 import { refuseUnsafeText } from "../inputs/unsafe-text.ts";
 import type { AdaptedTool } from "./adapt-tool.ts";
@@ -16,6 +17,22 @@ import { checkWorkingAttempt, WORKING_ATTEMPT_PARAMETER } from "./working-attemp
  * protocol error or the SDK's plain text: a ServiceError as it is, anything else as `internal`.
  */
 export async function callTool(
+  adapted: AdaptedTool,
+  caller: McpCaller,
+  args: unknown,
+): Promise<CallToolResult> {
+  const started = performance.now();
+  const result = await answerToolCall(adapted, caller, args);
+  // The outcome label is the error code of the catalogue (a closed set), or ok.
+  const outcome = result.isError
+    ? ((result.structuredContent as ErrorBody | undefined)?.error.code ?? "error")
+    : "ok";
+  mcpToolCalls.labels(adapted.tool.name, outcome).inc();
+  mcpToolCallDuration.labels(adapted.tool.name).observe((performance.now() - started) / 1000);
+  return result;
+}
+
+async function answerToolCall(
   adapted: AdaptedTool,
   caller: McpCaller,
   args: unknown,

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { JobHelpers, Task } from "graphile-worker";
 import { enqueueRun } from "../../core/jobs/enqueue-run.ts";
 import { TaskName } from "../../core/jobs/task-name.ts";
+import { runsFinished } from "../../core/metrics/metrics.ts";
 import type { Services } from "../../core/services/services.ts";
 import {
   type ExecuteResult,
@@ -59,6 +60,7 @@ export function verifyRunTask(services: Services): Task {
         runId,
         `the service failed while running the verification: ${String((error as Error).message ?? error)}`,
       );
+      runsFinished.labels("error").inc();
     }
   };
 }

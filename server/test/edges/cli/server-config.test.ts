@@ -61,4 +61,19 @@ describe("serverConfig: the settings of a fleet", () => {
     });
     expect(config).toMatchObject({ migrate: "wait", schemaWaitMs: 30_000, workerDeadAfterMs: 6_000 });
   });
+
+  it("serves metrics only where SVC_METRICS_ADDR says, apart from the public listener", () => {
+    expect(serverConfig({}).metrics).toBeUndefined();
+    expect(serverConfig({ SVC_METRICS_ADDR: "9464" }).metrics).toEqual({ host: "127.0.0.1", port: 9464 });
+    expect(serverConfig({ SVC_METRICS_ADDR: "10.0.0.5:9464" }).metrics).toEqual({
+      host: "10.0.0.5",
+      port: 9464,
+    });
+    expect(serverConfig({ SVC_METRICS_ADDR: "[::1]:0" }).metrics).toEqual({ host: "::1", port: 0 });
+    for (const wrong of ["localhost", "host:", ":9464x", "1.2.3.4:70000", "a:b:9464"]) {
+      expect(() => serverConfig({ SVC_METRICS_ADDR: wrong }), wrong).toThrow(
+        /SVC_METRICS_ADDR=.* is not a listen address/,
+      );
+    }
+  });
 });
