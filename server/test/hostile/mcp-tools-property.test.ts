@@ -7,6 +7,7 @@ import { useSolvingFixture } from "../attempts/support/solving-fixture.ts";
 import { clientLines, type TestClient } from "../edges/mcp/support/mcp-clients.ts";
 import { seedUser } from "../support/seed-records.ts";
 import { describeWithDatabase } from "../support/test-database.ts";
+import { HOSTILE_NUMBERS, plausibleString } from "./support/hostile-values.ts";
 
 /**
  * Every MCP tool, driven over the real endpoint by the real SDK client with arbitrary arguments of
@@ -31,28 +32,6 @@ type JsonSchema = {
   pattern?: string;
 };
 
-/** Strings that look like what tools take: ids of every kind, slugs, hashes, and hostile text. */
-const plausibleString = fc.oneof(
-  fc.string({ maxLength: 40 }),
-  fc.constantFrom(
-    "free",
-    "graded",
-    "secret",
-    "att_0000000000",
-    "prb_0000000000",
-    "sub_0000000000",
-    "vrn_0000000000",
-    "art_0000000000",
-    "nte_0000000000",
-    "org_0000000000",
-    "sha256:0000000000000000000000000000000000000000000000000000000000000000",
-    "a\u0000b",
-    "a\ud800b",
-    "x".repeat(70_000),
-    "",
-  ),
-);
-
 /** A value fitting `schema` most of the time, near its bounds now and then. */
 function fromSchema(schema: JsonSchema, depth = 0): fc.Arbitrary<unknown> {
   if (depth > 4) return fc.constant(null);
@@ -68,7 +47,7 @@ function fromSchema(schema: JsonSchema, depth = 0): fc.Arbitrary<unknown> {
     case "integer":
       return fc.oneof(
         fc.integer({ min: schema.minimum ?? -10, max: Math.min(schema.maximum ?? 1000, 2 ** 31) }),
-        fc.constantFrom(0, -1, 2_147_483_648, Number.MAX_SAFE_INTEGER, 1.5),
+        fc.constantFrom(...HOSTILE_NUMBERS),
       );
     case "number":
       return fc.oneof(fc.double({ noNaN: true }), fc.constantFrom(0, -1, 1e308));
