@@ -37299,6 +37299,12 @@ var TransportFailures = {
   invalid_response: { meaning: "the service answered with something that is not the expected envelope" }
 };
 var TransportCode = codesOf(TransportFailures);
+var ReconciliationWarnings = {
+  possible_duplicate: {
+    meaning: "a Problem the upload creates has the same effective task as another live Problem (`of`)"
+  }
+};
+var ReconciliationWarningCode = codesOf(ReconciliationWarnings);
 
 // schemas/src/json-pointer.ts
 function pointer(...segments) {

@@ -5,7 +5,7 @@ import type {
   RunResult,
   ValidationConformanceState,
 } from "./enums.ts";
-import type { LintCode, NoteCode, TreeErrorCode } from "./error-catalogue.ts";
+import type { LintCode, NoteCode, ReconciliationWarningCode, TreeErrorCode } from "./error-catalogue.ts";
 import type { Plan } from "./types.ts";
 import type { CampaignAction, Visibility } from "./work-enums.ts";
 
@@ -43,7 +43,7 @@ export interface CampaignReconciliation {
 
 /** An advisory: a created Problem's effective task equals that of another live Problem `of`. */
 export interface ReconciliationWarning {
-  code: "possible_duplicate";
+  code: ReconciliationWarningCode;
   slug: string;
   of: string;
 }

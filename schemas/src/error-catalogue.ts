@@ -10,7 +10,9 @@
  * - tree: why a package tree (a directory or a ZIP archive) could not be opened or read; the archive
  *   refusals among them are validation errors of an authoring upload;
  * - transport: the client's own codes for failures that never reached a tool;
- * - blob: why the blob store refused bytes (a signed upload answers them as `upload_mismatch` or `too_large`).
+ * - blob: why the blob store refused bytes (a signed upload answers them as `upload_mismatch` or `too_large`);
+ * - warning: the advisories of validation's reconciliation;
+ * - review: why a review process ended without a decision.
  */
 
 /** A catalogue entry: what the code means, and the HTTP status where one applies. */
@@ -310,6 +312,26 @@ export const BlobRefusalCode = {
 } as const satisfies Record<string, keyof typeof BlobRefusals>;
 export type BlobRefusalCode = (typeof BlobRefusalCode)[keyof typeof BlobRefusalCode];
 
+/** Advisories in validate_authoring_upload's reconciliation (`warnings`); they never block publication. */
+export const ReconciliationWarnings = {
+  possible_duplicate: {
+    meaning: "a Problem the upload creates has the same effective task as another live Problem (`of`)",
+  },
+} as const satisfies Record<string, CodeEntry>;
+export const ReconciliationWarningCode = codesOf(ReconciliationWarnings);
+export type ReconciliationWarningCode =
+  (typeof ReconciliationWarningCode)[keyof typeof ReconciliationWarningCode];
+
+/**
+ * Why a review process finished without its output node emitting (spec 2.1 section 3): the
+ * process's `end_reason`, which its verification stage reports as inconclusive.
+ */
+export const ReviewEndings = {
+  reviewers_unavailable: {
+    meaning: "a review node's deadline passed with a seat still open: no eligible reviewer answered in time",
+  },
+} as const satisfies Record<string, CodeEntry>;
+
 /** Every family of the catalogue, as `docs/errors.md` presents them. */
 export const ErrorCatalogue = {
   service: ErrorCode,
@@ -318,5 +340,7 @@ export const ErrorCatalogue = {
   tree: TreeErrors,
   transport: TransportFailures,
   blob: BlobRefusals,
+  warning: ReconciliationWarnings,
+  review: ReviewEndings,
 } as const;
 export type ErrorFamily = keyof typeof ErrorCatalogue;

@@ -12,6 +12,8 @@ const SECTIONS: Record<ErrorFamily, string> = {
   tree: "## Package tree refusals",
   blob: "## Blob refusals",
   transport: "## Transport codes",
+  warning: "## Reconciliation warnings",
+  review: "## Review process endings",
 };
 
 /** The table rows of one section: the code in the first column, the HTTP status when the second is one. */

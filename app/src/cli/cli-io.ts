@@ -1,3 +1,5 @@
+import { exitOnClosedPipe } from "./exit-on-closed-pipe.ts";
+
 /** Where a command writes, so tests run commands in process and read what they printed. */
 export interface CliIo {
   stdout(text: string): void;
@@ -9,6 +11,8 @@ export interface CliIo {
 }
 
 export function processIo(): CliIo {
+  exitOnClosedPipe(process.stdout);
+  exitOnClosedPipe(process.stderr);
   return {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),

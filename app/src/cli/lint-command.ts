@@ -1,9 +1,11 @@
-import { applyFixtureFixes } from "../lint/apply-fixture-fixes.ts";
+import { applyFixtureFixes, clearRefusedFixtureHashes } from "../lint/apply-fixture-fixes.ts";
 import type { CliIo } from "./cli-io.ts";
 import { lintDirectory, printLintResult } from "./lint-directory.ts";
 
 /**
- * `svc lint <dir> [--fix] [--json]`: no network. Exit 0 when clean, 1 on lint errors.
+ * `svc lint <dir> [--fix] [--json]`: no network. Exit 0 when clean, 1 on lint errors. `--fix`
+ * writes every fixture input's content_hash and size_bytes from its file, whatever was stated
+ * (a wrong hash, none, or a placeholder the schema refuses).
  * `--json` prints `{ok, errors, notes, plan, plan_hash}`.
  */
 export async function lintCommand(
@@ -12,6 +14,10 @@ export async function lintCommand(
   io: CliIo,
 ): Promise<number> {
   let { result } = await lintDirectory(dir);
+  // A placeholder hash the schema refuses is cleared first, so the fix below can compute it.
+  if (options.fix && (await clearRefusedFixtureHashes(dir, result.errors)).length > 0) {
+    ({ result } = await lintDirectory(dir));
+  }
   if (options.fix && result.fixes.length > 0) {
     const changed = await applyFixtureFixes(dir, result.fixes);
     if (!options.json) for (const file of changed) io.stderr(`fixed fixture hashes in ${file}\n`);

@@ -39,7 +39,7 @@ export function scaffoldPackage(options: { slug: string; campaign: boolean }): R
       required_artifacts: [
         { role: "answer", description: "The integer, as text", media_types: ["text/plain"], max_bytes: 1024 },
       ],
-      accepts_text_only: true,
+      accepts_text_only: false,
       answer_format_md: "One integer in a text file.",
     },
     result_kind: "pass_fail",

@@ -1,10 +1,11 @@
-import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { CliIo } from "../../src/cli/cli-io.ts";
 import { runCli } from "../../src/cli/main.ts";
+import { campaignFiles } from "../client/support/campaign-files.ts";
 
 const fixtures = new URL("../fixtures/lint/", import.meta.url).pathname;
 const bin = new URL("../../bin/svc.js", import.meta.url).pathname;
@@ -62,6 +63,18 @@ describe("svc init", () => {
     expect(result.plan.problems[0].verifier_contract).toMatch(/^sha256:/);
   });
 
+  it("requires the artifact its checker reads: no text-only submission the checker cannot check", async () => {
+    const dir = join(tempDir(), "p");
+    await svc("init", dir);
+    const contract = JSON.parse(readFileSync(join(dir, "verifier-contract.json"), "utf8"));
+    const checker = readFileSync(join(dir, "checker.py"), "utf8");
+    const read = [...checker.matchAll(/a\["role"\] == "(\w+)"/g)].map((m) => m[1]);
+    expect(read).toEqual(["answer"]);
+    const required = contract.submission_requirements.required_artifacts.map((a: { role: string }) => a.role);
+    for (const role of read) expect(required).toContain(role);
+    expect(contract.submission_requirements.accepts_text_only).toBe(false);
+  });
+
   it("refuses a directory that is not empty, with exit code 2", async () => {
     const dir = tempDir();
     writeFileSync(join(dir, "keep.txt"), "mine");
@@ -105,6 +118,26 @@ describe("svc lint", () => {
     expect(contract.conformance_fixtures[1].inputs.artifacts[0].size_bytes).toBe(4);
   });
 
+  it("--fix rewrites any hash that is not the file's, a placeholder the schema refuses included", async () => {
+    const dir = join(tempDir(), "p");
+    await svc("init", dir);
+    const path = join(dir, "verifier-contract.json");
+    const scaffolded = JSON.parse(readFileSync(path, "utf8"));
+    const edited = structuredClone(scaffolded);
+    edited.conformance_fixtures[0].inputs.artifacts[0].content_hash = "sha256:0";
+    edited.conformance_fixtures[1].inputs.artifacts[0].content_hash = `sha256:${"f".repeat(64)}`;
+    edited.conformance_fixtures[1].inputs.artifacts[0].size_bytes = 0;
+    writeFileSync(path, JSON.stringify(edited));
+    expect((await svc("lint", dir)).code).toBe(1);
+
+    const fixed = await svc("lint", dir, "--fix", "--json");
+    expect(fixed.code).toBe(0);
+    expect(JSON.parse(fixed.stdout).ok).toBe(true);
+    expect(JSON.parse(readFileSync(path, "utf8")).conformance_fixtures).toEqual(
+      scaffolded.conformance_fixtures,
+    );
+  });
+
   it("--fix never rewrites a link binding's hash", async () => {
     const dir = tempDir();
     cpSync(join(fixtures, "valid-linked-binding"), dir, { recursive: true });
@@ -146,6 +179,15 @@ describe("svc --help", () => {
     }
   });
 
+  it("is what the README promises: every command built, none said to be missing", async () => {
+    const readme = readFileSync(new URL("../../../README.md", import.meta.url), "utf8");
+    expect(readme).not.toMatch(/not (?:yet )?built|not built yet/i);
+    const help = (await svc("--help")).stdout;
+    for (const [, name] of readme.matchAll(/^npx svc ([a-z]+)\b/gm)) {
+      expect(help).toMatch(new RegExp(`^  ${name}\\b`, "m"));
+    }
+  });
+
   it.each([["login"], ["login", "--mcp"]])(
     "svc %s against no service exits 1 saying why",
     async (...argv) => {
@@ -157,6 +199,27 @@ describe("svc --help", () => {
 });
 
 describe("the svc binary", () => {
+  it("ends quietly with exit 0 when its reader closes the pipe (svc lint --json | head)", async () => {
+    // A campaign whose --json plan is far larger than a pipe's buffer, so a write meets the closed pipe.
+    const dir = tempDir();
+    for (const [path, text] of Object.entries(campaignFiles(300))) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    }
+    const child = spawn(process.execPath, [bin, "lint", dir, "--json"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+    });
+    // Like head: read the first bytes, then go away.
+    child.stdout.once("data", () => child.stdout.destroy());
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+  });
+
   it("runs end to end as a user runs it", () => {
     const dir = join(tempDir(), "p");
     execFileSync(process.execPath, [bin, "init", dir]);
