@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type App, buildApp } from "../../src/edges/cli/build-app.ts";
+import { eventsCapability } from "../../src/edges/mcp/event-methods.ts";
 import { useSolvingFixture } from "../attempts/support/solving-fixture.ts";
 import { modernRpc } from "../edges/mcp/support/json-rpc.ts";
 import { describeWithDatabase } from "../support/test-database.ts";
@@ -13,14 +14,8 @@ import { HOSTILE_NUMBERS, hostileValue, plausibleString } from "./support/hostil
  * mcp-tools-property.test.ts.
  */
 
-const EVENT_METHODS = [
-  "events/list",
-  "events/subscribe",
-  "events/unsubscribe",
-  "events/stream",
-  "events/subscriptions",
-  "events/deliveries",
-] as const;
+/** The event methods the server declares (spec 6.1). */
+const EVENT_METHODS = eventsCapability.methods;
 
 /** Params of every event method's shape, any field of any value, hostile ones often. */
 const eventParams = fc.record(
