@@ -3,6 +3,7 @@ import { Capability, Role, Scope, UploadState } from "@svc/schemas";
 import { isUniqueViolation } from "../core/db/is-unique-violation.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import type { Services } from "../core/services/services.ts";
+import { withSpan } from "../core/tracing/tracing.ts";
 import { type LiveRole, liveRole } from "../users/live-role.ts";
 import type { Principal } from "../users/principal.ts";
 import { requireScope } from "../users/require-scope.ts";
@@ -58,6 +59,17 @@ export async function publishUpload(
   userId: string,
   input: { upload_id: string; plan_hash: string },
   actor: PublishActor = {},
+): Promise<PublishResult> {
+  return await withSpan("publish upload", { "svc.upload_id": input.upload_id }, () =>
+    publishUploadNow(services, userId, input, actor),
+  );
+}
+
+async function publishUploadNow(
+  services: Services,
+  userId: string,
+  input: { upload_id: string; plan_hash: string },
+  actor: PublishActor,
 ): Promise<PublishResult> {
   const checkPublisher = (role: LiveRole) => {
     if (!actor.actorIsAdministrator) requirePublisher(role);

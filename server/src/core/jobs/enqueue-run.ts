@@ -1,6 +1,7 @@
 import type postgres from "postgres";
 import type { Sql } from "../db/connect-sql.ts";
 import { genericPlans } from "../db/generic-plans.ts";
+import { currentTraceparent } from "../tracing/tracing.ts";
 import { TaskName } from "./task-name.ts";
 
 /**
@@ -21,6 +22,12 @@ export function addRunJob(
   sql: Sql,
   runId: postgres.PendingQuery<postgres.Row[]>,
 ): postgres.PendingQuery<postgres.Row[]> {
-  return sql`(select graphile_worker.add_job(${TaskName.verifyRun}, json_build_object('verification_run_id', ${runId}),
+  // With tracing on, the job carries the enqueuing span's trace (W3C traceparent) to the worker.
+  const traceparent = currentTraceparent();
+  const payload =
+    traceparent === null
+      ? sql`json_build_object('verification_run_id', ${runId})`
+      : sql`json_build_object('verification_run_id', ${runId}, 'traceparent', ${traceparent}::text)`;
+  return sql`(select graphile_worker.add_job(${TaskName.verifyRun}, ${payload},
     max_attempts => 3, job_key => ${runId}) from (${genericPlans(sql)}) generic_plans)`;
 }

@@ -8,6 +8,7 @@ import {
   UsageError,
 } from "@svc/app";
 import { stageDuration } from "../metrics/metrics.ts";
+import { withSpan } from "../tracing/tracing.ts";
 import type { RunOwner, SandboxEngines, SandboxRunner } from "./sandbox-runner.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -206,8 +207,11 @@ async function meteredRun(
   owner: RunOwner | undefined,
   keepEvidence: KeepEvidence | undefined,
 ): Promise<CheckerOutcome> {
-  const started = performance.now();
-  const outcome = await inner.run(job, binding, owner, keepEvidence);
-  stageDuration.labels(outcome.backend, outcome.result).observe((performance.now() - started) / 1000);
-  return outcome;
+  return await withSpan("sandbox stage", { "svc.stage_key": job.stage_key }, async (span) => {
+    const started = performance.now();
+    const outcome = await inner.run(job, binding, owner, keepEvidence);
+    stageDuration.labels(outcome.backend, outcome.result).observe((performance.now() - started) / 1000);
+    span?.setAttributes({ "svc.sandbox.backend": outcome.backend, "svc.stage_result": outcome.result });
+    return outcome;
+  });
 }

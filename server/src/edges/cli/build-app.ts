@@ -2,6 +2,7 @@ import Fastify from "fastify";
 import { ServiceError } from "../../core/errors/service-error.ts";
 import { httpRequestDuration, httpRequests } from "../../core/metrics/metrics.ts";
 import type { Services } from "../../core/services/services.ts";
+import { trace, tracingEnabled } from "../../core/tracing/tracing.ts";
 import { accountRoutes } from "../http/account-routes.ts";
 import { adminRoutes } from "../http/admin-routes.ts";
 import { apiRoutes } from "../http/api-routes.ts";
@@ -22,6 +23,7 @@ import { reviewRoutes } from "../http/review-routes.ts";
 import { settingsRoutes } from "../http/settings-routes.ts";
 import { signInRoutes } from "../http/sign-in-routes.ts";
 import { siteRoutes } from "../http/site-routes.ts";
+import { tracedServer } from "../http/traced-server.ts";
 import { unusedConnections } from "../http/unused-connections.ts";
 import { uploadRoutes } from "../http/upload-routes.ts";
 import { verificationRoutes } from "../http/verification-routes.ts";
@@ -48,6 +50,7 @@ export function buildApp(services: Services, options: BuildAppOptions = {}) {
     // Stop keep-alive connections that are idle when the server closes; busy ones finish first.
     forceCloseConnections: "idle",
     return503OnClosing: true,
+    ...(tracingEnabled() ? { serverFactory: tracedServer } : {}),
   });
   // Requests already running when close begins finish, but their keep-alive connections would
   // hold the close open until they time out: answer them with `Connection: close`.
@@ -73,6 +76,8 @@ export function buildApp(services: Services, options: BuildAppOptions = {}) {
     const route = request.routeOptions.url ?? "unmatched";
     httpRequests.labels(request.method, route, String(reply.statusCode)).inc();
     httpRequestDuration.labels(request.method, route).observe(reply.elapsedTime / 1000);
+    // The request's span (traced-server.ts) is named after its route, like its metrics.
+    trace.getActiveSpan()?.updateName(`${request.method} ${route}`).setAttribute("http.route", route);
   });
   // Browsers get the site's error page, programs the JSON form (error-handler.ts).
   const answerError = siteAwareErrorHandler(services);

@@ -3,6 +3,7 @@ import { closeValidationPool } from "../../authoring/validation-pool.ts";
 import { openDatabase } from "../../core/db/open-database.ts";
 import { publicAddressOf, recordPublicAddress } from "../../core/services/public-address.ts";
 import { systemClock } from "../../core/time/clock.ts";
+import { startTracing } from "../../core/tracing/start-tracing.ts";
 import { startMetricsServer } from "../http/metrics-server.ts";
 import { startWorker } from "../worker/start-worker.ts";
 import { buildApp } from "./build-app.ts";
@@ -31,6 +32,8 @@ export async function serveCommand(config: ServerConfig, log: Logger): Promise<n
       });
     }
   });
+  // Off unless an OTLP endpoint is configured (OTEL_EXPORTER_OTLP_ENDPOINT); flushed at the end.
+  const tracing = await startTracing("serve");
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });
   try {
     await readySchema(db.sql, config, log);
@@ -88,6 +91,7 @@ export async function serveCommand(config: ServerConfig, log: Logger): Promise<n
     }
   } finally {
     await db.close();
+    await tracing?.shutdown();
   }
   log.info("stopped");
   return 0;

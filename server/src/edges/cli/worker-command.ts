@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { openDatabase } from "../../core/db/open-database.ts";
 import { systemClock } from "../../core/time/clock.ts";
+import { startTracing } from "../../core/tracing/start-tracing.ts";
 import { startMetricsServer } from "../http/metrics-server.ts";
 import { startWorker } from "../worker/start-worker.ts";
 import { openServices } from "./open-services.ts";
@@ -16,6 +17,8 @@ export async function workerCommand(config: ServerConfig, log: Logger): Promise<
   const stop = new Promise<string>((resolve) => {
     for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => resolve(signal));
   });
+  // Off unless an OTLP endpoint is configured (OTEL_EXPORTER_OTLP_ENDPOINT); flushed at the end.
+  const tracing = await startTracing("worker");
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });
   try {
     await readySchema(db.sql, config, log);
@@ -47,6 +50,7 @@ export async function workerCommand(config: ServerConfig, log: Logger): Promise<
     await services.sandbox.close?.();
   } finally {
     await db.close();
+    await tracing?.shutdown();
   }
   return 0;
 }

@@ -1,6 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { type ErrorBody, ServiceError } from "../../core/errors/service-error.ts";
 import { mcpToolCallDuration, mcpToolCalls } from "../../core/metrics/metrics.ts";
+import { SpanStatusCode, withSpan } from "../../core/tracing/tracing.ts";
 import { requireScope } from "../../users/require-scope.ts";
 import { refuseUnsafeText } from "../inputs/unsafe-text.ts";
 import type { AdaptedTool } from "./adapt-tool.ts";
@@ -22,7 +23,15 @@ export async function callTool(
   args: unknown,
 ): Promise<CallToolResult> {
   const started = performance.now();
-  const result = await answerToolCall(adapted, caller, args);
+  const result = await withSpan(
+    `tools/call ${adapted.tool.name}`,
+    { "mcp.tool": adapted.tool.name },
+    async (span) => {
+      const answer = await answerToolCall(adapted, caller, args);
+      if (answer.isError) span?.setStatus({ code: SpanStatusCode.ERROR });
+      return answer;
+    },
+  );
   // The outcome label is the error code of the catalogue (a closed set), or ok.
   const outcome = result.isError
     ? ((result.structuredContent as ErrorBody | undefined)?.error.code ?? "error")

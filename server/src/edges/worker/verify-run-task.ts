@@ -4,6 +4,7 @@ import { enqueueRun } from "../../core/jobs/enqueue-run.ts";
 import { TaskName } from "../../core/jobs/task-name.ts";
 import { runsFinished } from "../../core/metrics/metrics.ts";
 import type { Services } from "../../core/services/services.ts";
+import { contextFromTraceparent, withSpan } from "../../core/tracing/tracing.ts";
 import {
   type ExecuteResult,
   executeVerificationRuns,
@@ -40,10 +41,23 @@ export const TRICKLE_WAIT_MS = 25;
 export function verifyRunTask(services: Services): Task {
   let trickling = false;
   return async (payload, helpers) => {
-    const { verification_run_id: runId } = payload as { verification_run_id: string };
+    const { verification_run_id: runId, traceparent } = payload as {
+      verification_run_id: string;
+      traceparent?: string;
+    };
     if (trickling) await sleep(TRICKLE_WAIT_MS);
     try {
-      const { lead, companions } = await executeVerificationRuns(services, runId, COMPANION_RUNS);
+      // The run's span joins the trace of the request that enqueued it (enqueue-run.ts).
+      const { lead, companions } = await withSpan(
+        "verify_run",
+        { "svc.verification_run_id": runId, "svc.job_attempt": helpers.job.attempts },
+        async (span) => {
+          const batch = await executeVerificationRuns(services, runId, COMPANION_RUNS);
+          span?.setAttribute("svc.companion_runs", batch.companions.length);
+          return batch;
+        },
+        contextFromTraceparent(traceparent),
+      );
       trickling = companions.length > 0 && companions.length < COMPANION_RUNS;
       for (const companion of companions) await settleCompanion(services, helpers, companion);
       if (lead.status === "rejected") throw lead.reason;

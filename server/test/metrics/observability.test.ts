@@ -1,5 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -23,19 +24,20 @@ if (!hasPrometheus && process.env.CI === "true") {
 const describeIfPrometheus = hasPrometheus ? describeWithDatabase : describe.skip;
 
 /**
- * What an operator's Prometheus sees: a web replica and a worker process, each serving
- * `/metrics` on its own SVC_METRICS_ADDR, scraped by a real Prometheus on loopback after a small
- * workload (a campaign published, submissions verified). The alert rules and the dashboard in
- * deploy/ are checked against what the processes export, so neither can name a series that
- * does not exist.
+ * What an operator sees of a web replica and a worker process after a small workload (a campaign
+ * published, submissions verified): each serves `/metrics` on its own SVC_METRICS_ADDR, scraped
+ * by a real Prometheus on loopback, and exports traces over OTLP/HTTP to a local receiver that
+ * decodes them, as a collector would. The alert rules and the dashboard in deploy/ are checked
+ * against what the processes export, so neither can name a series that does not exist.
  */
-describeIfPrometheus("Prometheus scrapes a web replica and a worker", () => {
+describeIfPrometheus("Prometheus and an OTLP receiver watch a web replica and a worker", () => {
   let db: TestDatabase;
   let web: FleetProcess;
   let worker: FleetProcess;
   let prometheus: ChildProcess | undefined;
   let prometheusUrl = "";
   let client: TestClient | undefined;
+  let otlp: OtlpReceiver;
   const temps: string[] = [];
   const scraped: Record<string, string> = {};
 
@@ -44,7 +46,11 @@ describeIfPrometheus("Prometheus scrapes a web replica and a worker", () => {
     // One blob directory for both processes, as one host's deployment shares it.
     const blobs = mkdtempSync(join(tmpdir(), "svc-metrics-blobs-"));
     temps.push(blobs);
+    otlp = await startOtlpReceiver();
     const env = {
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+      // Spans leave in batches every 100 ms, not every 5 s, so the test waits little.
+      OTEL_BSP_SCHEDULE_DELAY: "100",
       DATABASE_URL: db.url,
       SVC_BLOB_DIR: blobs,
       SVC_MIGRATE: "wait",
@@ -61,6 +67,7 @@ describeIfPrometheus("Prometheus scrapes a web replica and a worker", () => {
     await client?.close().catch(() => {});
     prometheus?.kill("SIGKILL");
     await Promise.all([web?.stop("SIGKILL"), worker?.stop("SIGKILL")]);
+    await otlp?.close();
     await db?.drop();
     for (const dir of temps) rmSync(dir, { recursive: true, force: true });
   }, 30_000);
@@ -232,7 +239,51 @@ describeIfPrometheus("Prometheus scrapes a web replica and a worker", () => {
     for (const name of seriesNamedIn(DEPLOY)) expect(exported, `deploy/ names ${name}`).toContain(name);
   }, 90_000);
 
-  it("5. the alert rules pass promtool", () => {
+  it("5. one trace runs from the MCP request through create_submission to the worker's run and its stage", async () => {
+    const byName = async (name: string, where: (span: ReceivedSpan) => boolean = () => true) => {
+      const until = Date.now() + 30_000;
+      for (;;) {
+        const found = otlp.spans.filter((span) => span.name === name && where(span));
+        if (found.length > 0) return found;
+        if (Date.now() > until) {
+          throw new Error(
+            `no span ${name}; received: ${[...new Set(otlp.spans.map((s) => s.name))].join(", ")}`,
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    const [call] = await byName("tools/call create_submission");
+    const traceId = call!.traceId;
+    const inTrace = (span: ReceivedSpan) => span.traceId === traceId;
+    // 1. The tool call is the child of the request's server span, named by its route.
+    const [request] = await byName(
+      "POST /mcp",
+      (span) => inTrace(span) && span.spanId === call!.parentSpanId,
+    );
+    expect(request!.service).toBe("svc-serve");
+    expect(request!.attributes["http.route"]).toBe("/mcp");
+    // 2. The job the call enqueued carried the trace to the worker: its run is the call's child.
+    const [run] = await byName("verify_run", (span) => inTrace(span) && span.parentSpanId === call!.spanId);
+    expect(run!.service).toBe("svc-worker");
+    // 3. The run's sandbox stage is the run's child, with its backend and result.
+    const [stage] = await byName(
+      "sandbox stage",
+      (span) => inTrace(span) && span.parentSpanId === run!.spanId,
+    );
+    expect(stage!.attributes["svc.sandbox.backend"]).toBe("builtin");
+    expect(stage!.attributes["svc.stage_result"]).toBe("verified");
+    // 4. The publication of the upload has its span, under the publishing tool call.
+    const [publish] = await byName("publish upload");
+    const [publishCall] = await byName(
+      "tools/call publish_authoring_upload",
+      (span) => span.spanId === publish!.parentSpanId,
+    );
+    expect(publishCall!.traceId).toBe(publish!.traceId);
+    expect(otlp.contentTypes).toEqual(new Set(["application/json"]));
+  }, 60_000);
+
+  it("6. the alert rules pass promtool", () => {
     const output = execFileSync("promtool", ["check", "rules", join(DEPLOY, "prometheus/alerts.yml")], {
       encoding: "utf8",
     });
@@ -315,4 +366,83 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+interface ReceivedSpan {
+  service: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  name: string;
+  attributes: Record<string, unknown>;
+}
+
+interface OtlpReceiver {
+  url: string;
+  spans: ReceivedSpan[];
+  contentTypes: Set<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * An OTLP/HTTP trace receiver on loopback (POST /v1/traces, JSON encoding, as
+ * @opentelemetry/exporter-trace-otlp-http sends it): decodes each export request into spans.
+ */
+async function startOtlpReceiver(): Promise<OtlpReceiver> {
+  const spans: ReceivedSpan[] = [];
+  const contentTypes = new Set<string>();
+  const value = (v: Record<string, unknown>): unknown =>
+    v.stringValue ?? v.intValue ?? v.doubleValue ?? v.boolValue ?? null;
+  const server = createHttpServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      if (request.method !== "POST" || request.url !== "/v1/traces") {
+        response.writeHead(404).end();
+        return;
+      }
+      contentTypes.add(String(request.headers["content-type"]).split(";")[0]!);
+      type KeyValue = { key: string; value: Record<string, unknown> };
+      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
+        resourceSpans: Array<{
+          resource: { attributes: KeyValue[] };
+          scopeSpans: Array<{
+            spans: Array<{
+              traceId: string;
+              spanId: string;
+              parentSpanId?: string;
+              name: string;
+              attributes: KeyValue[];
+            }>;
+          }>;
+        }>;
+      };
+      for (const resourceSpans of body.resourceSpans) {
+        const service = String(
+          value(resourceSpans.resource.attributes.find((a) => a.key === "service.name")?.value ?? {}),
+        );
+        for (const scope of resourceSpans.scopeSpans) {
+          for (const span of scope.spans) {
+            spans.push({
+              service,
+              traceId: span.traceId,
+              spanId: span.spanId,
+              parentSpanId: span.parentSpanId ?? "",
+              name: span.name,
+              attributes: Object.fromEntries(span.attributes.map((a) => [a.key, value(a.value)])),
+            });
+          }
+        }
+      }
+      response.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    spans,
+    contentTypes,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
