@@ -38612,6 +38612,7 @@ function safeRelative(name) {
 async function checkProblemFiles(ctx, layout) {
   const campaign = layout.campaignPrefix === null ? null : await ctx.schemaFile("campaign.json", "campaign") ?? null;
   const problems = [];
+  const failed2 = [];
   const slugs = /* @__PURE__ */ new Map();
   for (const prefix of layout.problemPrefixes) {
     const file = `${prefix}problem.json`;
@@ -38633,7 +38634,10 @@ async function checkProblemFiles(ctx, layout) {
         "statement.md is empty: write the task statement in Markdown"
       );
     }
-    if (!problem || statementMd === void 0) continue;
+    if (!problem || statementMd === void 0) {
+      failed2.push(prefix);
+      continue;
+    }
     if (layout.kind === "campaign" && campaign && problem.campaign && problem.campaign !== campaign.slug) {
       ctx.error(
         file,
@@ -38650,13 +38654,14 @@ async function checkProblemFiles(ctx, layout) {
         "schema_violation",
         `slug "${problem.slug}" is already used by ${other}; slugs identify problems, give each its own`
       );
+      failed2.push(prefix);
       continue;
     }
     slugs.set(problem.slug, file);
     const campaignSlug = layout.kind === "campaign" ? campaign?.slug ?? null : problem.campaign ?? null;
     problems.push({ prefix, problem, statementMd, campaignSlug });
   }
-  return { campaign, problems };
+  return { campaign, problems, failed: failed2 };
 }
 var DERIVED_SEALING = ["unsealed_at", "release_event", "evaluation_id"];
 async function readProblemFile(ctx, file) {
@@ -39887,10 +39892,11 @@ async function lintTree(tree, options = {}) {
   const layout = readPackageLayout(ctx);
   if (!layout) return finish(ctx, null);
   const campaignPrefix = layout.campaignPrefix;
-  const { campaign, problems } = await checkProblemFiles(ctx, layout);
+  const { campaign, problems, failed: failed2 } = await checkProblemFiles(ctx, layout);
+  const prefixes = layout.problemPrefixes;
   const sharedSkills = campaignPrefix === null ? /* @__PURE__ */ new Map() : await checkSkills(ctx, "");
   const skillsOf = /* @__PURE__ */ new Map();
-  for (const { prefix } of problems) {
+  for (const prefix of prefixes) {
     skillsOf.set(prefix, new Map([...sharedSkills, ...await checkSkills(ctx, prefix)]));
   }
   const protocolAt = /* @__PURE__ */ new Map();
@@ -39899,7 +39905,7 @@ async function lintTree(tree, options = {}) {
     if (ctx.has(file)) protocolAt.set(prefix, { file, entry: await checkProtocol(ctx, prefix, skills) });
   };
   if (campaignPrefix !== null) await addProtocol(campaignPrefix, sharedSkills);
-  for (const { prefix } of problems) {
+  for (const prefix of prefixes) {
     if (prefix !== campaignPrefix) await addProtocol(prefix, skillsOf.get(prefix));
   }
   const effectiveProtocol = (prefix) => protocolAt.get(prefix) ?? (campaignPrefix === null ? void 0 : protocolAt.get(campaignPrefix)) ?? null;
@@ -39909,6 +39915,14 @@ async function lintTree(tree, options = {}) {
       contractAt.set(prefix, await checkContract(ctx, prefix, effectiveProtocol(prefix)));
     return contractAt.get(prefix);
   };
+  const ownOrCampaignContract = (prefix) => ctx.has(`${prefix}verifier-contract.json`) ? prefix : campaignPrefix !== null && ctx.has("verifier-contract.json") ? campaignPrefix : null;
+  for (const prefix of failed2) {
+    const contractPrefix = ownOrCampaignContract(prefix);
+    const contract = contractPrefix === null ? void 0 : await contractFor(contractPrefix);
+    if (!contract) continue;
+    await checkFixtures(ctx, contract, prefix, campaignPrefix);
+    await checkBindings(ctx, prefix, contract, false);
+  }
   const mechanisms = [];
   for (const entry2 of problems) {
     const file = `${entry2.prefix}problem.json`;
@@ -39923,16 +39937,13 @@ async function lintTree(tree, options = {}) {
       );
       continue;
     }
-    const contractPrefix = published !== null ? null : ownFile ? entry2.prefix : campaignPrefix !== null && ctx.has("verifier-contract.json") ? campaignPrefix : null;
+    const contractPrefix = published !== null ? null : ownOrCampaignContract(entry2.prefix);
     const contract = contractPrefix === null ? void 0 : await contractFor(contractPrefix);
     if (contractPrefix !== null && !contract) continue;
     if (contract) await checkFixtures(ctx, contract, entry2.prefix, campaignPrefix);
     mechanisms.push({ entry: entry2, contract, published });
   }
-  for (const prefix of /* @__PURE__ */ new Set([
-    ...campaignPrefix === null ? [] : [campaignPrefix],
-    ...problems.map((p) => p.prefix)
-  ])) {
+  for (const prefix of /* @__PURE__ */ new Set([...campaignPrefix === null ? [] : [campaignPrefix], ...prefixes])) {
     const file = `${prefix}verifier-implementation.json`;
     if (ctx.has(file) && !ctx.has(`${prefix}verifier-contract.json`)) {
       ctx.error(

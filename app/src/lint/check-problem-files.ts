@@ -12,16 +12,21 @@ export interface ProblemEntry {
   campaignSlug: string | null;
 }
 
-/** Lint pass 1: campaign.json and every problem.json against their schemas, and statement.md. */
+/**
+ * Lint pass 1: campaign.json and every problem.json against their schemas, and statement.md.
+ * `problems` passed; `failed` holds the prefixes of the problems that did not, whose other files
+ * are still checked where they do not depend on problem.json (lint-tree.ts).
+ */
 export async function checkProblemFiles(
   ctx: LintContext,
   layout: PackageLayout,
-): Promise<{ campaign: CampaignFile | null; problems: ProblemEntry[] }> {
+): Promise<{ campaign: CampaignFile | null; problems: ProblemEntry[]; failed: string[] }> {
   const campaign =
     layout.campaignPrefix === null
       ? null
       : ((await ctx.schemaFile<CampaignFile>("campaign.json", "campaign")) ?? null);
   const problems: ProblemEntry[] = [];
+  const failed: string[] = [];
   const slugs = new Map<string, string>();
   for (const prefix of layout.problemPrefixes) {
     const file = `${prefix}problem.json`;
@@ -43,7 +48,10 @@ export async function checkProblemFiles(
         "statement.md is empty: write the task statement in Markdown",
       );
     }
-    if (!problem || statementMd === undefined) continue;
+    if (!problem || statementMd === undefined) {
+      failed.push(prefix);
+      continue;
+    }
 
     if (layout.kind === "campaign" && campaign && problem.campaign && problem.campaign !== campaign.slug) {
       ctx.error(
@@ -61,13 +69,14 @@ export async function checkProblemFiles(
         "schema_violation",
         `slug "${problem.slug}" is already used by ${other}; slugs identify problems, give each its own`,
       );
+      failed.push(prefix);
       continue;
     }
     slugs.set(problem.slug, file);
     const campaignSlug = layout.kind === "campaign" ? (campaign?.slug ?? null) : (problem.campaign ?? null);
     problems.push({ prefix, problem, statementMd, campaignSlug });
   }
-  return { campaign, problems };
+  return { campaign, problems, failed };
 }
 
 /** Sealing fields the service derives; an author who writes one gets told so, not "unknown key". */

@@ -23,6 +23,11 @@ export interface LintOptions {
  * (5) reference bindings and sealing, (6) the assembled revision. When no pass found an error,
  * the result carries the checked entries that plan/build-plan.ts turns into the plan. Pure in the
  * sense that matters: the same files and clock give the same result.
+ *
+ * Every independent defect is reported in one run: a problem whose pass 1 failed still has its
+ * skills, protocol, contract, fixtures and reference bindings checked, since none of them reads
+ * problem.json. What does read it (a pinned published contract, sealing, the assembled revision)
+ * is not checked for it, so no error follows only from another (no cascade).
  */
 export async function lintTree(tree: FileTree, options: LintOptions = {}): Promise<LintResult> {
   const ctx = new LintContext(tree, options.now ?? new Date());
@@ -34,12 +39,14 @@ export async function lintTree(tree: FileTree, options: LintOptions = {}): Promi
   const campaignPrefix = layout.campaignPrefix;
 
   // Pass 1.
-  const { campaign, problems } = await checkProblemFiles(ctx, layout);
+  const { campaign, problems, failed } = await checkProblemFiles(ctx, layout);
+  // Every problem folder, those that failed pass 1 included.
+  const prefixes = layout.problemPrefixes;
 
   // Pass 2: a campaign's shared skills/, then each problem's own (which win on a name clash).
   const sharedSkills = campaignPrefix === null ? new Map<string, SkillEntry>() : await checkSkills(ctx, "");
   const skillsOf = new Map<string, Map<string, SkillEntry>>();
-  for (const { prefix } of problems) {
+  for (const prefix of prefixes) {
     skillsOf.set(prefix, new Map([...sharedSkills, ...(await checkSkills(ctx, prefix))]));
   }
 
@@ -50,7 +57,7 @@ export async function lintTree(tree: FileTree, options: LintOptions = {}): Promi
     if (ctx.has(file)) protocolAt.set(prefix, { file, entry: await checkProtocol(ctx, prefix, skills) });
   };
   if (campaignPrefix !== null) await addProtocol(campaignPrefix, sharedSkills);
-  for (const { prefix } of problems) {
+  for (const prefix of prefixes) {
     if (prefix !== campaignPrefix) await addProtocol(prefix, skillsOf.get(prefix)!);
   }
   const effectiveProtocol = (prefix: string) =>
@@ -63,6 +70,20 @@ export async function lintTree(tree: FileTree, options: LintOptions = {}): Promi
       contractAt.set(prefix, await checkContract(ctx, prefix, effectiveProtocol(prefix)));
     return contractAt.get(prefix);
   };
+  const ownOrCampaignContract = (prefix: string): string | null =>
+    ctx.has(`${prefix}verifier-contract.json`)
+      ? prefix
+      : campaignPrefix !== null && ctx.has("verifier-contract.json")
+        ? campaignPrefix
+        : null;
+  // A problem that failed pass 1: its contract, fixtures and bindings, which never read problem.json.
+  for (const prefix of failed) {
+    const contractPrefix = ownOrCampaignContract(prefix);
+    const contract = contractPrefix === null ? undefined : await contractFor(contractPrefix);
+    if (!contract) continue;
+    await checkFixtures(ctx, contract, prefix, campaignPrefix);
+    await checkBindings(ctx, prefix, contract, false);
+  }
   const mechanisms = [];
   for (const entry of problems) {
     const file = `${entry.prefix}problem.json`;
@@ -77,24 +98,14 @@ export async function lintTree(tree: FileTree, options: LintOptions = {}): Promi
       );
       continue;
     }
-    const contractPrefix =
-      published !== null
-        ? null
-        : ownFile
-          ? entry.prefix
-          : campaignPrefix !== null && ctx.has("verifier-contract.json")
-            ? campaignPrefix
-            : null;
+    const contractPrefix = published !== null ? null : ownOrCampaignContract(entry.prefix);
     const contract = contractPrefix === null ? undefined : await contractFor(contractPrefix);
     if (contractPrefix !== null && !contract) continue; // its errors are reported
     if (contract) await checkFixtures(ctx, contract, entry.prefix, campaignPrefix);
     mechanisms.push({ entry, contract, published });
   }
 
-  for (const prefix of new Set([
-    ...(campaignPrefix === null ? [] : [campaignPrefix]),
-    ...problems.map((p) => p.prefix),
-  ])) {
+  for (const prefix of new Set([...(campaignPrefix === null ? [] : [campaignPrefix]), ...prefixes])) {
     const file = `${prefix}verifier-implementation.json`;
     if (ctx.has(file) && !ctx.has(`${prefix}verifier-contract.json`)) {
       ctx.error(

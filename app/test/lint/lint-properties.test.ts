@@ -217,3 +217,47 @@ function replaceNth(document: unknown, n: number, value: unknown): void {
   const [parent, key] = slots[n % slots.length]!;
   (parent as Record<string | number, unknown>)[key] = value;
 }
+
+describe("lint reports every independent defect in one run", () => {
+  /**
+   * Defects of valid-skill in files no other defect's check reads (a fixture file's hash is checked
+   * through the contract, so a broken contract is not among them: that would be a cascade).
+   */
+  const enc = (s: string) => new TextEncoder().encode(s);
+  const json = (files: Record<string, Uint8Array>, path: string, edit: (v: Record<string, any>) => void) => {
+    const value = JSON.parse(text(files[path]!));
+    edit(value);
+    return { [path]: enc(JSON.stringify(value, null, 2)) };
+  };
+  const DEFECTS: Array<[string, (files: Record<string, Uint8Array>) => Record<string, Uint8Array>]> = [
+    ["problem.json breaks its schema", (f) => json(f, "problem.json", (v) => (v.priority_weight = "high"))],
+    ["problem.json has an unknown key", (f) => json(f, "problem.json", (v) => (v.colour = "blue"))],
+    ["statement.md is empty", () => ({ "statement.md": enc("  \n") })],
+    ["SKILL.md has no frontmatter", () => ({ "skills/sat-basics/SKILL.md": enc("# no frontmatter\n") })],
+    ["a fixture file changed", () => ({ "fixtures/good.txt": enc("v 1 -2 3 0\n") })],
+  ];
+
+  it("gives, for defects in independent files together, exactly the errors each gives alone (property)", async () => {
+    const files = await filesOf("valid-skill");
+    const errorsOf = async (defects: typeof DEFECTS) => {
+      let broken = { ...files };
+      for (const [, apply] of defects) broken = { ...broken, ...apply(broken) };
+      const result = await lintPackage(memoryTree(broken), { now: NOW });
+      return new Set(result.errors.map((e) => JSON.stringify([e.file, e.path, e.code])));
+    };
+    const alone = new Map<string, Set<string>>();
+    for (const defect of DEFECTS) {
+      const errors = await errorsOf([defect]);
+      expect(errors.size, defect[0]).toBeGreaterThan(0);
+      alone.set(defect[0], errors);
+    }
+    await fc.assert(
+      fc.asyncProperty(fc.subarray(DEFECTS, { minLength: 1 }), async (defects) => {
+        const together = await errorsOf(defects);
+        const union = new Set(defects.flatMap(([name]) => [...alone.get(name)!]));
+        expect([...together].sort()).toEqual([...union].sort());
+      }),
+      { numRuns: 64 },
+    );
+  });
+});
