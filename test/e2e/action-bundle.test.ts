@@ -205,4 +205,22 @@ describeWithDatabase("the Action's bundled entry against the service", () => {
     expect(again.summary).toContain("| `live` | **noop** | unchanged |");
     expect(again.outputs).toMatchObject({ noop: "1", published: "0" });
   }, 120_000);
+
+  it("fails with an annotation at the checker's file when the checker fails its own fixtures", async () => {
+    const repo = join(workspace, "broken-checker");
+    writeFiles(repo, {
+      ...scaffoldPackage({ slug: "broken-checker", campaign: false }),
+      "checker.py":
+        'import sys\n\ndef main():\n    raise RuntimeError("the checker broke on purpose")\n\nmain()\n',
+    });
+    const run = await runAction(repo, { "server-url": url, token, publish: "true" });
+    expect(run.code).not.toBe(0);
+    // At the line of checker.py its traceback names last, with the traceback in the message.
+    expect(run.stdout).toMatch(
+      /^::error file=checker\.py,line=4::\[conformance_failed\] check_answer\/right_answer: expected verified, actual /m,
+    );
+    expect(run.stdout).toContain("RuntimeError: the checker broke on purpose");
+    expect(run.summary).toContain("| `checker.py` | 4 | conformance_failed |");
+    expect(run.outputs).toMatchObject({ ok: "false", published: "0" });
+  }, 120_000);
 });
