@@ -19,6 +19,7 @@ const BENCHES: readonly { name: string; script: string }[] = [
   { name: "mcp", script: "mcp/run.ts" },
   { name: "site", script: "site/run.ts" },
   { name: "verify", script: "verify/run.ts" },
+  { name: "observability", script: "observability/run.ts" },
   { name: "sandbox", script: "verify/sandbox-overhead.ts" },
   { name: "events", script: "events/run.ts" },
   { name: "hostile-checkers", script: "hostile/checker-output.ts" },

@@ -17,7 +17,10 @@ export interface Tracing {
  */
 export async function startTracing(role: string, env: Env = process.env): Promise<Tracing | null> {
   if (env.OTEL_SDK_DISABLED === "true") return null;
-  if (!env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT && !env.OTEL_EXPORTER_OTLP_ENDPOINT) return null;
+  const url =
+    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ||
+    (env.OTEL_EXPORTER_OTLP_ENDPOINT ? `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, "")}/v1/traces` : "");
+  if (!url) return null;
   // Loaded only when asked for: the SDK and its exporters take a while to import.
   const [{ NodeSDK }, { OTLPTraceExporter }] = await Promise.all([
     import("@opentelemetry/sdk-node"),
@@ -25,7 +28,7 @@ export async function startTracing(role: string, env: Env = process.env): Promis
   ]);
   const sdk = new NodeSDK({
     serviceName: env.OTEL_SERVICE_NAME || `svc-${role}`,
-    traceExporter: new OTLPTraceExporter(),
+    traceExporter: new OTLPTraceExporter({ url }),
     instrumentations: [],
     metricReaders: [],
     logRecordProcessors: [],

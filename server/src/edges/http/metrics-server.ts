@@ -8,7 +8,7 @@ import { pendingConformance } from "../../conformance/pending-conformance.ts";
 import { connectionCounts } from "../../core/db/connection-counts.ts";
 import { jobCounts } from "../../core/jobs/job-counts.ts";
 import { TaskName } from "../../core/jobs/task-name.ts";
-import { metricsRegistry, scrapedGauge } from "../../core/metrics/metrics.ts";
+import { metricsRegistry, scrapedGauge, setMetricsRecording } from "../../core/metrics/metrics.ts";
 import type { BudgetedSandboxRunner } from "../../core/services/sandbox-budget.ts";
 import type { Services } from "../../core/services/services.ts";
 import { deliveryLag } from "../../events/delivery-lag.ts";
@@ -47,6 +47,7 @@ export async function startMetricsServer(
   services: Services,
   options: MetricsServerOptions,
 ): Promise<MetricsServer> {
+  setMetricsRecording(true);
   const own = new Registry();
   collectDefaultMetrics({ register: own });
   processGauges(own, services);

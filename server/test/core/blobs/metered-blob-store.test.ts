@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { BlobRefusedError } from "../../../src/core/blobs/blob-refused-error.ts";
 import type { BlobStore } from "../../../src/core/blobs/blob-store.ts";
 import { meteredBlobStore } from "../../../src/core/blobs/metered-blob-store.ts";
-import { blobStoreErrors } from "../../../src/core/metrics/metrics.ts";
+import { blobStoreErrors, setMetricsRecording } from "../../../src/core/metrics/metrics.ts";
 
 const errorsOf = async (operation: string): Promise<number> =>
   (await blobStoreErrors.get()).values.find((value) => value.labels.operation === operation)?.value ?? 0;
@@ -21,6 +21,7 @@ describe("meteredBlobStore", () => {
       stat: async () => null,
       delete: async () => false,
     };
+    setMetricsRecording(true);
     const store = meteredBlobStore(failing);
     const [gets, puts] = [await errorsOf("get"), await errorsOf("put")];
 
