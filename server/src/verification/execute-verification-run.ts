@@ -11,12 +11,8 @@ import { recordRunFinished, runFinishedEvent } from "./record-run-finished.ts";
 import { type RunContext, type RunContextRow, runContext, selectRunContext } from "./run-context.ts";
 import { type AwaitingAttestationOutcome, runExternalStage } from "./run-external-stage.ts";
 import { type AwaitingReviewOutcome, runReviewStage } from "./run-review-stage.ts";
-import {
-  type FinishedStageOutcome,
-  NO_MECHANISM,
-  runSandboxStage,
-  type StageOutcome,
-} from "./run-sandbox-stage.ts";
+import { type FinishedStageOutcome, runSandboxStage, type StageOutcome } from "./run-sandbox-stage.ts";
+import type { StageMechanism } from "./stage-record.ts";
 
 /** A run found with a stage half-run this many times finishes `error` (its stage keeps killing workers). */
 export const MAX_RESTARTS = 3;
@@ -209,8 +205,8 @@ async function continueRun(services: Services, run: StartedRun): Promise<Execute
       // way); review and external stages read theirs before they start.
       if (stage.kind !== "sandbox") await queueStage(services, runId, position, stage);
       let started = false;
-      const start = async () => {
-        await startStage(services, runId, position, stage);
+      const start = async (mechanism?: StageMechanism) => {
+        await startStage(services, runId, position, stage, mechanism ?? null);
         started = true;
       };
       const outcome = await runStage(services, context, position, stage, start);
@@ -233,7 +229,7 @@ async function continueRun(services: Services, run: StartedRun): Promise<Execute
               result: "inconclusive",
               score: null,
               evidence_md: `${outcome.reason}; the run waited ${waitSeconds} s (SVC_STAGE_WAIT_SECONDS) and gave up`,
-              mechanism: NO_MECHANISM,
+              mechanism: null,
               log: null,
               evidence_files: [],
             }
@@ -308,7 +304,7 @@ async function runStage(
   context: RunContext,
   position: number,
   stage: ContractStage,
-  start: () => Promise<void>,
+  start: (mechanism?: StageMechanism) => Promise<void>,
 ): Promise<StageOutcome | AwaitingReviewOutcome | AwaitingAttestationOutcome> {
   switch (stage.kind) {
     case "sandbox":
@@ -364,6 +360,7 @@ async function startStage(
   runId: string,
   position: number,
   stage: ContractStage,
+  mechanism: StageMechanism | null,
 ): Promise<void> {
   await startStages(services.sql, {
     run_id: runId,
@@ -371,6 +368,7 @@ async function startStage(
     stage_key: stage.key,
     kind: stage.kind,
     started_at: services.clock(),
+    mechanism,
   });
 }
 
@@ -378,17 +376,26 @@ async function startStage(
 const startStages = groupedStatementOn(
   async (
     sql: Services["sql"],
-    starts: Array<{ run_id: string; position: number; stage_key: string; kind: string; started_at: Date }>,
+    starts: Array<{
+      run_id: string;
+      position: number;
+      stage_key: string;
+      kind: string;
+      started_at: Date;
+      mechanism: StageMechanism | null;
+    }>,
   ) => {
     await sql`
       with no_flush as (${commitWithoutFlush(sql)})
-      insert into verification_stage_results (verification_run_id, position, stage_key, kind, status, started_at)
-      select x.run_id, x.position, x.stage_key, x.kind, 'running', x.started_at
+      insert into verification_stage_results (verification_run_id, position, stage_key, kind, status, started_at, mechanism)
+      select x.run_id, x.position, x.stage_key, x.kind, 'running', x.started_at, x.mechanism
       from jsonb_to_recordset(${sql.json(starts as unknown as postgres.JSONValue)})
-        as x(run_id text, position int, stage_key text, kind text, started_at timestamptz), no_flush
+        as x(run_id text, position int, stage_key text, kind text, started_at timestamptz, mechanism jsonb), no_flush
       on conflict (verification_run_id, position) do update
       -- A half-run sandbox stage starts over; a review stage resumed on its process keeps its start.
+      -- The mechanism is the one starting now; a resumed review stage keeps its process's.
       set status = 'running',
+        mechanism = coalesce(excluded.mechanism, verification_stage_results.mechanism),
         started_at = case when verification_stage_results.kind = 'review' and verification_stage_results.started_at is not null
           then verification_stage_results.started_at else excluded.started_at end
       where verification_stage_results.status <> 'finished'`;
@@ -400,7 +407,7 @@ const startStages = groupedStatementOn(
 function stageEnd(sql: Services["sql"], outcome: FinishedStageOutcome, at: Date) {
   return sql`
     status = 'finished', result = ${outcome.result}, score = ${outcome.score}, evidence_md = ${outcome.evidence_md},
-    mechanism = ${sql.json(outcome.mechanism as unknown as postgres.JSONValue)},
+    mechanism = ${outcome.mechanism ? sql.json(outcome.mechanism as unknown as postgres.JSONValue) : null},
     log = ${outcome.log ? sql.json(outcome.log as unknown as postgres.JSONValue) : null},
     evidence_files = ${sql.json(outcome.evidence_files)}, finished_at = ${at}`;
 }
@@ -525,8 +532,7 @@ export async function finishWithError(services: Services, runId: string, reason:
   await sql.begin(async (tx) => {
     await tx`
       update verification_stage_results
-      set status = 'finished', result = 'error', evidence_md = ${reason},
-        mechanism = ${tx.json(NO_MECHANISM as unknown as postgres.JSONValue)}, finished_at = ${now}
+      set status = 'finished', result = 'error', evidence_md = ${reason}, finished_at = ${now}
       where verification_run_id = ${runId} and status <> 'finished'`;
     const finished = await tx`
       update verification_runs

@@ -1,6 +1,6 @@
 import type { ContractStage } from "@svc/schemas";
 import type { Services } from "../core/services/services.ts";
-import { type FinishedStageOutcome, NO_MECHANISM } from "./run-sandbox-stage.ts";
+import type { FinishedStageOutcome } from "./run-sandbox-stage.ts";
 
 /**
  * An external stage waiting for its partner's attestation: the run stays `running` without a
@@ -63,7 +63,7 @@ function ended(reason: string): FinishedStageOutcome {
     result: "inconclusive",
     score: null,
     evidence_md: reason,
-    mechanism: NO_MECHANISM,
+    mechanism: null,
     log: null,
     evidence_files: [],
   };

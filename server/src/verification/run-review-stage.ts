@@ -50,7 +50,7 @@ export async function runReviewStage(
       join problems p on p.id = s.problem_id
       where r.id = ${context.run_id}`;
     if (!subject) throw new Error(`verification run ${context.run_id} has no submission`);
-    return await startReviewProcess(tx, services.clock(), {
+    const started = await startReviewProcess(tx, services.clock(), {
       review_protocol_id: protocolId,
       subject_kind: "submission",
       subject_id: subject.submission_id,
@@ -62,6 +62,14 @@ export async function runReviewStage(
       verification_run_id: context.run_id,
       stage_key: stage.key,
     });
+    // The stage's mechanism is fixed now: reads show a running review stage with its process.
+    await tx`
+      update verification_stage_results st
+      set mechanism = jsonb_build_object('sandbox', null, 'external', null, 'review', jsonb_build_object(
+        'review_process_id', p.id, 'protocol_hash', p.protocol_hash, 'review_protocol_id', p.review_protocol_id))
+      from review_processes p
+      where p.id = ${started} and st.verification_run_id = ${context.run_id} and st.stage_key = ${stage.key}`;
+    return started;
   });
   await advanceReviewProcess(services, processId);
   const process = (await readProcessRow(services.sql, processId))!;
@@ -106,17 +114,17 @@ function finished(
     result,
     score: null,
     evidence_md: truncateEvidence(evidence),
-    mechanism: {
-      sandbox: null,
-      review: process
-        ? {
+    mechanism: process
+      ? {
+          sandbox: null,
+          review: {
             review_process_id: process.id,
             protocol_hash: process.protocol_hash,
             review_protocol_id: process.review_protocol_id,
-          }
-        : null,
-      external: null,
-    },
+          },
+          external: null,
+        }
+      : null,
     log: null,
     evidence_files: [],
   };

@@ -23,7 +23,8 @@ export interface FinishedStageOutcome {
   result: StageResult;
   score: number | null;
   evidence_md: string;
-  mechanism: StageMechanism;
+  /** Null for a stage that never ran a mechanism (stage-record.ts). */
+  mechanism: StageMechanism | null;
   log: StageLog | null;
   /** Evidence files in the blob store; a symlink keeps its target string and no bytes. */
   evidence_files: Array<{ path: string; content_hash: string; size_bytes: number; link_target?: string }>;
@@ -37,9 +38,6 @@ export interface WaitingStageOutcome {
 
 export type StageOutcome = FinishedStageOutcome | WaitingStageOutcome;
 
-/** A stage that ran no mechanism: every member null (spec 2.4 has no member for "nothing ran"). */
-export const NO_MECHANISM: StageMechanism = { sandbox: null, review: null, external: null };
-
 /**
  * Runs one sandbox stage of a run: the stage's current implementation on the Submission's
  * artifacts and the revision's selected, stored reference inputs (linked slots are never
@@ -51,8 +49,8 @@ export async function runSandboxStage(
   services: Services,
   context: RunContext,
   stage: ContractStage,
-  /** Marks the stage running: called just before the checker runs, never while it waits. */
-  start: () => Promise<void>,
+  /** Marks the stage running with its mechanism: called just before the checker runs, never while it waits. */
+  start: (mechanism: StageMechanism) => Promise<void>,
 ): Promise<StageOutcome> {
   const { current, pending } = await currentImplementationForRun(
     services.sql,
@@ -86,7 +84,19 @@ export async function runSandboxStage(
   if (resolution.kind === "failed") return notRun("error", resolution.reason);
 
   const job = await checkerJob(services, context, stage, current);
-  await start();
+  await start({
+    sandbox: {
+      verifier_implementation_id: current.id,
+      implementation_content_hash: current.content_hash,
+      runtime_image_digest: current.runtime.image_digest,
+      backend: resolution.binding?.backend ?? "builtin",
+      exit_code: null,
+      duration_ms: null,
+      evidence_hash: null,
+    },
+    review: null,
+    external: null,
+  });
   // Evidence goes to the blob store file by file as the host reads it from the run's disk.
   const outcome = await services.sandbox.run(
     job,
@@ -115,7 +125,7 @@ function notRun(result: StageResult, reason: string): FinishedStageOutcome {
     result,
     score: null,
     evidence_md: reason,
-    mechanism: NO_MECHANISM,
+    mechanism: null,
     log: null,
     evidence_files: [],
   };

@@ -27,11 +27,25 @@ export interface ExternalMechanism {
   attested_at: string;
 }
 
-/** At most one member is non-null and matches the stage's kind; all null when nothing ran. */
+/**
+ * Exactly one member is non-null, the one matching the stage's kind (spec 2.4). A stage has one
+ * from the moment its mechanism is fixed: a sandbox stage when its implementation starts on a
+ * resolved image (exit_code, duration_ms and evidence_hash null until it ends), a review stage
+ * when its ReviewProcess starts, an external stage when it is attested. Until then, and for a
+ * stage the service never executed (no runnable implementation, an unbound runtime, a wait or an
+ * attestation deadline that ran out, the machinery failing before it began), the stored
+ * mechanism is null and the record does not list the stage: stage_results holds the stages
+ * attempted (docs/verification.md, "Stages without a mechanism").
+ */
 export interface StageMechanism {
   sandbox: SandboxMechanism | null;
   review: ReviewMechanism | null;
   external: ExternalMechanism | null;
+}
+
+/** Whether a stored mechanism names what ran (one member set), so the stage belongs in the record. */
+export function hasMechanism(mechanism: StageMechanism | null): mechanism is StageMechanism {
+  return mechanism !== null && (mechanism.sandbox ?? mechanism.review ?? mechanism.external) !== null;
 }
 
 /** A stage's captured stdout and stderr (spec 2.4 `log`), as stored. */

@@ -4,7 +4,7 @@ import type { Sql } from "../core/db/connect-sql.ts";
 import { type RunReader, readRunWithholdings } from "../sealing/read-run-withholdings.ts";
 import { NOTHING_WITHHELD, withholdRun } from "../sealing/run-withholding.ts";
 import type { RunArtifact } from "./queue-verification-run.ts";
-import type { StageLog, StageMechanism } from "./stage-record.ts";
+import { hasMechanism, type StageLog, type StageMechanism } from "./stage-record.ts";
 
 /** `log` as records show it: the stored fields plus where to read the bytes. */
 export interface StageLogRecord extends StageLog {
@@ -101,6 +101,8 @@ export async function toVerificationRuns(
     order by verification_run_id, position`;
   const byRun = new Map<string, StageResultRecord[]>();
   for (const stage of stages) {
+    // stage_results lists the stages attempted: those whose mechanism is fixed (stage-record.ts).
+    if (!hasMechanism(stage.mechanism)) continue;
     const list = byRun.get(stage.verification_run_id) ?? [];
     list.push({
       stage_key: stage.stage_key,
@@ -108,7 +110,7 @@ export async function toVerificationRuns(
       status: stage.status,
       result: stage.result,
       evidence_md: stage.evidence_md,
-      mechanism: stage.mechanism ?? { sandbox: null, review: null, external: null },
+      mechanism: stage.mechanism,
       log: stage.log
         ? {
             ...stage.log,

@@ -5,6 +5,7 @@ import type { Services } from "../../core/services/services.ts";
 import { evidenceListing } from "../../verification/evidence-listing.ts";
 import { getVerification } from "../../verification/get-verification.ts";
 import { readStageEvidence, readStageEvidenceFile, readStageLog } from "../../verification/read-stage-log.ts";
+import { readWaitingStages } from "../../verification/waiting-stages.ts";
 import { checkerRevisionFile, PROGRAM_MEDIA_TYPE } from "../../verifier-contracts/checker-revision-file.ts";
 import { findImplementationProgram } from "../../verifier-contracts/find-implementation-program.ts";
 import { viewerOf } from "../../visibility/viewer.ts";
@@ -57,7 +58,11 @@ export const verificationRoutes: FastifyPluginAsync<{ services: Services }> = as
     if (prefersJson(request.headers.accept)) return run;
     return sendHtmlPage(
       reply,
-      renderVerificationPage(run, { handle: context.principal.user.handle, path: request.url }),
+      renderVerificationPage(
+        run,
+        { handle: context.principal.user.handle, path: request.url },
+        await readWaitingStages(services.sql, run.id),
+      ),
     );
   });
 

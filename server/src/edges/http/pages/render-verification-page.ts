@@ -1,15 +1,29 @@
 import type { StageResultRecord, VerificationRun } from "../../../verification/verification-run.ts";
+import type { WaitingStage } from "../../../verification/waiting-stages.ts";
 import { type Html, html } from "../html/html.ts";
 import { renderSitePage, type SiteVisitor } from "../html/render-site-page.ts";
 
 /**
  * The web view of a run (`GET /verifications/{id}`): status, result and score, then each stage
- * with its result, mechanism and a link to its log. Evidence is Markdown shown as preformatted
+ * attempted with its result, mechanism and a link to its log, then the stages still waiting
+ * without a mechanism and why (they are not in the record, waiting-stages.ts). Evidence is Markdown shown as preformatted
  * text: it is the checker's words and is never rendered as HTML. A finished run without a result
  * is one whose sealed evaluation withholds the outcome from this reader ("withheld").
  */
-export function renderVerificationPage(run: VerificationRun, visitor: SiteVisitor): Html {
-  const stages = run.stage_results.map((stage, i) => html`${i > 0 && "\n"}${renderStage(run.id, stage)}`);
+export function renderVerificationPage(
+  run: VerificationRun,
+  visitor: SiteVisitor,
+  waiting: readonly WaitingStage[] = [],
+): Html {
+  const stages = [
+    ...run.stage_results.map((stage) => renderStage(run.id, stage)),
+    ...waiting.map(
+      (stage) => html`<section class="stage waiting" data-stage="${stage.stage_key}">
+<h3><code>${stage.stage_key}</code> (${stage.kind}): <span class="result">${stage.status}</span></h3>
+<pre>${stage.evidence_md}</pre>
+</section>`,
+    ),
+  ].map((stage, i) => html`${i > 0 && "\n"}${stage}`);
   const revoked =
     run.revocation &&
     html`<p class="revoked" data-testid="revocation">Revoked ${run.revocation.revoked_at}: ${run.revocation.reason_md}</p>`;

@@ -9,6 +9,7 @@ import { rerunVerification } from "../../../verification/rerun-verification.ts";
 import { revokeImplementationRuns } from "../../../verification/revoke-implementation-runs.ts";
 import { revokeVerification } from "../../../verification/revoke-verification.ts";
 import { startManualVerification } from "../../../verification/start-manual-verification.ts";
+import { readWaitingStages } from "../../../verification/waiting-stages.ts";
 import { yankVerifierImplementation } from "../../../verification/yank-verifier-implementation.ts";
 import { viewerOf } from "../../../visibility/viewer.ts";
 import { pageCursor, workingAttemptId } from "../../inputs/discovery-inputs.ts";
@@ -34,20 +35,20 @@ const getVerificationTool = defineTool({
   title: "Get a verification run",
   description:
     "One VerificationRun: status (queued, running, finished), result (verified, refuted, inconclusive, error), score, " +
-    "evidence_md and every stage result with its mechanism and log link. Yours, or on a Problem you manage.",
+    "evidence_md and every stage attempted with its mechanism and log link; beside it, waiting_stages: stages not started yet " +
+    "(waiting for an image, conformance or an attestation) and why. Yours, or on a Problem you manage.",
   scope: "read",
   kind: ToolKind.read,
   input: getVerificationInput,
   async run({ services, principal, baseUrl }, input) {
-    return {
-      verification: await getVerification(
-        services.sql,
-        viewerOf(principal),
-        input.verification_run_id,
-        baseUrl,
-        services.clock(),
-      ),
-    };
+    const verification = await getVerification(
+      services.sql,
+      viewerOf(principal),
+      input.verification_run_id,
+      baseUrl,
+      services.clock(),
+    );
+    return { verification, waiting_stages: await readWaitingStages(services.sql, verification.id) };
   },
 });
 
