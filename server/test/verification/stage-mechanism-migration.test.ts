@@ -16,11 +16,11 @@ import { testServices } from "../support/test-services.ts";
 const NOTHING = { sandbox: null, review: null, external: null };
 
 /**
- * Migration 027 corrects stage rows written before a mechanism was stored only once fixed: a
+ * Migration 028 corrects stage rows written before a mechanism was stored only once fixed: a
  * review stage gets its process's mechanism, a stage that ran nothing loses its all-null one
  * (finished rows included, their write-once guard restored after), and it may run again.
  */
-describeWithDatabase("migration 027: stage mechanisms only when fixed", () => {
+describeWithDatabase("migration 028: stage mechanisms only when fixed", () => {
   const db = useTestDatabase();
 
   it("fills review stages from their process, clears all-null mechanisms, keeps real ones, and guards again", async () => {
@@ -76,7 +76,7 @@ describeWithDatabase("migration 027: stage mechanisms only when fixed", () => {
         (${runId}, 1, 'readers', 'review', 'running', null, '', null, now(), null),
         (${runId}, 2, 'partner', 'external', 'finished', 'inconclusive', 'never attested', ${db.sql.json(NOTHING)}, now(), now())`;
 
-    const migration = readMigrations().find((m) => m.name === "027_stage_mechanisms_only_when_fixed")!;
+    const migration = readMigrations().find((m) => m.name === "028_stage_mechanisms_only_when_fixed")!;
     await db.sql.unsafe(migration.sql);
     await db.sql.unsafe(migration.sql);
 

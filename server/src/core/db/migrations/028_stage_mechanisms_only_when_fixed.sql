@@ -1,4 +1,4 @@
--- 027: a stage result's mechanism is stored only once it is fixed (spec 2.4: exactly one member
+-- 028: a stage result's mechanism is stored only once it is fixed (spec 2.4: exactly one member
 -- non-null, matching the stage's kind). Rows written before stored `{sandbox: null, review:
 -- null, external: null}` for a stage that ran no mechanism, and no mechanism at all for a review
 -- stage while its process ran, so records served from them failed the VerificationRun schema.
