@@ -101,6 +101,23 @@ describeWithDatabase("webhook delivery", () => {
     expect(state).toEqual({ cursor: second, failures: 0, retry_at: null });
   }, 60_000);
 
+  it("delivers to a subscription that names its host (localhost here) rather than an IP literal", async () => {
+    // Node 24 resolves for a connection with `all: true` (autoSelectFamily): the pinned lookup
+    // answered one address and every delivery to a name failed with "Invalid IP address: undefined".
+    const receiver = new WebhookReceiver();
+    receivers.push(receiver);
+    const url = (await receiver.start()).replace("127.0.0.1", "localhost");
+    expect(new URL(url).hostname).toBe("localhost");
+    const agent = await connectAgent(app.url, users["eve-wh"]!.token);
+    agents.push(agent);
+    const { secret } = await agent.method("events/subscribe", { delivery: { type: "webhook", url } });
+    receiver.secret = secret;
+    const written = await personalEvent(users["eve-wh"]!.id, 7);
+    await receiver.until((d) => d.length >= 1);
+    expect(receiver.deliveries.map((d) => d.body.id)).toEqual([written]);
+    expect(receiver.deliveries[0]).toMatchObject({ verified: true, answered: 200 });
+  }, 60_000);
+
   it("resumes after the worker was down: every event once, in order", async () => {
     const dan = users["dan-wh"]!.id;
     const { receiver } = await subscribed("dan-wh");
