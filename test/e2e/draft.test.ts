@@ -29,8 +29,12 @@ describeWithDatabase("svc draft against the service", () => {
   const tokens: Record<string, string> = {};
   const cleanup: Array<() => void> = [];
 
+  // A worker, as in any deployment: svc draft waits for the sandboxed fixtures validation queues.
+  let worker: Runner;
+
   beforeAll(async () => {
     services = testServices(db.sql);
+    worker = await startWorker(services, { concurrency: 1, pollInterval: 100 });
     app = buildApp(services);
     url = await app.listen({ host: "127.0.0.1", port: 0 });
     home = mkdtempSync(join(tmpdir(), "svc-e2e-home-"));
@@ -42,14 +46,24 @@ describeWithDatabase("svc draft against the service", () => {
   });
 
   afterAll(async () => {
+    await worker?.stop();
     await app?.close();
     for (const fn of cleanup) fn();
     rmSync(home, { recursive: true, force: true });
   });
 
+  /** The CLI's waits end when the worker has no queued fixtures left: the next poll reads them. */
+  const untilFixturesRan = async () => {
+    for (;;) {
+      const [row] = await db.sql<{ count: number }[]>`
+        select count(*)::int as count from graphile_worker.jobs where task_identifier = 'validation_conformance'`;
+      if (row!.count === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
   const deps = (handle = "ada"): Partial<CliDeps> => ({
     env: { SVC_BASE_URL: url, SVC_TOKEN: tokens[handle], XDG_CONFIG_HOME: home },
-    sleep: async () => {},
+    sleep: untilFixturesRan,
   });
   const svc = (...argv: string[]) => svcWith(deps(), argv);
   const svcAs = (handle: string, ...argv: string[]) => svcWith(deps(handle), argv);
@@ -180,20 +194,9 @@ describeWithDatabase("svc draft against the service", () => {
 
   it("svc upload validates without publishing, waits for the queued fixtures and records .svc/upload.json", async () => {
     const dir = pkg(campaignFiles(2, { campaign: "e2e-upload-only", prefix: "u" }));
-    // A worker runs the sandboxed fixtures validation queued; the CLI's wait between polls ends
+    // The worker runs the sandboxed fixtures validation queued; the CLI's wait between polls ends
     // when the worker has no such job left, so the second poll reads the result, whatever the speed.
-    const worker: Runner = await startWorker(services, { concurrency: 1, pollInterval: 100 });
-    const untilFixturesRan = async () => {
-      for (;;) {
-        const [row] = await db.sql<{ count: number }[]>`
-          select count(*)::int as count from graphile_worker.jobs where task_identifier = 'validation_conformance'`;
-        if (row!.count === 0) return;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    };
-    const run = await svcWith({ ...deps(), sleep: untilFixturesRan }, ["upload", dir]).finally(() =>
-      worker.stop(),
-    );
+    const run = await svcWith(deps(), ["upload", dir]);
     expect(run.stderr).toBe("svc upload: conformance fixtures queued on the service; waited 0 s of 600\n");
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("campaign e2e-upload-only: create");
