@@ -11,7 +11,6 @@ export function hasBidiControl(text: string): boolean {
 }
 
 /** What `escapedText` writes as `\uXXXX`: controls, bidirectional formatting and lone surrogates. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it escapes
 const UNPRINTABLE = /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\p{Cs}/gu;
 
 /**
