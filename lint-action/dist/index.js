@@ -65645,7 +65645,10 @@ async function check(io, inputs, root, client) {
   let published = 0;
   let publishFailed = null;
   if (inputs.publish && client) {
-    if (failed2.length > 0 || repo.packages.some((p) => !p.service?.ok)) {
+    const unpublishable = repo.packages.filter(
+      (p) => !p.lint.ok || !p.service?.ok || !p.service.result.valid
+    );
+    if (unpublishable.length > 0) {
       publishFailed = "nothing published: lint, validation or the service stopped it";
       sections.push(`**Nothing published**: every package must lint clean and validate first.`, "");
     } else {

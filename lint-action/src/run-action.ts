@@ -48,7 +48,8 @@ const SUMMARY_MAX_BYTES = 900 * 1024;
  * publishes every package whose reconciliation changes something, once everything is clean.
  * Writes an annotation per finding (`::error file=...,line=...` for every error), the plan and
  * reconciliation to the job summary, and the outputs; fails the step on lint or validation errors,
- * conflicts, a failed publication, or warnings with `fail-on-warnings`. Returns whether it passed.
+ * conflicts, a checker failing its own conformance fixtures (published all the same, like svc
+ * draft), a failed publication, or warnings with `fail-on-warnings`. Returns whether it passed.
  */
 export async function runAction(io: ActionIo): Promise<boolean> {
   let inputs: ActionInputs;
@@ -133,7 +134,12 @@ async function check(
   let published = 0;
   let publishFailed: string | null = null;
   if (inputs.publish && client) {
-    if (failed.length > 0 || repo.packages.some((p) => !p.service?.ok)) {
+    // A checker that fails its own fixtures fails the step but does not stop publication, as with
+    // svc draft and the App: it is published, inspectable, and never becomes current (spec 2.2).
+    const unpublishable = repo.packages.filter(
+      (p) => !p.lint.ok || !p.service?.ok || !p.service.result.valid,
+    );
+    if (unpublishable.length > 0) {
       publishFailed = "nothing published: lint, validation or the service stopped it";
       sections.push(`**Nothing published**: every package must lint clean and validate first.`, "");
     } else {

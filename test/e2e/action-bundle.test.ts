@@ -221,6 +221,7 @@ describeWithDatabase("the Action's bundled entry against the service", () => {
     );
     expect(run.stdout).toContain("RuntimeError: the checker broke on purpose");
     expect(run.summary).toContain("| `checker.py` | 4 | conformance_failed |");
-    expect(run.outputs).toMatchObject({ ok: "false", published: "0" });
+    // Published all the same, as svc draft does: the failed checker never becomes current.
+    expect(run.outputs).toMatchObject({ ok: "false", published: "1" });
   }, 120_000);
 });
