@@ -19,7 +19,9 @@ export async function startTracing(role: string, env: Env = process.env): Promis
   if (env.OTEL_SDK_DISABLED === "true") return null;
   const url =
     env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ||
-    (env.OTEL_EXPORTER_OTLP_ENDPOINT ? `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, "")}/v1/traces` : "");
+    (env.OTEL_EXPORTER_OTLP_ENDPOINT
+      ? `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, "")}/v1/traces`
+      : "");
   if (!url) return null;
   // Loaded only when asked for: the SDK and its exporters take a while to import.
   const [{ NodeSDK }, { OTLPTraceExporter }] = await Promise.all([
