@@ -3,8 +3,10 @@ import { z } from "zod";
 /**
  * A tool's input object as query parameters: the same fields and rules, with the text a query
  * string carries read as the number or boolean a field expects (`limit=20`, `standalone=true`).
- * Text that is no such value stays text, so the field's own rule refuses it. The JSON Schema (and
- * so the OpenAPI document) is the object's own: the conversion is a preprocess step.
+ * Text that is no such value stays text, so the field's own rule refuses it. A repeated
+ * `working_attempt_id` counts by its last value (spec 4.1: only the last one counts); any other
+ * parameter given twice stays a list, which its field refuses. The JSON Schema (and so the
+ * OpenAPI document) is the object's own: the conversion is a preprocess step.
  */
 export function fromQueryString<Shape extends z.core.$ZodLooseShape>(input: z.ZodObject<Shape>) {
   const kinds = new Map<string, "number" | "boolean">();
@@ -15,6 +17,8 @@ export function fromQueryString<Shape extends z.core.$ZodLooseShape>(input: z.Zo
   return z.preprocess((query) => {
     if (query === null || typeof query !== "object") return query;
     const converted: Record<string, unknown> = { ...query };
+    const working = converted.working_attempt_id;
+    if (Array.isArray(working) && working.length > 0) converted.working_attempt_id = working.at(-1);
     for (const [name, kind] of kinds) {
       const value = converted[name];
       if (typeof value !== "string") continue;

@@ -4,8 +4,8 @@ import type { Tool } from "./tools/tool.ts";
 /**
  * The MCP annotations of a tool from its kind (spec 4.1): read tools are read-only and
  * idempotent; write tools are writes and, since MCP presumes a write destructive unless told
- * otherwise, explicitly not destructive; destructive tools (withdraw_*, decline, submit review,
- * archive) are marked so. No tool reaches outside the service.
+ * otherwise, explicitly not destructive; destructive tools (withdraw_*, decline, submit review)
+ * are marked so. No tool reaches outside the service.
  */
 export function toolAnnotations(tool: Tool): ToolAnnotations {
   const base = { title: tool.title, openWorldHint: false };

@@ -26,19 +26,32 @@ export interface SplitResourceUri {
 }
 
 /**
- * Takes a trailing `working_attempt_id=<value>` off a resource URI (spec 4.1): only the last query
- * parameter counts, and only when its name is exactly `working_attempt_id` (no percent-encoding,
- * no other spelling). Earlier parameters stay in the URI, so a duplicate still fails to match.
+ * Takes the trailing `working_attempt_id=<value>` off a resource URI (spec 4.1): only the last
+ * query parameter counts, and only when its name is exactly `working_attempt_id` (no
+ * percent-encoding, no other spelling). Earlier `working_attempt_id` parameters right before it
+ * come off too, ignored: `?working_attempt_id=a&working_attempt_id=b` reads with `b`, as the
+ * last one counts, rather than failing to match any template.
  */
 export function splitResourceUri(uri: string): SplitResourceUri {
+  const last = takeLastWorkingAttempt(uri);
+  if (!last) return { uri, workingAttemptId: undefined };
+  let rest = last.uri;
+  for (let earlier = takeLastWorkingAttempt(rest); earlier; earlier = takeLastWorkingAttempt(rest)) {
+    rest = earlier.uri;
+  }
+  return { uri: rest, workingAttemptId: last.value };
+}
+
+/** The URI without its last query parameter, when that parameter is `working_attempt_id=<value>`. */
+function takeLastWorkingAttempt(uri: string): { uri: string; value: string } | null {
   const query = uri.indexOf("?");
   // A fragment ends the URI, so with one there is no trailing query parameter.
-  if (query < 0 || uri.includes("#")) return { uri, workingAttemptId: undefined };
+  if (query < 0 || uri.includes("#")) return null;
   const separator = Math.max(uri.lastIndexOf("&"), query);
   const last = uri.slice(separator + 1);
   const prefix = `${WORKING_ATTEMPT_PARAMETER}=`;
-  if (!last.startsWith(prefix)) return { uri, workingAttemptId: undefined };
-  return { uri: uri.slice(0, separator), workingAttemptId: last.slice(prefix.length) };
+  if (!last.startsWith(prefix)) return null;
+  return { uri: uri.slice(0, separator), value: last.slice(prefix.length) };
 }
 
 export type { WorkingAttemptOutcome } from "../../attempts/check-working-attempt.ts";

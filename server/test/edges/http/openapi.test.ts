@@ -208,4 +208,27 @@ describeWithDatabase("the /api OpenAPI document and request schemas", () => {
       expect(response.statusCode, url).toBeLessThan(500);
     }
   });
+
+  it("lets the last of a repeated working_attempt_id count (spec 4.1), on every read", async () => {
+    const attempt = "att_0000000000";
+    for (const path of [
+      "/api/problems",
+      `/api/verifications/${VRN}`,
+      `/api/problem-revisions/${PRV}/reference/instance`,
+      `/api/verifier-implementations/${VFI}/program`,
+    ]) {
+      const lastGood = await get(
+        `${path}?working_attempt_id=nope&working_attempt_id=${attempt}`,
+        reader.token,
+      );
+      expect(lastGood.statusCode, path).not.toBe(400);
+      expect(lastGood.statusCode, path).toBeLessThan(500);
+      const lastBad = await get(
+        `${path}?working_attempt_id=${attempt}&working_attempt_id=nope`,
+        reader.token,
+      );
+      expect(lastBad.statusCode, path).toBe(400);
+      expect(lastBad.json().error.message, path).toContain("working_attempt_id");
+    }
+  });
 });

@@ -78,10 +78,13 @@ describe("splitResourceUri", () => {
     }
   });
 
-  it("keeps an earlier duplicate in the URI, so only the last one counts", () => {
+  it("lets the last of repeated working_attempt_id parameters count, the earlier ones ignored", () => {
     expect(splitResourceUri("svc://a/b?working_attempt_id=att_a&working_attempt_id=att_b")).toEqual({
-      uri: "svc://a/b?working_attempt_id=att_a",
+      uri: "svc://a/b",
       workingAttemptId: "att_b",
     });
+    expect(
+      splitResourceUri("svc://a/b?page=2&working_attempt_id=att_a&working_attempt_id=att_b&working_attempt_id=att_c"),
+    ).toEqual({ uri: "svc://a/b?page=2", workingAttemptId: "att_c" });
   });
 });

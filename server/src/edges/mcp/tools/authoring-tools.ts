@@ -68,7 +68,7 @@ export const authoringTools: Tool[] = [
     description:
       "Archives one of your campaigns for good, with its open problems: they take no new attempts. Needs the author capability.",
     scope: Scope.contribute,
-    kind: ToolKind.destructive,
+    kind: ToolKind.write,
     input: z.object({ campaign: z.string().min(1).max(64).describe("The campaign's id or slug.") }),
     run: async ({ services, principal }, input) => ({
       ...(await archiveCampaign(services, principal, input)),
@@ -80,7 +80,7 @@ export const authoringTools: Tool[] = [
     description:
       "Archives one of your problems for good: it takes no new attempts or revisions. Needs the author capability.",
     scope: Scope.contribute,
-    kind: ToolKind.destructive,
+    kind: ToolKind.write,
     input: z.object({ problem: z.string().min(1).max(64).describe("The problem's id or slug.") }),
     run: async ({ services, principal }, input) => ({
       ...(await archiveProblem(services, principal, input)),

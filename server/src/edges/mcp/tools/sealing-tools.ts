@@ -40,7 +40,7 @@ const unsealReferenceInputsTool = defineTool({
     "release_event {unsealed_at, user_id, reason_md}. Pass the acknowledgement_fingerprint prepare_reference_release " +
     "returned; a missing or stale one is refused. Returns {sealing, affected_revision_ids}.",
   scope: "contribute",
-  kind: ToolKind.destructive,
+  kind: ToolKind.write,
   input: z.strictObject({
     revision_id: revisionId,
     reason_md: z

@@ -5,8 +5,9 @@ import type { Principal } from "../../../users/principal.ts";
 
 /**
  * How a tool is annotated (spec 4.1): read tools are read-only; write tools change state;
- * destructive ones (`withdraw_*`, `decline_review_assignment`, `submit_review_response`,
- * archiving) end something for good.
+ * destructive ones end something for good: the spec names `withdraw_*`,
+ * `decline_review_assignment` and `submit_review_response`. Archiving and unsealing are writes,
+ * as the spec marks them (issue 33).
  */
 export const ToolKind = {
   read: "read",
