@@ -17,10 +17,38 @@ export function problemReadHint(
     if (problem.status !== "open") return undefined;
     return `You have no active Attempt on ${problem.slug}: call start_attempt with {"problem": "${problem.id}"} to begin; it returns these resources with URIs that carry your Attempt id.`;
   }
-  if (active.length === 1 && workingAttemptId === undefined) {
-    return `You have one active Attempt on ${problem.slug}, ${active[0]}: pass "working_attempt_id": "${active[0]}" on reads for it, and "attempt_id" on writes.`;
-  }
+  if (active.length === 1 && workingAttemptId === undefined)
+    return oneActiveAttemptText(problem.slug, active[0]!);
   return undefined;
+}
+
+function oneActiveAttemptText(slug: string, attemptId: string): string {
+  return `You have one active Attempt on ${slug}, ${attemptId}: pass "working_attempt_id": "${attemptId}" on reads for it, and "attempt_id" on writes.`;
+}
+
+/**
+ * The hint of every other read on a Problem (spec 4.1: "reads without it on a Problem where the
+ * caller has exactly one active Attempt add a hint asking for it"): tools naming a `problem`
+ * and resources of one of its revisions. The caller passed no working_attempt_id; the read itself
+ * already succeeded, so this only names the caller's own Attempt. Undefined otherwise.
+ */
+export async function oneActiveAttemptHint(
+  sql: Sql,
+  userId: string,
+  on: { problem: string } | { revisionId: string },
+): Promise<string | undefined> {
+  const [row] = await sql<{ slug: string; active: string[] }[]>`
+    select p.slug, array(select a.id from attempts a
+      where a.problem_id = p.id and a.user_id = ${userId} and a.status = 'active' order by a.id) as active
+    from problems p
+    where ${
+      "problem" in on
+        ? sql`(p.id = ${on.problem} or p.slug = ${on.problem})`
+        : sql`p.id = (select problem_id from problem_revisions where id = ${on.revisionId})`
+    }
+    limit 1`;
+  if (!row || row.active.length !== 1) return undefined;
+  return oneActiveAttemptText(row.slug, row.active[0]!);
 }
 
 /** How many active Attempts the user has on any Problem (pick_problem's start hint). */

@@ -321,6 +321,42 @@ describeWithDatabase("attempts over /mcp", () => {
     expect(second.hint).toContain(id);
   });
 
+  it("hints at the one active attempt on every read of a Problem and on its resource reads (spec 4.1)", async () => {
+    const problem = await seedProblem(f.services, {
+      owner: f.owner.id,
+      slug: "hinted-everywhere",
+      visibility: "listed",
+      revision: {
+        statement: "Read me.",
+        bindings: [{ key: "notes", bytes: "public notes", filename: "notes.txt" }],
+      },
+    });
+    const client = f.as(f.rival);
+    const id = await startOn(client, "hinted-everywhere");
+    const reads = ["list_my_attempts", "list_attempts", "list_submissions", "list_verifications"] as const;
+    for (const name of reads) {
+      const answer = await call<{ hint?: string }>(client, name, { problem: "hinted-everywhere" });
+      expect(answer.hint, name).toContain(`"working_attempt_id": "${id}"`);
+      const named = await call<Record<string, unknown>>(client, name, {
+        problem: "hinted-everywhere",
+        working_attempt_id: id,
+      });
+      expect(named, name).not.toHaveProperty("hint");
+    }
+    const uri = `svc://problem-revisions/${problem.revisionId}/reference/notes`;
+    const [entry] = await client.readResource(uri);
+    expect(entry!._meta?.hint).toContain(`"working_attempt_id": "${id}"`);
+    const [named] = await client.readResource(`${uri}?working_attempt_id=${id}`);
+    expect(named!._meta).not.toHaveProperty("hint");
+    // Two active Attempts: the caller must choose, so no read hints at one.
+    await call(client, "start_attempt", { problem: "hinted-everywhere" });
+    expect(await call(client, "list_my_attempts", { problem: "hinted-everywhere" })).not.toHaveProperty(
+      "hint",
+    );
+    const [either] = await client.readResource(uri);
+    expect(either!._meta?.hint).toBeUndefined();
+  });
+
   it("reports the working attempt outcome on every read tool: not_found, not_yours, ended", async () => {
     const mine = await startOn(f.as(f.solver), "free");
     const theirs = await startOn(f.as(f.rival), "free");

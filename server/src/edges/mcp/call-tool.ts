@@ -1,4 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
+import { oneActiveAttemptHint } from "../../attempts/attempt-hints.ts";
 import { type ErrorBody, ServiceError } from "../../core/errors/service-error.ts";
 import { mcpToolCallDuration, mcpToolCalls } from "../../core/metrics/metrics.ts";
 import { SpanStatusCode, withSpan } from "../../core/tracing/tracing.ts";
@@ -65,6 +66,19 @@ async function answerToolCall(
         ...result,
         working_attempt: await checkWorkingAttempt(caller, workingAttemptId),
       });
+    }
+    // A read on a Problem without one, where the caller has exactly one active Attempt, asks for it.
+    if (
+      tool.kind === ToolKind.read &&
+      tool.privateRead !== true &&
+      workingAttemptId === undefined &&
+      typeof input.problem === "string" &&
+      !("hint" in result)
+    ) {
+      const hint = await oneActiveAttemptHint(caller.services.sql, caller.principal.user.id, {
+        problem: input.problem,
+      });
+      if (hint) return toolEnvelope({ ...result, hint });
     }
     return toolEnvelope(result);
   } catch (error) {

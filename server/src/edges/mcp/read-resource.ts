@@ -1,5 +1,6 @@
 import type { ReadResourceResult } from "@modelcontextprotocol/server";
 import { Scope } from "@svc/schemas";
+import { oneActiveAttemptHint } from "../../attempts/attempt-hints.ts";
 import { ServiceError } from "../../core/errors/service-error.ts";
 import { requireScope } from "../../users/require-scope.ts";
 import { refuseUnsafeText } from "../inputs/unsafe-text.ts";
@@ -16,7 +17,9 @@ import {
 /**
  * One `resources/read` (spec 4.1): a trailing `working_attempt_id` comes off before matching,
  * the first template that matches reads the resource, each content entry echoes the URI exactly
- * as requested, and with a working Attempt each carries `_meta.working_attempt` with the outcome.
+ * as requested, and with a working Attempt each carries `_meta.working_attempt` with the outcome;
+ * without one, a read of a Problem revision's resource where the caller has exactly one active
+ * Attempt on that Problem carries `_meta.hint` asking for it (spec 4.1).
  * Failures are MCP errors naming the URI.
  */
 export async function readResource(
@@ -48,12 +51,22 @@ export async function readResource(
       if (!variables) continue;
       const contents = await template.read(caller, uri, variables);
       const outcome = workingAttemptId && (await checkWorkingAttempt(caller, workingAttemptId));
+      // A read of a Problem's revision without one, where the caller has one active Attempt, asks for it.
+      const hint =
+        workingAttemptId === undefined && typeof variables.problem_revision_id === "string"
+          ? await oneActiveAttemptHint(caller.services.sql, caller.principal.user.id, {
+              revisionId: variables.problem_revision_id,
+            })
+          : undefined;
       return {
         contents: contents.map(({ uri: entryUri, mimeType, text, blob, _meta }) => {
           const body = text !== undefined ? { text } : blob !== undefined ? { blob } : undefined;
           if (!body)
             throw new Error(`template ${template.name} returned ${entryUri} with neither text nor blob`);
-          const meta = outcome ? { ..._meta, working_attempt: outcome } : _meta;
+          const meta =
+            outcome || hint
+              ? { ..._meta, ...(outcome && { working_attempt: outcome }), ...(hint && { hint }) }
+              : _meta;
           return {
             uri: entryUri === uri ? requested : entryUri,
             mimeType,

@@ -161,11 +161,16 @@ describeWithDatabase("the MCP adapter", () => {
     });
     afterAll(() => client?.close());
 
+    it("lets the last of repeated working_attempt_id parameters count, the earlier ones ignored", async () => {
+      const uri = `svc://test-notes/n1?working_attempt_id=att_zzzzzzzzzz&working_attempt_id=${ATTEMPT}`;
+      const [content] = await client.readResource(uri);
+      expect(content).toMatchObject({
+        uri,
+        _meta: { working_attempt: { id: ATTEMPT } },
+      });
+    });
+
     it.each([
-      [
-        "a second one before it",
-        `svc://test-notes/n1?working_attempt_id=${ATTEMPT}&working_attempt_id=${ATTEMPT}`,
-      ],
       ["another parameter after it", `svc://test-notes/n1?working_attempt_id=${ATTEMPT}&page=2`],
       ["another spelling", `svc://test-notes/n1?Working_Attempt_Id=${ATTEMPT}`],
       ["an encoded name", `svc://test-notes/n1?working%5Fattempt%5Fid=${ATTEMPT}`],
