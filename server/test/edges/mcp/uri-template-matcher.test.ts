@@ -84,7 +84,9 @@ describe("splitResourceUri", () => {
       workingAttemptId: "att_b",
     });
     expect(
-      splitResourceUri("svc://a/b?page=2&working_attempt_id=att_a&working_attempt_id=att_b&working_attempt_id=att_c"),
+      splitResourceUri(
+        "svc://a/b?page=2&working_attempt_id=att_a&working_attempt_id=att_b&working_attempt_id=att_c",
+      ),
     ).toEqual({ uri: "svc://a/b?page=2", workingAttemptId: "att_c" });
   });
 });
