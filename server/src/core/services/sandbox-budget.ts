@@ -9,6 +9,7 @@ import {
 } from "@svc/app";
 import { stageDuration } from "../metrics/metrics.ts";
 import { withSpan } from "../tracing/tracing.ts";
+import type { HostSandboxLeases } from "./host-sandbox-leases.ts";
 import type { RunOwner, SandboxEngines, SandboxRunner } from "./sandbox-runner.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -19,7 +20,7 @@ type Env = Readonly<Record<string, string | undefined>>;
  * ceilings validation holds every package limit to.
  */
 export interface SandboxBudgetSettings {
-  /** `SVC_SANDBOX_SLOTS`: checkers running at once in this process. */
+  /** `SVC_SANDBOX_SLOTS`: checkers running at once on this host (with host leases; else in this process). */
   slots: number;
   /** `SVC_SANDBOX_MEMORY_MB`: the sum of running checkers' `memory_mb`. */
   memory_mb: number;
@@ -110,6 +111,8 @@ interface Waiter {
 export function budgetedSandboxRunner(
   inner: SandboxRunner,
   settings: SandboxBudgetSettings,
+  /** The host's budget shared with the other processes on it; without it, this process's alone. */
+  hostLeases?: HostSandboxLeases,
 ): BudgetedSandboxRunner {
   let running = 0;
   let memoryInUse = 0;
@@ -160,6 +163,7 @@ export function budgetedSandboxRunner(
     },
     async close() {
       await inner.close?.();
+      await hostLeases?.close();
     },
     async run(
       job: CheckerJob,
@@ -181,7 +185,13 @@ export function budgetedSandboxRunner(
       peaks.waiting = Math.max(peaks.waiting, waiters.length);
       await started;
       try {
-        return await meteredRun(inner, job, binding, owner, keepEvidence);
+        // This process has room; the host may not (other processes on it hold leases).
+        const releaseLease = await hostLeases?.acquire(waiter.owner, waiter.memory_mb);
+        try {
+          return await meteredRun(inner, job, binding, owner, keepEvidence);
+        } finally {
+          await releaseLease?.();
+        }
       } finally {
         release(waiter);
       }

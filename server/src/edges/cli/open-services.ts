@@ -1,3 +1,4 @@
+import { hostname } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { meteredBlobStore } from "../../core/blobs/metered-blob-store.ts";
@@ -5,6 +6,7 @@ import { openLocalBlobStore } from "../../core/blobs/open-local-blob-store.ts";
 import { openS3BlobStore, type S3BlobStoreSettings } from "../../core/blobs/open-s3-blob-store.ts";
 import type { Pool } from "../../core/db/connect-sql.ts";
 import { githubSignInFromEnv } from "../../core/services/github-sign-in-settings.ts";
+import { hostSandboxLeases } from "../../core/services/host-sandbox-leases.ts";
 import type { HostedReviewers } from "../../core/services/hosted-reviewer.ts";
 import {
   budgetedSandboxRunner,
@@ -67,6 +69,8 @@ export async function openServices(options: OpenServicesOptions): Promise<Servic
           runDir: await prepareSandboxRunDirectory(options.dataDir, options.env ?? process.env),
         }),
       sandboxBudget,
+      // The budget is the host's: serve and every worker on it share it (SVC_SANDBOX_HOST).
+      hostSandboxLeases(sql, sandboxHost(options.env ?? process.env), sandboxBudget),
     ),
     sandboxBudget,
     hostedReviewers,
@@ -75,6 +79,17 @@ export async function openServices(options: OpenServicesOptions): Promise<Servic
     eventRetentionDays: eventRetentionDays(options.env ?? process.env),
     githubSignIn: githubSignInFromEnv(options.env ?? process.env),
   };
+}
+
+/**
+ * SVC_SANDBOX_HOST, default the machine's host name: the processes whose sandboxes share one
+ * budget. Containers on one host each have a host name of their own, so set it to the host's.
+ */
+function sandboxHost(env: NodeJS.ProcessEnv): string {
+  const host = env.SVC_SANDBOX_HOST || hostname();
+  if (host.length > 255)
+    throw new Error(`SVC_SANDBOX_HOST is longer than 255 characters: name the host shorter`);
+  return host;
 }
 
 /** SVC_EVENT_RETENTION_DAYS: a whole number of days, at least 1; default 30. */
