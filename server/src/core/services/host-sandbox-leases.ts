@@ -10,7 +10,7 @@ const RELEASED = "svc_sandbox_lease_released";
  * The host's share of the sandbox budget, held in PostgreSQL so that `serve` and every worker
  * process on one host run no more checkers, memory and per-user checkers than the host's budget
  * (docs/operations.md, "Sandbox budget"). `acquire` waits until a lease fits and returns its
- * release. Leases of processes that died are void (migration 028) and swept by the next acquire.
+ * release. Leases of processes that died are void (migration 029) and swept by the next acquire.
  * Across processes there is no queue order: a waiting process takes the first lease that fits
  * when it looks (woken by each release); within a process, budgetedSandboxRunner keeps arrival order.
  */

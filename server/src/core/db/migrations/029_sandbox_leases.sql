@@ -1,4 +1,4 @@
--- 028: one sandbox budget per host (issue 37 item 4, docs/operations.md "Sandbox budget"). Every
+-- 029: one sandbox budget per host (issue 37 item 4, docs/operations.md "Sandbox budget"). Every
 -- sandboxed checker a process runs holds a lease row naming its host, whose count, memory and
 -- per-user counts are held to the host's budget by every process there (serve and each worker).
 -- A lease names its holder by the PostgreSQL backend of a connection the holding process keeps
