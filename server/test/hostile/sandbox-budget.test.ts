@@ -209,6 +209,11 @@ describeWithDatabase("the host's sandbox budget", () => {
         expected: "verified",
         actual: "verified",
         passed: true,
+        implementation: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+        program: "checker.py",
+        detail: "1234 squared is 1522756",
+        // The checker's output is kept for failed fixtures only.
+        log_tail: "",
       },
     ]);
   });
