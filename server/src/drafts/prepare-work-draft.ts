@@ -1,4 +1,11 @@
-import { DraftStatus, IdPrefix, type PublishResult, type Reconciliation, UploadState } from "@svc/schemas";
+import {
+  DraftStatus,
+  IdPrefix,
+  ImageState,
+  type PublishResult,
+  type Reconciliation,
+  UploadState,
+} from "@svc/schemas";
 import { publishUpload } from "../authoring/publish-authoring-upload.ts";
 import { validateUpload } from "../authoring/validate-authoring-upload.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
@@ -31,7 +38,8 @@ export interface PreparedDraft {
  * validate_authoring_upload's validator and reconciler check and publish_authoring_upload's
  * publication executes: new Campaigns and Problems start private and belong to the owner, later
  * versions revise them. An invalid version marks the draft `invalid` and answers draft_invalid
- * with the errors and conflicts.
+ * with the errors and conflicts; so does a version naming a script runtime this deployment has
+ * unbound (spec 3: unbound script uploads cannot materialize as a draft).
  */
 export async function prepareWorkDraft(
   services: Services,
@@ -61,13 +69,27 @@ export async function prepareWorkDraft(
         message: `${c!.slug}: ${"reason" in c! ? c!.reason : "conflict"}`,
       })),
     ];
-    await services.sql`
-      update work_drafts set status = ${DraftStatus.invalid}, lint_errors = ${services.sql.json(lintErrors as never)}
-      where id = ${draft.id} and version = ${draft.version}`;
+    await markInvalid(services, draft, lintErrors);
     throw new ServiceError(
       "draft_invalid",
       `version ${draft.version} of draft ${draft.id} has ${validation.errors.length} error(s) and ${conflicts.length} conflict(s): fix the files named and save again`,
       { draft_id: draft.id, version: String(draft.version), errors: validation.errors, conflicts },
+    );
+  }
+  // Spec 3: an unbound script upload cannot materialize as a draft (nothing here could run it).
+  const unbound = validation.images.filter((image) => image.state === ImageState.unbound);
+  if (unbound.length > 0) {
+    const lintErrors: DraftLintError[] = unbound.map((image) => ({
+      file: "",
+      path: "",
+      code: "unsupported_runtime",
+      message: `the script runtime ${image.image_ref} is unbound on this deployment, so no checker on it can run: an operator binds it first (docs/verification.md, "Binding the python runtime"), then prepare again`,
+    }));
+    await markInvalid(services, draft, lintErrors);
+    throw new ServiceError(
+      "draft_invalid",
+      `version ${draft.version} of draft ${draft.id} names the unbound script runtime ${unbound.map((i) => i.image_ref).join(", ")}: an unbound script upload cannot materialize as a draft until an operator binds the runtime`,
+      { draft_id: draft.id, version: String(draft.version), errors: lintErrors, conflicts: [] },
     );
   }
   const reconciliation = validation.reconciliation!;
@@ -116,6 +138,13 @@ export async function prepareWorkDraft(
       counts: published.counts,
     },
   };
+}
+
+/** Marks the draft's version invalid with the errors that stop it. */
+async function markInvalid(services: Services, draft: DraftRow, lintErrors: DraftLintError[]): Promise<void> {
+  await services.sql`
+    update work_drafts set status = ${DraftStatus.invalid}, lint_errors = ${services.sql.json(lintErrors as never)}
+    where id = ${draft.id} and version = ${draft.version}`;
 }
 
 /** Zips the draft's files into an authoring upload of its owner, already received. */

@@ -3,7 +3,7 @@ import { issueToken } from "../../src/users/issue-token.ts";
 import type { TestClient } from "../edges/mcp/support/mcp-clients.ts";
 import { type RunningApp, startApp } from "../edges/mcp/support/start-app.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
-import { builtinsOnly, testServices } from "../support/test-services.ts";
+import { scriptRuntimesBound, testServices } from "../support/test-services.ts";
 import { call, connect, type DraftUser, draftUser, uniqueCampaignFiles } from "./draft-harness.ts";
 
 /** Who calls: the draft's owner, another user, an administrator, and the owner through a read-only token. */
@@ -88,7 +88,7 @@ describeWithDatabase("the authorization matrix of the draft and publication tool
   let drafts = 0;
 
   beforeAll(async () => {
-    app = await startApp(testServices(db.sql, { sandbox: builtinsOnly() }));
+    app = await startApp(testServices(db.sql, { sandbox: scriptRuntimesBound() }));
     owner = await draftUser(db.sql, { capabilities: ["author"] });
     const readOnly = await issueToken(db.sql, owner.handle, ["read"]);
     clients.owner = await connect(app.url, owner);
@@ -150,7 +150,7 @@ describeWithDatabase("who may publish a draft at which visibility", () => {
   let app: RunningApp;
 
   beforeAll(async () => {
-    app = await startApp(testServices(db.sql, { sandbox: builtinsOnly() }));
+    app = await startApp(testServices(db.sql, { sandbox: scriptRuntimesBound() }));
   });
   afterAll(() => app?.close());
 

@@ -4,7 +4,7 @@ import { fixturePackage, zipFiles } from "../authoring/support/authoring-harness
 import type { TestClient } from "../edges/mcp/support/mcp-clients.ts";
 import { type RunningApp, startApp } from "../edges/mcp/support/start-app.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
-import { builtinsOnly, testServices } from "../support/test-services.ts";
+import { scriptRuntimesBound, testServices } from "../support/test-services.ts";
 import { call, connect, type DraftUser, draftUser } from "./draft-harness.ts";
 
 describeWithDatabase("drafts from uploads and requests that pin a work snapshot", () => {
@@ -32,7 +32,7 @@ describeWithDatabase("drafts from uploads and requests that pin a work snapshot"
   };
 
   beforeAll(async () => {
-    app = await startApp(testServices(db.sql, { sandbox: builtinsOnly() }));
+    app = await startApp(testServices(db.sql, { sandbox: scriptRuntimesBound() }));
     author = await draftUser(db.sql, { capabilities: ["author"] });
     asAuthor = await connect(app.url, author);
     asAdmin = await connect(app.url, await draftUser(db.sql, { admin: true }));

@@ -1,10 +1,13 @@
 import { sha256 } from "@svc/app";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import type { ServiceError } from "../../src/core/errors/service-error.ts";
+import type { Services } from "../../src/core/services/services.ts";
+import { prepareWorkDraft } from "../../src/drafts/prepare-work-draft.ts";
 import { zipFiles } from "../authoring/support/authoring-harness.ts";
 import type { TestClient } from "../edges/mcp/support/mcp-clients.ts";
 import { type RunningApp, startApp } from "../edges/mcp/support/start-app.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
-import { builtinsOnly, testServices } from "../support/test-services.ts";
+import { builtinsOnly, scriptRuntimesBound, testServices } from "../support/test-services.ts";
 import {
   call,
   connect,
@@ -17,6 +20,7 @@ import {
 describeWithDatabase("an agent authors work through drafts over MCP", () => {
   const db = useTestDatabase();
   let app: RunningApp;
+  let services: Services;
   let author: DraftUser;
   let admin: DraftUser;
   let other: DraftUser;
@@ -25,7 +29,8 @@ describeWithDatabase("an agent authors work through drafts over MCP", () => {
   let asOther: TestClient;
 
   beforeAll(async () => {
-    app = await startApp(testServices(db.sql, { sandbox: builtinsOnly() }));
+    services = testServices(db.sql, { sandbox: scriptRuntimesBound() });
+    app = await startApp(services);
     author = await draftUser(db.sql, { capabilities: ["author"] });
     admin = await draftUser(db.sql, { admin: true });
     other = await draftUser(db.sql);
@@ -38,6 +43,46 @@ describeWithDatabase("an agent authors work through drafts over MCP", () => {
   afterAll(async () => {
     await Promise.all([asAuthor?.close(), asAdmin?.close(), asOther?.close()]);
     await app?.close();
+  });
+
+  it("refuses to materialize a script checker whose runtime this deployment has unbound (spec 3)", async () => {
+    const scripter = await draftUser(db.sql, { capabilities: ["author"] });
+    const asScripter = await connect(app.url, scripter);
+    const saved = await call(asScripter, "save_work_draft", {
+      title: "Unbound script",
+      files: draftFiles("valid-script"),
+    });
+    await asScripter.close();
+    const draft = saved.draft as { id: string };
+    // On a deployment with builtins only, no sandbox runs svc-runtime/python:1: its state is unbound.
+    const unboundHere = { ...services, sandbox: builtinsOnly() };
+    const refused = await prepareWorkDraft(
+      unboundHere,
+      { userId: scripter.id, isAdministrator: false },
+      { draft_id: draft.id, expected_version: "1" },
+    ).then(
+      () => ({ error: undefined }),
+      (error: ServiceError) => {
+        if (typeof error.toBody !== "function") throw error;
+        return { error: { ...error.toBody().error } };
+      },
+    );
+    expect(refused.error).toMatchObject({
+      code: "draft_invalid",
+      errors: [
+        { code: "unsupported_runtime", message: expect.stringContaining("svc-runtime/python:1 is unbound") },
+      ],
+    });
+    expect(refused.error!.message).toContain("cannot materialize as a draft");
+    const [materialized] = await db.sql<{ count: number }[]>`
+      select count(*)::int as count from problems where slug = 'integer-root'`;
+    expect(materialized!.count).toBe(0);
+    const [stored] = await db.sql<{ status: string; lint_errors: unknown }[]>`
+      select status, lint_errors from work_drafts where id = ${draft.id}`;
+    expect(stored).toMatchObject({
+      status: "invalid",
+      lint_errors: [expect.objectContaining({ code: "unsupported_runtime" })],
+    });
   });
 
   it("saves, reads back, prepares, requests, is approved and listed, and the audit shows every step", async () => {

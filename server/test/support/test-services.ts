@@ -63,3 +63,13 @@ export function testServices(
 export function builtinsOnly(): SandboxRunner {
   return localSandboxRunner({ backends: {} });
 }
+
+/**
+ * builtinsOnly, with script runtimes reading as available (bubblewrap answers), for tests that
+ * materialize script packages as drafts without running their checkers: spec 3 refuses an
+ * unbound script upload as a draft (prepare-work-draft.ts).
+ */
+export function scriptRuntimesBound(): SandboxRunner {
+  const runner = builtinsOnly();
+  return { ...runner, engines: async () => ({ ...(await runner.engines()), bwrap: true }) };
+}

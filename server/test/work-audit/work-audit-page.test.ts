@@ -3,7 +3,7 @@ import { saveWorkDraft } from "../../src/drafts/save-work-draft.ts";
 import { call, connect, type DraftUser, draftUser, uniqueCampaignFiles } from "../drafts/draft-harness.ts";
 import { type RunningApp, startApp } from "../edges/mcp/support/start-app.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
-import { builtinsOnly, testServices } from "../support/test-services.ts";
+import { scriptRuntimesBound, testServices } from "../support/test-services.ts";
 
 describeWithDatabase("the work audit page", () => {
   const db = useTestDatabase();
@@ -16,7 +16,7 @@ describeWithDatabase("the work audit page", () => {
     fetch(`${app.url}${path}`, { headers: { authorization: `Bearer ${user.token}`, accept } });
 
   beforeAll(async () => {
-    const services = testServices(db.sql, { sandbox: builtinsOnly() });
+    const services = testServices(db.sql, { sandbox: scriptRuntimesBound() });
     app = await startApp(services);
     author = await draftUser(db.sql, { capabilities: ["author"] });
     other = await draftUser(db.sql);

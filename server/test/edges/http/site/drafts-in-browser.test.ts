@@ -7,7 +7,7 @@ import { describeWithBrowser } from "../../../support/describe-with-browser.ts";
 import { type SeededUser, seedUser } from "../../../support/seed-records.ts";
 import { signInInBrowser } from "../../../support/sign-in-in-browser.ts";
 import { useTestDatabase } from "../../../support/test-database.ts";
-import { builtinsOnly, testServices } from "../../../support/test-services.ts";
+import { scriptRuntimesBound, testServices } from "../../../support/test-services.ts";
 import { type RunningApp, startApp } from "../../mcp/support/start-app.ts";
 import { expectAccessible, screenshot } from "./site-support.ts";
 
@@ -25,7 +25,7 @@ describeWithBrowser("the drafts and publication-request pages in a real browser"
   let draftId: string;
 
   beforeAll(async () => {
-    const services = testServices(db.sql, { sandbox: builtinsOnly() });
+    const services = testServices(db.sql, { sandbox: scriptRuntimesBound() });
     ada = await seedUser(db.sql, "ada", { capabilities: ["author"] });
     await seedUser(db.sql, "bob", { capabilities: ["author"] });
     await seedUser(db.sql, "root", { admin: true });
