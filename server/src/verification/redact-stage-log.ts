@@ -28,15 +28,16 @@ export interface StageLogRedaction {
  * `content_hash` and `size_bytes` become those of a short notice, which is what every read of the
  * log serves from then on. Inputs, artifact hashes, stage results, the run's result and
  * evidence_md are never redactable: there is no tool for them. The original bytes are deleted
- * from the blob store once no record holds them.
+ * from the blob store once no record holds them. `viewer` null is an operator with shell access
+ * (`svc-server run redact-log`), recorded as a null `redacted_by_user_id`.
  */
 export async function redactStageLog(
-  services: Services,
-  viewer: Viewer,
+  services: Pick<Services, "sql" | "blobs" | "clock">,
+  viewer: Viewer | null,
   input: { verification_run_id: string; stage_key: string; reason: RedactionReason },
 ): Promise<StageLogRedaction> {
   const { verification_run_id: runId, stage_key: stageKey } = input;
-  if (!viewer.isAdministrator) {
+  if (viewer && !viewer.isAdministrator) {
     throw new ServiceError(
       "forbidden",
       "redacting a stage log is for the service's operators (administrators)",
@@ -76,7 +77,7 @@ export async function redactStageLog(
       truncated: original.truncated,
       redaction: {
         redacted_at: redactedAt,
-        redacted_by_user_id: viewer.userId,
+        redacted_by_user_id: viewer?.userId ?? null,
         reason: input.reason,
         original_content_hash: original.content_hash,
         original_size_bytes: original.size_bytes,

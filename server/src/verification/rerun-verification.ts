@@ -10,11 +10,12 @@ import { queueVerificationRun, type RunArtifact } from "./queue-verification-run
  * asked by its submitter, the Problem's owner or an administrator. The Submission must be active
  * and its revision pin a Contract. Reruns never count against a submission quota. An operator's
  * run (`trigger` manual, start_manual_verification) follows the same rules once its caller is
- * known to be an administrator.
+ * known to be an administrator, or an operator with shell access (`viewer` null, recorded as a
+ * null `requested_by_user_id`).
  */
 export async function rerunVerification(
   sql: Sql,
-  viewer: Viewer,
+  viewer: Viewer | null,
   submissionId: string,
   trigger: typeof RunTrigger.rerun | typeof RunTrigger.manual = RunTrigger.rerun,
 ): Promise<{ verification_run_id: string; submission_id: string; trigger: RunTrigger }> {
@@ -34,7 +35,11 @@ export async function rerunVerification(
       from submissions s join problems p on p.id = s.problem_id join problem_revisions pr on pr.id = s.problem_revision_id
       where s.id = ${submissionId} for update of s`;
     const mayRead =
-      row && (viewer.isAdministrator || row.user_id === viewer.userId || row.owner_user_id === viewer.userId);
+      row &&
+      (viewer === null ||
+        viewer.isAdministrator ||
+        row.user_id === viewer.userId ||
+        row.owner_user_id === viewer.userId);
     if (!row || !mayRead) {
       throw new ServiceError("not_found", `no submission you can rerun has the id "${submissionId}"`, {
         submission_id: submissionId,
@@ -63,7 +68,7 @@ export async function rerunVerification(
       verifierContractId: row.verifier_contract_id,
       artifacts: row.artifacts,
       trigger,
-      requestedByUserId: viewer.userId,
+      requestedByUserId: viewer?.userId ?? null,
     });
     return { verification_run_id: id, submission_id: submissionId, trigger };
   });

@@ -9,7 +9,7 @@ const IMPLEMENTATION_ID = idPattern(IdPrefix.verifierImplementation);
 export interface ImplementationRunsRevocation {
   verifier_implementation_id: string;
   /** The one revocation each newly revoked run carries (spec 2.4 `revocation`). */
-  revocation: { revoked_at: string; revoked_by_user_id: string; reason_md: string };
+  revocation: { revoked_at: string; revoked_by_user_id: string | null; reason_md: string };
   /** Finished runs a stage of which ran the implementation, revoked now. */
   revoked_verification_run_ids: string[];
   /** Runs revoked before, which keep their first revocation (write-once). */
@@ -24,14 +24,16 @@ export interface ImplementationRunsRevocation {
  * in one action with one reason. Each run's revocation is written once, so runs already revoked
  * keep theirs; revoked runs keep their result and stop counting toward the verdict (they never
  * become refutations). Nothing new stops running it: that is a yank (yank_verifier_implementation).
+ * `viewer` null is an operator with shell access (`svc-server implementation revoke-runs`),
+ * recorded as a null `revoked_by_user_id`.
  */
 export async function revokeImplementationRuns(
-  services: Services,
-  viewer: Viewer,
+  services: Pick<Services, "sql" | "clock">,
+  viewer: Viewer | null,
   input: { verifier_implementation_id: string; reason_md: string },
 ): Promise<ImplementationRunsRevocation> {
   const id = input.verifier_implementation_id;
-  if (!viewer.isAdministrator) {
+  if (viewer && !viewer.isAdministrator) {
     throw new ServiceError(
       "forbidden",
       "revoking an implementation's runs is for the service's operators (administrators)",
@@ -42,7 +44,7 @@ export async function revokeImplementationRuns(
   }
   const revocation = {
     revoked_at: services.clock().toISOString(),
-    revoked_by_user_id: viewer.userId,
+    revoked_by_user_id: viewer?.userId ?? null,
     reason_md: input.reason_md,
   };
   return await services.sql.begin(async (tx) => {

@@ -55,7 +55,8 @@ export interface StageLog {
   truncated: boolean;
   redaction: null | {
     redacted_at: string;
-    redacted_by_user_id: string;
+    /** Null: an operator with svc-server. */
+    redacted_by_user_id: string | null;
     reason: RedactionReason;
     original_content_hash: string;
     original_size_bytes: number;

@@ -9,13 +9,15 @@ import { rerunVerification } from "./rerun-verification.ts";
  * administrator, verifies any active Submission again as a new run with the stage
  * implementations current now, say after a yank or a bulk revocation. Like a rerun it consumes no
  * submission quota; unlike one, only administrators start it, and the record says `manual`.
+ * `viewer` null is an operator with shell access (`svc-server run rerun`), recorded as a null
+ * `requested_by_user_id`.
  */
 export async function startManualVerification(
   sql: Sql,
-  viewer: Viewer,
+  viewer: Viewer | null,
   submissionId: string,
 ): Promise<{ verification_run_id: string; submission_id: string; trigger: RunTrigger }> {
-  if (!viewer.isAdministrator) {
+  if (viewer && !viewer.isAdministrator) {
     throw new ServiceError(
       "forbidden",
       "a manual verification run is for the service's operators (administrators); the submitter or the problem's owner asks with rerun_verification",

@@ -41,7 +41,8 @@ export interface VerificationRun {
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
-  revocation: { revoked_at: string; revoked_by_user_id: string; reason_md: string } | null;
+  /** `revoked_by_user_id` null: an operator with svc-server. */
+  revocation: { revoked_at: string; revoked_by_user_id: string | null; reason_md: string } | null;
 }
 
 export interface RunRow {

@@ -16,7 +16,8 @@ const IMPLEMENTATION_ID = idPattern(IdPrefix.verifierImplementation);
  */
 export interface Yank {
   yanked_at: string;
-  yanked_by_user_id: string;
+  /** Null: an operator with svc-server. */
+  yanked_by_user_id: string | null;
   reason_md: string;
 }
 
@@ -41,10 +42,12 @@ export interface ImplementationYank {
  * waits and is woken to choose again now. Runs it already ran keep their result: revoking them is
  * a separate, operator decision (revoke_implementation_runs). A caller who cannot read the
  * implementation's Contract gets not_found; one who can but did not publish it gets not_yours.
+ * `viewer` null is an operator with shell access (`svc-server implementation yank`), who may yank
+ * any implementation, recorded as a null `yanked_by_user_id`.
  */
 export async function yankVerifierImplementation(
-  services: Services,
-  viewer: Viewer,
+  services: Pick<Services, "sql" | "clock">,
+  viewer: Viewer | null,
   input: { verifier_implementation_id: string; reason_md: string },
 ): Promise<ImplementationYank> {
   const id = input.verifier_implementation_id;
@@ -63,17 +66,17 @@ export async function yankVerifierImplementation(
           }[]
         >`
           select vi.verifier_contract_id, vi.stage_key, vi.version_number, vi.created_by_user_id, vi.yanked_at,
-            vi.yanked_by_user_id, vi.yank_reason_md, ${readableContractSql(tx, viewer)} as readable
+            vi.yanked_by_user_id, vi.yank_reason_md, ${viewer ? readableContractSql(tx, viewer) : tx`true`} as readable
           from verifier_implementations vi join verifier_contracts vc on vc.id = vi.verifier_contract_id
           where vi.id = ${id} for update of vi`
       : [];
-    const owner = row?.created_by_user_id === viewer.userId;
+    const owner = viewer === null || row?.created_by_user_id === viewer.userId;
     if (!row || !(row.readable || owner)) {
       throw new ServiceError("not_found", `no verifier implementation you can read has the id "${id}"`, {
         verifier_implementation_id: id,
       });
     }
-    if (!owner && !viewer.isAdministrator) {
+    if (!owner && !viewer?.isAdministrator) {
       throw new ServiceError(
         "not_yours",
         `implementation ${id} was published by another user; only its publisher or an administrator yanks it`,
@@ -96,7 +99,7 @@ export async function yankVerifierImplementation(
     }
     const yank: Yank = {
       yanked_at: services.clock().toISOString(),
-      yanked_by_user_id: viewer.userId,
+      yanked_by_user_id: viewer?.userId ?? null,
       reason_md: input.reason_md,
     };
     await tx`

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runServerCli } from "../../src/edges/cli/main.ts";
 import { authenticate } from "../../src/users/index.ts";
 import { clientLines, envelopeOf, type TestClient } from "../edges/mcp/support/mcp-clients.ts";
 import { type RunningApp, startApp } from "../edges/mcp/support/start-app.ts";
+import { runOperatorCommand } from "../support/run-operator-command.ts";
 import { type SeededUser, seedUser } from "../support/seed-records.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
 import { testServices } from "../support/test-services.ts";
@@ -22,18 +22,7 @@ describeWithDatabase("access grants", () => {
 
   /** svc-server in process, on the test database, as an operator runs it. */
   async function operator(...argv: string[]): Promise<{ code: number; out: Envelope | null; err: string }> {
-    let stdout = "";
-    let stderr = "";
-    const io = {
-      stdout: (t: string) => {
-        stdout += t;
-      },
-      stderr: (t: string) => {
-        stderr += t;
-      },
-      color: false,
-    };
-    const code = await runServerCli(argv, { io, env: { DATABASE_URL: db.url, LOG_LEVEL: "silent" } });
+    const { code, stdout, stderr } = await runOperatorCommand(argv, { DATABASE_URL: db.url });
     return { code, out: stdout ? JSON.parse(stdout) : null, err: stderr };
   }
 

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Services } from "../../src/core/services/services.ts";
-import { runServerCli } from "../../src/edges/cli/main.ts";
 import { issueToken } from "../../src/users/issue-token.ts";
 import type { Principal } from "../../src/users/principal.ts";
 import { executeVerificationRun } from "../../src/verification/execute-verification-run.ts";
@@ -8,6 +7,7 @@ import { sweepAttestationDeadlines } from "../../src/verification/sweep-attestat
 import { type Files, fixturePackage, newAuthor, newUser } from "../authoring/support/authoring-harness.ts";
 import { clientLines, envelopeOf, type TestClient } from "../edges/mcp/support/mcp-clients.ts";
 import { type RunningApp, startApp } from "../edges/mcp/support/start-app.ts";
+import { runOperatorCommand } from "../support/run-operator-command.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
 import { testServices } from "../support/test-services.ts";
 import {
@@ -211,18 +211,7 @@ describeWithDatabase("external stages", () => {
   });
 
   it("an operator registers a system with svc-server too, recorded as an operator (null actor)", async () => {
-    let stdout = "";
-    let stderr = "";
-    const io = {
-      stdout: (text: string) => {
-        stdout += text;
-      },
-      stderr: (text: string) => {
-        stderr += text;
-      },
-      color: false,
-    };
-    const env = { DATABASE_URL: db.url, LOG_LEVEL: "silent" };
+    const env = { DATABASE_URL: db.url };
     const args = [
       "external-system",
       "register",
@@ -232,8 +221,9 @@ describeWithDatabase("external stages", () => {
       "--attester",
       partner.user.handle,
     ];
-    expect(await runServerCli(args, { io, env })).toBe(0);
-    expect(JSON.parse(stdout)).toMatchObject({
+    const registered = await runOperatorCommand(args, env);
+    expect(registered.code).toBe(0);
+    expect(JSON.parse(registered.stdout)).toMatchObject({
       external_system: {
         system: "Beta Lab",
         attestation_hours: 2,
@@ -241,19 +231,27 @@ describeWithDatabase("external stages", () => {
         attesters: [{ user_id: partner.user.id, added_by_user_id: null }],
       },
     });
-    expect(await runServerCli(["external-system", "register", "Beta Lab", "--hours", "0"], { io, env })).toBe(
-      2,
-    );
-    stdout = "";
     expect(
-      await runServerCli(
-        ["external-system", "register", "Beta Lab", "--hours", "3", "--attester", "nobody-here"],
-        {
-          io,
-          env,
-        },
-      ),
-    ).toBe(1);
-    expect(stderr).toContain('"code":"invalid_input"');
+      (await runOperatorCommand(["external-system", "register", "Beta Lab", "--hours", "0"], env)).code,
+    ).toBe(2);
+    const unknown = await runOperatorCommand(
+      ["external-system", "register", "Beta Lab", "--hours", "3", "--attester", "nobody-here"],
+      env,
+    );
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('"code":"invalid_input"');
+  });
+
+  it("an attester an operator removed with svc-server attests nothing more for the system", async () => {
+    now = new Date();
+    const runId = await waitingRun();
+    const removed = await runOperatorCommand(
+      ["external-system", "remove-attester", "Acme Lab", partner.user.handle, "--reason", "contract ended"],
+      { DATABASE_URL: db.url },
+    );
+    expect(removed.code).toBe(0);
+    const refused = await call(partner, "attest_external_stage", attestation(runId));
+    expect(refused.isError).toBe(true);
+    expect(refused.body).toMatchObject({ error: { code: "not_found" } });
   });
 });

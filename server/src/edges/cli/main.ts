@@ -19,6 +19,7 @@ import { liveRole } from "../../users/live-role.ts";
 import { revokeToken } from "../../users/revoke-token.ts";
 import { isScope } from "../../users/scope.ts";
 import { createLogger } from "./create-logger.ts";
+import { addAttesterRemovalCommand, addOperatorWorkCommands } from "./operator-work-commands.ts";
 import { serveCommand } from "./serve-command.ts";
 import { type ServerConfig, serverConfig } from "./server-config.ts";
 import { withMigratedDatabase } from "./with-migrated-database.ts";
@@ -250,6 +251,10 @@ export async function runServerCli(
       );
       print(registered);
     });
+
+  const operatorContext = { config, operatorLog, print, write: io.stdout };
+  addAttesterRemovalCommand(externalSystem, operatorContext);
+  addOperatorWorkCommands(program, operatorContext);
 
   try {
     await program.parseAsync([...argv], { from: "user" });

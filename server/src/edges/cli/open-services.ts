@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "pino";
+import type { BlobStore } from "../../core/blobs/blob-store.ts";
 import { meteredBlobStore } from "../../core/blobs/metered-blob-store.ts";
 import { openLocalBlobStore } from "../../core/blobs/open-local-blob-store.ts";
 import { openS3BlobStore, type S3BlobStoreSettings } from "../../core/blobs/open-s3-blob-store.ts";
@@ -56,11 +57,7 @@ export async function openServices(options: OpenServicesOptions): Promise<Servic
     sql,
     log,
     clock,
-    blobs: meteredBlobStore(
-      options.s3
-        ? await openS3BlobStore(options.s3)
-        : openLocalBlobStore(options.blobDir ?? join(options.dataDir, "blobs")),
-    ),
+    blobs: await openBlobStore(options),
     signingSecret: await loadSigningSecret(sql, options.signingSecret),
     baseUrl: options.baseUrl,
     sandbox: budgetedSandboxRunner(
@@ -90,6 +87,20 @@ function sandboxHost(env: NodeJS.ProcessEnv): string {
   if (host.length > 255)
     throw new Error(`SVC_SANDBOX_HOST is longer than 255 characters: name the host shorter`);
   return host;
+}
+
+/**
+ * The deployment's blob store: the bucket when `s3` is set, else `blobDir`, else `<dataDir>/blobs`.
+ * Operator commands open it alone, without the rest of the Services.
+ */
+export async function openBlobStore(
+  options: Pick<OpenServicesOptions, "dataDir" | "blobDir" | "s3">,
+): Promise<BlobStore> {
+  return meteredBlobStore(
+    options.s3
+      ? await openS3BlobStore(options.s3)
+      : openLocalBlobStore(options.blobDir ?? join(options.dataDir, "blobs")),
+  );
 }
 
 /** SVC_EVENT_RETENTION_DAYS: a whole number of days, at least 1; default 30. */

@@ -1,4 +1,4 @@
-import { IdPrefix, idPattern } from "@svc/schemas";
+import { IdPrefix, idPattern, RedactionReason } from "@svc/schemas";
 import { z } from "zod";
 import { workingAttemptId } from "./discovery-inputs.ts";
 
@@ -22,6 +22,14 @@ export const getVerificationInput = z.strictObject({
   working_attempt_id: workingAttemptId,
 });
 
+/** A Submission id (rerun_verification, start_manual_verification). */
+export const submissionId = z
+  .string()
+  .regex(
+    idPattern(IdPrefix.submission),
+    "must be a Submission id: sub_ and 10 to 32 characters of 0-9 and a-z",
+  );
+
 /** A VerifierImplementation id (`GET /api/verifier-implementations/{id}/program`). */
 export const verifierImplementationId = z
   .string()
@@ -37,6 +45,13 @@ export const reasonMd = z
   .min(1, "must say why: 1 to 10000 characters of Markdown")
   .max(10_000, "must be at most 10000 characters")
   .describe("Why, in Markdown (1 to 10000 characters); kept with the record and shown to its readers.");
+
+/** Why an operator redacts a stage log (spec 2.4 `log.redaction.reason`). */
+export const redactionReason = z
+  .enum(Object.values(RedactionReason) as [RedactionReason, ...RedactionReason[]], {
+    error: "must be secret_material, personal_data or legal_requirement",
+  })
+  .describe("secret_material, personal_data or legal_requirement.");
 
 /** A Contract stage key (`^[a-z0-9]+(_[a-z0-9]+)*$`, at most 40 characters). */
 export const stageKey = z

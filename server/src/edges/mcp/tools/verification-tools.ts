@@ -1,4 +1,4 @@
-import { IdPrefix, idPattern, RedactionReason } from "@svc/schemas";
+import { IdPrefix, idPattern } from "@svc/schemas";
 import { z } from "zod";
 import { evidenceListing } from "../../../verification/evidence-listing.ts";
 import { getVerification } from "../../../verification/get-verification.ts";
@@ -16,19 +16,14 @@ import { pageCursor, workingAttemptId } from "../../inputs/discovery-inputs.ts";
 import {
   getVerificationInput,
   reasonMd,
+  redactionReason,
+  submissionId,
   verificationRunId,
   verifierImplementationId,
 } from "../../inputs/verification-inputs.ts";
 import { resourceBytes, resourceJson } from "../resources/resource-bytes.ts";
 import type { ResourceTemplate } from "../resources/resource-template.ts";
 import { defineTool, type Tool, ToolKind } from "./tool.ts";
-
-const submissionId = z
-  .string()
-  .regex(
-    idPattern(IdPrefix.submission),
-    "must be a Submission id: sub_ and 10 to 32 characters of 0-9 and a-z",
-  );
 
 const getVerificationTool = defineTool({
   name: "get_verification",
@@ -168,9 +163,7 @@ const redactStageLogTool = defineTool({
       )
       .max(40, "must be at most 40 characters")
       .describe("The stage whose log to redact."),
-    reason: z
-      .enum(Object.values(RedactionReason) as [RedactionReason, ...RedactionReason[]])
-      .describe("secret_material, personal_data or legal_requirement."),
+    reason: redactionReason,
   }),
   async run({ services, principal }, input) {
     return { ...(await redactStageLog(services, viewerOf(principal), input)) };
