@@ -4,6 +4,7 @@ import { pickReview } from "../reviews/read/pick-review.ts";
 import type { Viewer } from "../visibility/viewer.ts";
 import { readableProblemSql } from "../visibility/visibility-sql.ts";
 import { agentJobId } from "./agent-job.ts";
+import { dispatchableProblemSql } from "./dispatchable-problem-sql.ts";
 import { type BudgetView, readBudget } from "./usage-budget.ts";
 
 /** One job as list_agent_jobs and accept_agent_job return it. */
@@ -33,7 +34,9 @@ export interface ListAgentJobsInput {
  * read its Problem; a want while it stands and its Problem is readable and not archived; a
  * continuation while an ended Attempt of the caller has a Submission whose review completed with
  * `reject` (the review named defects), nobody continued it, and its Problem is readable and not
- * archived. Past the budget nothing is offered.
+ * archived. Solve and continuation jobs also need every sandbox stage of the Problem's current
+ * Contract to have a current implementation (spec 3, dispatchable-problem-sql.ts). Past the
+ * budget nothing is offered.
  */
 export async function listAgentJobs(
   services: Services,
@@ -99,7 +102,7 @@ export async function offeredJobs(
       select w.problem_id, p.title from agent_wants w
         join problems p on p.id = w.problem_id left join campaigns c on c.id = p.campaign_id
       where w.user_id = ${viewer.userId} and w.withdrawn_at is null and p.status <> 'archived'
-        and ${readableProblemSql(sql, viewer)}
+        and ${readableProblemSql(sql, viewer)} and ${dispatchableProblemSql(sql)}
         ${input.problemId ? sql`and w.problem_id = ${input.problemId}` : sql``}
       order by w.created_at, w.id limit ${input.limit}`;
     for (const want of wants) {
@@ -123,7 +126,7 @@ export async function offeredJobs(
           select 1 from submissions s join review_processes rp
             on rp.subject_kind = 'submission' and rp.subject_id = s.id
           where s.attempt_id = a.id and rp.outcome = 'reject')
-        and ${readableProblemSql(sql, viewer)}
+        and ${readableProblemSql(sql, viewer)} and ${dispatchableProblemSql(sql)}
         ${input.problemId ? sql`and a.problem_id = ${input.problemId}` : sql``}
         ${input.attemptId ? sql`and a.id = ${input.attemptId}` : sql``}
       order by a.ended_at desc, a.id limit ${input.limit}`;

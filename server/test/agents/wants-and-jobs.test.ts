@@ -3,7 +3,14 @@ import type { Services } from "../../src/core/services/services.ts";
 import { type RunningApp, startApp } from "../edges/mcp/support/start-app.ts";
 import { type AgentClient, connectAgent } from "../events/support/agent-client.ts";
 import { fixtureNode, fixtureProtocol, seedReview } from "../reviews/surface/support/review-fixture.ts";
-import { type SeededUser, seedProblem, seedUser } from "../support/seed-records.ts";
+import {
+  contractDocument,
+  type SeededUser,
+  seedContract,
+  seedImplementation,
+  seedProblem,
+  seedUser,
+} from "../support/seed-records.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
 import { testServices } from "../support/test-services.ts";
 
@@ -117,6 +124,46 @@ describeWithDatabase("wants and solve jobs", () => {
         })
       ).isError,
     ).toBe(false);
+  });
+
+  it("offers a solve job only while every sandbox stage has a non-yanked, conformance-passed implementation (spec 3)", async () => {
+    const owner = users["gus-wj"]!;
+    const contractId = await seedContract(db.sql, owner.id, {
+      ...contractDocument(),
+      title: "Dispatch rule",
+    });
+    const problem = await seedProblem(services, {
+      owner: owner.id,
+      slug: "dispatch-gated",
+      visibility: "listed",
+      revision: { statement: "Gated.", verifierContractId: contractId },
+    });
+    const fay = await agentOf("fay-wj");
+    const want = await fay.tool("want_solved", { problem: "dispatch-gated" });
+    const offered = async () =>
+      ((await fay.tool("list_agent_jobs", { kinds: ["solve"] })).jobs as Array<{ problem_id: string }>).some(
+        (job) => job.problem_id === problem.problemId,
+      );
+    // No implementation at all, then one still pending conformance, then one that failed it.
+    expect(await offered()).toBe(false);
+    await seedImplementation(db.sql, { contractId, stageKey: "check", author: owner.id, status: "pending" });
+    expect(await offered()).toBe(false);
+    await seedImplementation(db.sql, { contractId, stageKey: "check", author: owner.id, status: "failed" });
+    expect(await offered()).toBe(false);
+    // A passed one that is yanked does not count either.
+    await seedImplementation(db.sql, {
+      contractId,
+      stageKey: "check",
+      author: owner.id,
+      yanked: true,
+    });
+    expect(await offered()).toBe(false);
+    expect(await fay.tool("accept_agent_job", { job_id: `solve:${problem.problemId}` })).toMatchObject({
+      isError: true,
+    });
+    await seedImplementation(db.sql, { contractId, stageKey: "check", author: owner.id });
+    expect(await offered()).toBe(true);
+    expect(await fay.tool("withdraw_want", { want_id: want.want.want_id })).toMatchObject({ isError: false });
   });
 
   it("offers an ended Attempt whose review rejected it as a continuation job, until it is continued", async () => {
