@@ -15,7 +15,15 @@ export interface AttestationInput {
   reference: string;
   evidence_hash: string | null;
   evidence_md: string;
+  /** The partner's evidence bytes, kept as the stage's one evidence file (at most PARTNER_EVIDENCE_MAX_BYTES). */
+  evidence?: { filename: string; bytes: Uint8Array } | undefined;
 }
+
+/**
+ * The most evidence bytes a partner attaches to one attestation: 512 KiB, so their base64 (4/3
+ * larger) fits one MCP request under the endpoint's 1 MiB body limit with room for the rest.
+ */
+export const PARTNER_EVIDENCE_MAX_BYTES = 512 * 1024;
 
 /**
  * attest_external_stage (spec 2.4 mechanism.external): a user an operator registered as an
@@ -25,7 +33,10 @@ export interface AttestationInput {
  * run is woken to go on. Refused: not_found to anyone who is not an attester of the stage's
  * system (the run's existence is not theirs to learn); `already_attested` for a second
  * attestation; `attestation_closed` once the deadline passed or the stage ended without one;
- * `conflict` while the run has not reached the stage.
+ * `conflict` while the run has not reached the stage. The partner may attach its evidence bytes
+ * (at most 512 KiB): they go to the blob store and become the stage's one evidence file, read like
+ * a sandbox stage's evidence under the run's rules; `evidence_hash` is their hash (given, it must
+ * match them).
  */
 export async function attestExternalStage(
   services: Services,
@@ -34,6 +45,7 @@ export async function attestExternalStage(
 ): Promise<{ verification_run_id: string; stage_key: string; result: string; mechanism: StageMechanism }> {
   const { verification_run_id: runId, stage_key: stageKey } = input;
   const now = services.clock();
+  const evidence = await storeEvidence(services, input);
   return await services.sql.begin(async (tx) => {
     const [run] = await tx<{ document: VerifierContractFile }[]>`
       select vc.document from verification_runs r join verifier_contracts vc on vc.id = r.verifier_contract_id
@@ -90,7 +102,7 @@ export async function attestExternalStage(
       system,
       reference: input.reference,
       rule_owner: stage.rule_owner as RuleOwner,
-      evidence_hash: input.evidence_hash,
+      evidence_hash: evidence ? evidence.content_hash : input.evidence_hash,
       attested_by_user_id: viewer.userId,
       attested_at: now.toISOString(),
     };
@@ -98,9 +110,40 @@ export async function attestExternalStage(
     await tx`
       update verification_stage_results
       set status = 'finished', result = ${input.result}, score = null, evidence_md = ${input.evidence_md},
-        mechanism = ${tx.json(mechanism as unknown as postgres.JSONValue)}, finished_at = ${now}
+        mechanism = ${tx.json(mechanism as unknown as postgres.JSONValue)}, finished_at = ${now},
+        evidence_files = ${tx.json(evidence ? [evidence] : [])}
       where verification_run_id = ${runId} and stage_key = ${stageKey}`;
     await enqueueRun(tx, runId);
     return { verification_run_id: runId, stage_key: stageKey, result: input.result, mechanism };
   });
+}
+
+/**
+ * Stores the partner's evidence bytes, before the attestation's transaction (a refused
+ * attestation leaves an unreferenced blob, as a refused upload does), after checking their size
+ * and that `evidence_hash`, when given, is theirs.
+ */
+async function storeEvidence(
+  services: Services,
+  input: AttestationInput,
+): Promise<{ path: string; content_hash: string; size_bytes: number } | null> {
+  if (!input.evidence) return null;
+  const { filename, bytes } = input.evidence;
+  const details = { verification_run_id: input.verification_run_id, stage_key: input.stage_key };
+  if (bytes.byteLength > PARTNER_EVIDENCE_MAX_BYTES) {
+    throw new ServiceError(
+      "invalid_input",
+      `evidence.content_base64 decodes to ${bytes.byteLength} bytes; a partner's evidence is at most ${PARTNER_EVIDENCE_MAX_BYTES} bytes (keep the rest in your own records and name it in reference)`,
+      { ...details, field: "evidence.content_base64", max_bytes: PARTNER_EVIDENCE_MAX_BYTES },
+    );
+  }
+  const stored = await services.blobs.put(Buffer.from(bytes));
+  if (input.evidence_hash !== null && input.evidence_hash !== stored.content_hash) {
+    throw new ServiceError(
+      "invalid_input",
+      `evidence_hash is ${input.evidence_hash} but the attached evidence hashes to ${stored.content_hash}: send the hash of these bytes, or null`,
+      { ...details, field: "evidence_hash", evidence_content_hash: stored.content_hash },
+    );
+  }
+  return { path: filename, ...stored };
 }

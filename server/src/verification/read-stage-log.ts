@@ -7,7 +7,10 @@ import type { Viewer } from "../visibility/viewer.ts";
 import { readableRunSql } from "./readable-run-sql.ts";
 import type { StageLog } from "./stage-record.ts";
 
-/** A file a checker left under /output/evidence, as stored: a symlink keeps its target and no bytes. */
+/**
+ * A file a checker left under /output/evidence, as stored: a symlink keeps its target and no
+ * bytes. An external stage's one file is the evidence its partner attached (attest_external_stage).
+ */
 export interface EvidenceFile {
   /** Relative to /output/evidence, `/`-separated; bytes that are not UTF-8 escaped (docs/sandbox.md). */
   path: string;
@@ -38,14 +41,15 @@ async function readStageOutputs(
 ): Promise<StageOutputs> {
   const { sql } = services;
   const [row] = await sql<(StageOutputs & { problem_revision_id: string })[]>`
-    select st.log, st.evidence_files, st.mechanism -> 'sandbox' ->> 'evidence_hash' as evidence_hash,
+    select st.log, st.evidence_files,
+      coalesce(st.mechanism -> 'sandbox' ->> 'evidence_hash', st.mechanism -> 'external' ->> 'evidence_hash') as evidence_hash,
       r.problem_revision_id
     from verification_stage_results st join verification_runs r on r.id = st.verification_run_id
     where r.id = ${runId} and st.stage_key = ${stageKey} and ${readableRunSql(sql, viewer)}`;
   if (!row || (what === "log" && !row.log)) {
     throw new ServiceError(
       "not_found",
-      `run "${runId}" has no ${what === "log" ? "captured log" : "sandbox stage"} for a stage "${stageKey}" that you can read`,
+      `run "${runId}" has no ${what === "log" ? "captured log" : "sandbox or external stage"} for a stage "${stageKey}" that you can read`,
       { verification_run_id: runId, stage_key: stageKey },
     );
   }

@@ -1,9 +1,16 @@
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Services } from "../../src/core/services/services.ts";
 import { issueToken } from "../../src/users/issue-token.ts";
 import type { Principal } from "../../src/users/principal.ts";
+import {
+  attestExternalStage,
+  PARTNER_EVIDENCE_MAX_BYTES,
+} from "../../src/verification/attest-external-stage.ts";
 import { executeVerificationRun } from "../../src/verification/execute-verification-run.ts";
+import { readStageEvidence, readStageEvidenceFile } from "../../src/verification/read-stage-log.ts";
 import { sweepAttestationDeadlines } from "../../src/verification/sweep-attestation-deadlines.ts";
+import { viewerOf } from "../../src/visibility/viewer.ts";
 import { type Files, fixturePackage, newAuthor, newUser } from "../authoring/support/authoring-harness.ts";
 import { clientLines, envelopeOf, type TestClient } from "../edges/mcp/support/mcp-clients.ts";
 import { type RunningApp, startApp } from "../edges/mcp/support/start-app.ts";
@@ -188,6 +195,46 @@ describeWithDatabase("external stages", () => {
       evidence_md: "Reproduced on Acme's solver.",
       mechanism: { sandbox: null, review: null, external },
     });
+  });
+
+  it("a partner attaches its evidence bytes, bounded; they are read under the run's rules", async () => {
+    const runId = await waitingRun();
+    const bytes = Buffer.from("Acme Lab reproduction report: satisfied.\n");
+    const hash = `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+    const evidence = { filename: "report.txt", content_base64: bytes.toString("base64") };
+    const wrongHash = await call(partner, "attest_external_stage", { ...attestation(runId), evidence });
+    expect(wrongHash.body).toMatchObject({ error: { code: "invalid_input", field: "evidence_hash" } });
+    const tooLarge = attestExternalStage(services, viewerOf(partner), {
+      ...attestation(runId),
+      result: "verified",
+      evidence_hash: null,
+      evidence: { filename: "huge.bin", bytes: new Uint8Array(PARTNER_EVIDENCE_MAX_BYTES + 1) },
+    });
+    await expect(tooLarge).rejects.toMatchObject({ code: "invalid_input" });
+    await expect(tooLarge).rejects.toThrow(/evidence\.content_base64/);
+
+    const attested = await call(partner, "attest_external_stage", {
+      ...attestation(runId),
+      evidence_hash: null,
+      evidence,
+    });
+    expect(attested.isError).toBe(false);
+    expect(attested.body.mechanism.external.evidence_hash).toBe(hash);
+
+    const read = await readStageEvidenceFile(
+      services,
+      viewerOf(solver),
+      runId,
+      "partner_check",
+      "report.txt",
+    );
+    expect(read.bytes.equals(bytes)).toBe(true);
+    expect(read.file).toMatchObject({ path: "report.txt", content_hash: hash, size_bytes: bytes.length });
+    const listing = await readStageEvidence(services, viewerOf(solver), runId, "partner_check");
+    expect(listing).toMatchObject({ evidence_hash: hash, files: [{ path: "report.txt" }] });
+    await expect(
+      readStageEvidenceFile(services, viewerOf(stranger), runId, "partner_check", "report.txt"),
+    ).rejects.toMatchObject({ code: "not_found" });
   });
 
   it("the deadline ends the stage inconclusive and closes it to attestations", async () => {

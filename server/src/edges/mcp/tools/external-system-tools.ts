@@ -1,7 +1,10 @@
 import { CheckerResult } from "@svc/schemas";
 import { z } from "zod";
 import { registerExternalSystem } from "../../../external-systems/register-external-system.ts";
-import { attestExternalStage } from "../../../verification/attest-external-stage.ts";
+import {
+  attestExternalStage,
+  PARTNER_EVIDENCE_MAX_BYTES,
+} from "../../../verification/attest-external-stage.ts";
 import { viewerOf } from "../../../visibility/viewer.ts";
 import { stageKey, verificationRunId } from "../../inputs/verification-inputs.ts";
 import { defineTool, type Tool, ToolKind } from "./tool.ts";
@@ -35,13 +38,24 @@ const registerExternalSystemTool = defineTool({
   },
 });
 
+/** The longest base64 text of PARTNER_EVIDENCE_MAX_BYTES bytes (4 characters per 3 bytes, padded). */
+const EVIDENCE_BASE64_MAX = Math.ceil(PARTNER_EVIDENCE_MAX_BYTES / 3) * 4;
+
+/** The name the partner's evidence file is listed and read under. */
+const evidenceFilename = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[^/\\]+$/, "must be a file name without a path")
+  .describe("The evidence file's name (e.g. report.pdf).");
+
 const attestExternalStageTool = defineTool({
   name: "attest_external_stage",
   title: "Attest an external stage",
   description:
     "A partner system's registered attester records its result for one waiting external stage of a run, once: " +
     "result (verified, refuted or inconclusive), reference (the partner's own record, 1 to 500 characters), " +
-    "evidence_hash (sha256 of the partner's evidence, or null) and evidence_md. The stage's evidence says it waits and " +
+    "evidence_hash (sha256 of the partner's evidence, or null), evidence_md and optionally the evidence bytes themselves (at most 512 KiB). The stage's evidence says it waits and " +
     "until when; after that deadline it ends inconclusive (attestation_closed). A second attestation is already_attested.",
   scope: "contribute",
   kind: ToolKind.destructive,
@@ -65,9 +79,27 @@ const attestExternalStageTool = defineTool({
       .max(20_000)
       .default("")
       .describe("What the partner found, in Markdown (at most 20000)."),
+    evidence: z
+      .strictObject({
+        filename: evidenceFilename,
+        content_base64: z
+          .base64("must be base64")
+          .max(EVIDENCE_BASE64_MAX, "must decode to at most 512 KiB")
+          .describe("The bytes, base64 (at most 512 KiB decoded)."),
+      })
+      .optional()
+      .describe(
+        "The partner's evidence bytes (at most 512 KiB), kept as the stage's evidence file and read like a sandbox stage's evidence; evidence_hash, when given, must be their sha256.",
+      ),
   }),
-  async run({ services, principal }, input) {
-    return await attestExternalStage(services, viewerOf(principal), input);
+  async run({ services, principal }, { evidence, ...input }) {
+    return await attestExternalStage(services, viewerOf(principal), {
+      ...input,
+      evidence: evidence && {
+        filename: evidence.filename,
+        bytes: Buffer.from(evidence.content_base64, "base64"),
+      },
+    });
   },
 });
 
