@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Services } from "../../../src/core/services/services.ts";
+import { resourceTemplates, tools } from "../../../src/edges/mcp/tools/tools.ts";
 import { clientLines, envelopeOf, type TestClient } from "../../edges/mcp/support/mcp-clients.ts";
 import { type RunningApp, startApp } from "../../edges/mcp/support/start-app.ts";
 import { type SeededUser, seedCampaign, seedUser } from "../../support/seed-records.ts";
@@ -93,6 +94,11 @@ const DOORS: Door[] = [
     name: "submit_review_response",
     echoes: ["assignment"],
     read: (c) => c.tool("submit_review_response", { assignment_id: c.world.seatedAssignment, response: {} }),
+  },
+  {
+    name: "decline_review_assignment",
+    echoes: ["assignment"],
+    read: (c) => c.tool("decline_review_assignment", { assignment_id: c.world.seatedAssignment }),
   },
   {
     name: "svc://review-processes/{id}",
@@ -240,6 +246,19 @@ describeWithDatabase("no review door shows work the caller cannot read", () => {
       expect(text, `${door.name} as ${role} on ${world.exposure} work names ${secret}`).not.toContain(secret);
     }
   }
+
+  it("has a door for every review tool and review resource the registry holds", () => {
+    const doors = new Set(DOORS.map((door) => door.name.split(" ")[0]));
+    const reviewTools = tools
+      .map((t) => t.name)
+      .filter((name) => /review/.test(name) && !/protocol|publication/.test(name));
+    for (const name of reviewTools) expect(doors, name).toContain(name);
+    for (const template of resourceTemplates.filter((t) => /review|artifact/.test(t.uriTemplate))) {
+      expect(doors, template.uriTemplate).toContain(
+        template.uriTemplate.replace("{review_process_id}", "{id}").replace("{artifact_id}", "{id}"),
+      );
+    }
+  });
 
   it("the submitter's private-work case is real: its owner reads the artifact through the case", async () => {
     for (const world of worlds.values()) {
