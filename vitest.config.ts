@@ -5,6 +5,11 @@ export default defineConfig({
   test: {
     include: ["*/test/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 30_000,
+    // Hooks stop servers, clients and databases; on a loaded two-core machine a server's close
+    // (keep-alive connections answered first, the MCP sessions ended) took over vitest's 10 s
+    // default once in a full run (mcp-auth.test.ts). Each step of a teardown is bounded on its own
+    // (server/test/support/bounded-teardown.ts: about 12 s at worst), so 30 s holds them all.
+    hookTimeout: 30_000,
     pool: "forks",
     // At least two files at a time, even on two cores: most of a file's time is spent waiting
     // (PostgreSQL, sandboxes, browsers, child services), so on a 2-core CI machine this runs the suite

@@ -13,13 +13,13 @@ function tool(name: string): Tool {
   return found;
 }
 
-it("declares the authoring tools with their scopes and kinds (spec 4.1)", () => {
+it("declares the authoring tools with their scopes and kinds (spec 4.1: archiving is a write, not destructive)", () => {
   expect(authoringTools.map((t) => [t.name, t.scope, t.kind])).toEqual([
     ["request_authoring_upload", "contribute", "write"],
     ["validate_authoring_upload", "contribute", "write"],
     ["publish_authoring_upload", "contribute", "write"],
-    ["archive_campaign", "contribute", "destructive"],
-    ["archive_problem", "contribute", "destructive"],
+    ["archive_campaign", "contribute", "write"],
+    ["archive_problem", "contribute", "write"],
   ]);
   const request = tool("request_authoring_upload").input;
   expect(request.safeParse({ size_bytes: 67108865, content_hash: sha256("x") }).success).toBe(false);
