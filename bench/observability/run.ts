@@ -4,9 +4,11 @@
  * - get_problem calls/s over MCP (a real SDK client, 4 at a time) and this process's CPU per call;
  * - builtin verification runs/s, execution alone (the submissions created first, one worker) and
  *   CPU per run;
- * each with observability off (the baseline), with metrics on (the listener started and scraped
- * every second, the database gauges included), and with tracing on (the Node SDK exporting every
- * span over OTLP/HTTP to a local receiver). Goal (issue 37): metrics under 5%, tracing under 15%.
+ * each with observability off (the baseline), with metrics on (recorded, and scraped every
+ * SCRAPE_S seconds, default 15 as in deploy/prometheus, the database gauges included), and with
+ * tracing on (the Node SDK exporting every span over OTLP/HTTP to a local receiver). Then what one
+ * scrape costs this process (CPU ms, the database gauges' statements included), so the cost of
+ * any scrape interval can be worked out. Goal (issue 37): metrics under 5%, tracing under 15%.
  * Summary lines: `metrics get_problem`, `tracing get_problem`, `metrics builtin runs`,
  * `tracing builtin runs`, each against the same with observability off.
  * Run with `npm run bench:observability` (DATABASE_URL, else the embedded PostgreSQL).
@@ -41,7 +43,8 @@ import { waitForRunsFinished } from "../support/wait-for-runs.ts";
 const PROBLEMS = Number(process.env.BENCH_PROBLEMS ?? 2_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const RUNS = Number(process.env.BENCH_SUBMISSIONS ?? 400);
+const RUNS = Number(process.env.BENCH_SUBMISSIONS ?? 1500);
+const SCRAPE_S = Number(process.env.BENCH_SCRAPE_S ?? 15);
 const MODES = ["off", "metrics", "tracing"] as const;
 type Mode = (typeof MODES)[number];
 
@@ -102,10 +105,12 @@ try {
   };
   const clients = { plain: await connect(plainUrl), traced: await connect(tracedUrl) };
 
-  /** Scrapes the metrics endpoint every second while `fn` runs in metrics mode, as Prometheus would. */
+  /** Scrapes the metrics endpoint every SCRAPE_S while `fn` runs in metrics mode, as Prometheus would (at once, then on). */
   const scraped = async <T>(mode: Mode, fn: () => Promise<T>): Promise<T> => {
     if (mode !== "metrics") return await fn();
-    const timer = setInterval(() => void fetch(metrics.url).then((r) => r.text()), 1000);
+    const scrape = () => void fetch(metrics.url).then((r) => r.text());
+    scrape();
+    const timer = setInterval(scrape, SCRAPE_S * 1000);
     try {
       return await fn();
     } finally {
@@ -182,6 +187,20 @@ try {
       results.runs[mode].push(await builtinRuns(mode));
     }
   }
+  // One scrape's cost: CPU of this process per scrape of the whole endpoint (serving it, the
+  // default metrics, the database gauges' statements sent and read).
+  setMode("metrics");
+  const SCRAPES = 50;
+  const scrapeCpu = process.cpuUsage();
+  const scrapeStart = performance.now();
+  let scrapeBytes = 0;
+  for (let i = 0; i < SCRAPES; i++) {
+    // A second apart in the database snapshot's cache: each scrape reads the gauges afresh.
+    scrapeBytes = (await (await fetch(metrics.url)).text()).length;
+    await new Promise((resolve) => setTimeout(resolve, 1001));
+  }
+  const scrapeUsed = process.cpuUsage(scrapeCpu);
+  const scrapeWall = performance.now() - scrapeStart - SCRAPES * 1001;
   setMode("off");
 
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -202,6 +221,10 @@ try {
       );
     }
   }
+  const perScrape = (scrapeUsed.user + scrapeUsed.system) / 1000 / SCRAPES;
+  console.log(
+    `one scrape: ${perScrape.toFixed(2)} ms CPU of this process, ${(scrapeWall / SCRAPES).toFixed(1)} ms wall, ${(scrapeBytes / 1024).toFixed(0)} KiB of text; every ${SCRAPE_S} s that is ${((perScrape / (SCRAPE_S * 1000)) * 100).toFixed(3)}% of a core`,
+  );
   for (const mode of ["metrics", "tracing"] as const) {
     printSummary({
       name: `${mode} get_problem`,
