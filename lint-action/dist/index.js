@@ -36591,7 +36591,10 @@ var verification_run_schema_default = {
       required: ["revoked_at", "revoked_by_user_id", "reason_md"],
       properties: {
         revoked_at: { $ref: "common.schema.json#/$defs/date_time" },
-        revoked_by_user_id: { $ref: "common.schema.json#/$defs/usr_id" },
+        revoked_by_user_id: {
+          description: "null: an operator with svc-server",
+          oneOf: [{ $ref: "common.schema.json#/$defs/usr_id" }, { type: "null" }]
+        },
         reason_md: { type: "string", minLength: 1, maxLength: 1e4 }
       }
     }
@@ -36740,7 +36743,10 @@ var verification_run_schema_default = {
           required: ["redacted_at", "redacted_by_user_id", "reason", "original_content_hash", "original_size_bytes"],
           properties: {
             redacted_at: { $ref: "common.schema.json#/$defs/date_time" },
-            redacted_by_user_id: { $ref: "common.schema.json#/$defs/usr_id" },
+            redacted_by_user_id: {
+              description: "null: an operator with svc-server",
+              oneOf: [{ $ref: "common.schema.json#/$defs/usr_id" }, { type: "null" }]
+            },
             reason: { enum: ["secret_material", "personal_data", "legal_requirement"] },
             original_content_hash: { $ref: "common.schema.json#/$defs/hash" },
             original_size_bytes: { $ref: "common.schema.json#/$defs/size_bytes" }
