@@ -11,7 +11,7 @@ export const LOG_TAIL_BYTES = 4096;
 export function logTail(log: { bytes: Uint8Array } | null | undefined, max = LOG_TAIL_BYTES): string {
   if (!log || log.bytes.length === 0) return "";
   let start = Math.max(0, log.bytes.length - max);
-  // A continuation byte (10xxxxxx) at the cut belongs to a character that started before it.
+  // A continuation byte (top bits 10) at the cut belongs to a character that started before it.
   for (let i = 0; i < 3 && start > 0 && start < log.bytes.length && (log.bytes[start]! & 0xc0) === 0x80; i++)
     start++;
   return safeTextFromBytes(log.bytes.subarray(start));

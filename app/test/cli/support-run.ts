@@ -34,7 +34,7 @@ export async function svcWith(deps: Partial<CliDeps>, argv: string[], io: Partia
 }
 
 /** Writes in-memory files into a new temporary directory and returns it with its cleanup. */
-export function writePackage(files: Record<string, string>): { dir: string; remove(): void } {
+export function writePackage(files: Record<string, string | Uint8Array>): { dir: string; remove(): void } {
   const root = mkdtempSync(join(tmpdir(), "svc-pkg-"));
   const dir = join(root, "pkg");
   for (const [path, text] of Object.entries(files)) {

@@ -33,7 +33,7 @@ describe("memoryTree", () => {
   it.each(["../x", "/x", "C:x", "a\\b", "a//b", "./a", "a/", "", "a\u0000b", "a\u202eb", ".svc/../x"])(
     "refuses the unsafe path %j with unsafe_path",
     (path) => {
-      // The entry is named escaped: a NUL or a bidirectional control is shown as \uXXXX.
+      // The entry is named escaped: a NUL or a bidirectional control is shown as its \u escape (\u0000, \u202e).
       expect(() => memoryTree({ [path]: "" })).toThrow(
         expect.objectContaining({ code: "unsafe_path", entry: escapedText(path) }),
       );

@@ -1,3 +1,4 @@
+import { PENDING_CONFORMANCE } from "../conformance/pending-conformance.ts";
 import type { Sql } from "../core/db/connect-sql.ts";
 
 /** An implementation whose conformance fixtures have not run yet. */
@@ -61,7 +62,7 @@ export async function listStuckWork(sql: Sql, now: Date, limit = 100): Promise<S
     >`
       select id, verifier_contract_id, stage_key, version_number, created_at, count(*) over ()::int as total
       from verifier_implementations
-      where conformance ->> 'status' = 'pending' and yanked_at is null
+      where ${sql.unsafe(PENDING_CONFORMANCE)}
       order by created_at, id limit ${limit}`,
     sql<
       {

@@ -1,9 +1,9 @@
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { bwrapRuns } from "@svc/app";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { svcWith } from "../../../app/test/cli/support-run.ts";
+import { svcWith, writePackage } from "../../../app/test/cli/support-run.ts";
 import { addUser } from "../../src/users/add-user.ts";
 import { grantCapability } from "../../src/users/grant-capability.ts";
 import { issueToken } from "../../src/users/issue-token.ts";
@@ -73,6 +73,7 @@ describeIfBwrap("one sandbox budget for every process on a host", () => {
   let db: TestDatabase;
   const members: FleetProcess[] = [];
   const temps: string[] = [];
+  const cleanups: Array<() => void> = [];
   let client: TestClient | undefined;
   let env: Record<string, string>;
   let runRoot = "";
@@ -118,18 +119,15 @@ describeIfBwrap("one sandbox budget for every process on a host", () => {
     });
     const adaToken = (await issueToken(db.sql, "ada", ["read", "contribute"])).token;
     const home = mkdtempSync(join(tmpdir(), "svc-host-budget-home-"));
-    const pkg = mkdtempSync(join(tmpdir(), "svc-host-budget-pkg-"));
-    temps.push(home, pkg);
-    for (const [path, content] of Object.entries(inFlightScript(2))) {
-      mkdirSync(dirname(join(pkg, path)), { recursive: true });
-      writeFileSync(join(pkg, path), content);
-    }
+    temps.push(home);
+    const pkg = writePackage(inFlightScript(2));
+    cleanups.push(pkg.remove);
     const published = await svcWith(
       {
         env: { SVC_BASE_URL: members[0]!.url, SVC_TOKEN: adaToken, XDG_CONFIG_HOME: home },
         sleep: async () => {},
       },
-      ["draft", pkg],
+      ["draft", pkg.dir],
     );
     expect(published.code, published.stdout + published.stderr).toBe(0);
     await db.sql`update problems set visibility = 'unlisted' where slug = 'in-flight'`;
@@ -149,6 +147,7 @@ describeIfBwrap("one sandbox budget for every process on a host", () => {
     await Promise.all(members.map((member) => member.stop("SIGKILL")));
     await db?.drop();
     for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+    for (const cleanup of cleanups) cleanup();
   }, 30_000);
 
   const waitFor = async (check: () => Promise<boolean>, what: string, ms = 120_000) => {

@@ -1,16 +1,16 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { IdPrefix } from "@svc/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { svcWith } from "../../../app/test/cli/support-run.ts";
+import { svcWith, writePackage } from "../../../app/test/cli/support-run.ts";
 import { addUser } from "../../src/users/add-user.ts";
 import { grantCapability } from "../../src/users/grant-capability.ts";
 import { issueToken } from "../../src/users/issue-token.ts";
-import { type Files, fixturePackage } from "../authoring/support/authoring-harness.ts";
+import { fixturePackage } from "../authoring/support/authoring-harness.ts";
 import { clientLines, envelopeOf, type TestClient } from "../edges/mcp/support/mcp-clients.ts";
 import { type FleetProcess, migrateOnce, startFleetProcess } from "../support/fleet.ts";
 import { createTestDatabase, describeWithDatabase, type TestDatabase } from "../support/test-database.ts";
@@ -39,6 +39,7 @@ describeIfPrometheus("Prometheus and an OTLP receiver watch a web replica and a 
   let client: TestClient | undefined;
   let otlp: OtlpReceiver;
   const temps: string[] = [];
+  const cleanups: Array<() => void> = [];
   const scraped: Record<string, string> = {};
 
   beforeAll(async () => {
@@ -70,6 +71,7 @@ describeIfPrometheus("Prometheus and an OTLP receiver watch a web replica and a 
     await otlp?.close();
     await db?.drop();
     for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+    for (const cleanup of cleanups) cleanup();
   }, 30_000);
 
   const metricsUrlOf = (member: FleetProcess, msg: string, field: string): string =>
@@ -98,9 +100,11 @@ describeIfPrometheus("Prometheus and an OTLP receiver watch a web replica and a 
     const solverToken = (await issueToken(db.sql, "solver", ["read", "contribute"])).token;
     const home = mkdtempSync(join(tmpdir(), "svc-metrics-home-"));
     temps.push(home);
+    const pkg = writePackage(fixturePackage("valid-builtin-sat"));
+    cleanups.push(pkg.remove);
     const published = await svcWith(
       { env: { SVC_BASE_URL: web.url, SVC_TOKEN: adaToken, XDG_CONFIG_HOME: home }, sleep: async () => {} },
-      ["draft", writePackage(fixturePackage("valid-builtin-sat"))],
+      ["draft", pkg.dir],
     );
     expect(published.code, published.stderr).toBe(0);
     await db.sql`update problems set visibility = 'unlisted' where slug = 'small-sat'`;
@@ -289,16 +293,6 @@ describeIfPrometheus("Prometheus and an OTLP receiver watch a web replica and a 
     });
     expect(output).toMatch(/SUCCESS: \d+ rules found/);
   });
-
-  const writePackage = (files: Files): string => {
-    const dir = mkdtempSync(join(tmpdir(), "svc-metrics-pkg-"));
-    temps.push(dir);
-    for (const [path, content] of Object.entries(files)) {
-      mkdirSync(dirname(join(dir, "pkg", path)), { recursive: true });
-      writeFileSync(join(dir, "pkg", path), content);
-    }
-    return join(dir, "pkg");
-  };
 });
 
 /**

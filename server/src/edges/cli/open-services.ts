@@ -1,5 +1,4 @@
 import { hostname } from "node:os";
-import { join } from "node:path";
 import type { Logger } from "pino";
 import type { BlobStore } from "../../core/blobs/blob-store.ts";
 import { meteredBlobStore } from "../../core/blobs/metered-blob-store.ts";
@@ -23,6 +22,7 @@ import { hostedReviewersFromEnv } from "../../reviews/agents/hosted-reviewers-fr
 import { unavailableHostedReviewers } from "../../reviews/agents/unavailable-hosted-reviewers.ts";
 import { localSandboxRunner } from "../../verification/local-sandbox-runner.ts";
 import { prepareSandboxRunDirectory } from "../../verification/sandbox-run-directory.ts";
+import { blobDirectory } from "./server-config.ts";
 
 export interface OpenServicesOptions {
   sql: Pool;
@@ -97,9 +97,7 @@ export async function openBlobStore(
   options: Pick<OpenServicesOptions, "dataDir" | "blobDir" | "s3">,
 ): Promise<BlobStore> {
   return meteredBlobStore(
-    options.s3
-      ? await openS3BlobStore(options.s3)
-      : openLocalBlobStore(options.blobDir ?? join(options.dataDir, "blobs")),
+    options.s3 ? await openS3BlobStore(options.s3) : openLocalBlobStore(blobDirectory(options)),
   );
 }
 

@@ -103,8 +103,12 @@ export function serverConfig(env: Env = process.env): ServerConfig {
 
 /** Where blobs are written on this host: SVC_BLOB_DIR or `<dataDir>/blobs`; none when they live in a bucket. */
 export function localBlobDir(config: ServerConfig): string | undefined {
-  if (config.s3) return undefined;
-  return config.blobDir ?? join(config.dataDir, "blobs");
+  return config.s3 ? undefined : blobDirectory(config);
+}
+
+/** The blob directory when blobs are kept in one: SVC_BLOB_DIR, else `<dataDir>/blobs`. */
+export function blobDirectory(settings: { dataDir: string; blobDir?: string | undefined }): string {
+  return settings.blobDir ?? join(settings.dataDir, "blobs");
 }
 
 /** SVC_METRICS_ADDR: `host:port`, `[v6]:port` or a bare port (on 127.0.0.1). */
