@@ -40110,11 +40110,12 @@ async function lintPackage(tree, options = {}) {
 }
 
 // app/src/tree/bidi-control.ts
-var BIDI_CONTROL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+var BIDI_CHARACTERS = "\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069";
+var BIDI_CONTROL = new RegExp(`[${BIDI_CHARACTERS}]`, "u");
 function hasBidiControl(text) {
   return BIDI_CONTROL.test(text);
 }
-var UNPRINTABLE = new RegExp("[\\p{Cc}\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]|\\p{Cs}", "gu");
+var UNPRINTABLE = new RegExp(`[\\p{Cc}${BIDI_CHARACTERS}]|\\p{Cs}`, "gu");
 function escapedText(text) {
   return text.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
