@@ -70,6 +70,9 @@ button.secondary { background: #fff; color: #1b1f24; border-color: #8c959f; }
 .result.verified { background: #dcfce7; } .result.refuted { background: #fee2e2; } .result.inconclusive { background: #fef9c3; } .result.error { background: #e5e7eb; }
 .revoked, p.error { color: #991b1b; font-weight: 600; }
 section { border-top: 1px solid #d0d7de; margin-top: 1.5rem; }
+th.align-right, td.align-right { text-align: right; } th.align-center, td.align-center { text-align: center; }
+math[display="block"] { margin: 0.6rem 0; overflow-x: auto; } .math-error { color: #991b1b; }
+.evidence { border-left: 3px solid #d0d7de; padding-left: 0.8rem; overflow-wrap: anywhere; }
 `,
 } as const;
 

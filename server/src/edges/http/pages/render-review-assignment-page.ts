@@ -2,7 +2,7 @@ import type { ResponseProblem } from "../../../core/services/review-response.ts"
 import type { ReviewAssignmentResult } from "../../../reviews/read/get-review-assignment.ts";
 import { type Html, html } from "../html/html.ts";
 import type { SiteVisitor } from "../html/render-site-page.ts";
-import { factTable, jsonBlock, link, reviewPage, textBlock } from "./render-review-html.ts";
+import { factTable, jsonBlock, link, markdownBlock, reviewPage } from "./render-review-html.ts";
 import { type FormRubric, type ResponseFormView, renderResponseForm } from "./review-response-form.ts";
 
 /** What the holder of a live claim may do on the page: respond, or decline. */
@@ -34,7 +34,7 @@ export function renderReviewAssignmentPage(
     ? html`<h2>Judgment</h2>
 ${jsonBlock(a.judgment.response, "response")}
 <h3>Rationale</h3>
-${textBlock(a.judgment.rationale_md ?? "", "rationale")}
+${markdownBlock(a.judgment.rationale_md ?? "", "rationale")}
 ${factTable([["Confidence", a.judgment.confidence]])}
 <h3>Citations</h3>
 ${jsonBlock(a.judgment.citations, "citations")}
@@ -56,7 +56,7 @@ ${
 <ul>${actions.refusal.problems.map((p) => html`<li><code>${p.path || "(input)"}</code>: ${p.message}</li>`)}</ul>
 </div>`
 }
-${typeof rubric.instructions_md === "string" && html`<h3>Instructions</h3>\n${textBlock(rubric.instructions_md, "instructions")}`}
+${typeof rubric.instructions_md === "string" && html`<h3>Instructions</h3>\n${markdownBlock(rubric.instructions_md, "instructions")}`}
 ${renderResponseForm(rubric, actions.form)}
 <form method="post" action="${actions.declineAction}" class="inline">${actions.form.csrf}<button type="submit" class="secondary" data-testid="decline">Decline this seat</button></form>
 <p class="muted">Declining gives the seat up for good; it reopens for others.</p>

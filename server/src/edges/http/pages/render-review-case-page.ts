@@ -1,7 +1,7 @@
 import type { ReviewCaseResult } from "../../../reviews/read/get-review-case.ts";
 import { type Html, html } from "../html/html.ts";
 import type { SiteVisitor } from "../html/render-site-page.ts";
-import { factTable, jsonBlock, link, reviewPage, textBlock } from "./render-review-html.ts";
+import { factTable, jsonBlock, link, markdownBlock, reviewPage, textBlock } from "./render-review-html.ts";
 
 /**
  * The web view of a review case (`GET /reviews/{rpr}/nodes/{node_id}`): the node's state, the
@@ -20,7 +20,7 @@ export function renderReviewCasePage(
   const rubric = bundle.rubric as { instructions_md?: unknown } | undefined;
   const instructions =
     typeof rubric?.instructions_md === "string" &&
-    html`<h2>Instructions</h2>\n${textBlock(rubric.instructions_md, "instructions")}`;
+    html`<h2>Instructions</h2>\n${markdownBlock(rubric.instructions_md, "instructions")}`;
   const materials = Array.isArray(bundle.materials)
     ? bundle.materials.map((item, i) => html`${i > 0 && "\n"}${renderMaterial(item)}`)
     : [];

@@ -1,9 +1,10 @@
 import { type Html, html } from "../html/html.ts";
+import { renderMarkdown } from "../html/render-markdown.ts";
 import { renderSitePage, type SiteVisitor } from "../html/render-site-page.ts";
 
 /**
  * Pieces the review pages share, built with `html`, which escapes every string that came from an
- * author, a submitter or a reviewer. Markdown is shown as preformatted text, never rendered.
+ * author, a submitter or a reviewer. Markdown is rendered and sanitized (render-markdown.ts).
  */
 
 /** A whole page around `body`, in the site's frame under Reviews. */
@@ -33,4 +34,9 @@ export function link(href: string, text: string): Html {
 /** Text (Markdown or plain) as preformatted. */
 export function textBlock(text: string, testId?: string): Html {
   return testId ? html`<pre data-testid="${testId}">${text}</pre>` : html`<pre>${text}</pre>`;
+}
+
+/** Markdown (instructions, a rationale) rendered and sanitized, in a box. */
+export function markdownBlock(text: string, testId: string): Html {
+  return html`<div class="statement" data-testid="${testId}">${renderMarkdown(text)}</div>`;
 }

@@ -1,13 +1,14 @@
 import type { StageResultRecord, VerificationRun } from "../../../verification/verification-run.ts";
 import type { WaitingStage } from "../../../verification/waiting-stages.ts";
 import { type Html, html } from "../html/html.ts";
+import { renderMarkdown } from "../html/render-markdown.ts";
 import { renderSitePage, type SiteVisitor } from "../html/render-site-page.ts";
 
 /**
  * The web view of a run (`GET /verifications/{id}`): status, result and score, then each stage
  * attempted with its result, mechanism and a link to its log, then the stages still waiting
- * without a mechanism and why (they are not in the record, waiting-stages.ts). Evidence is Markdown shown as preformatted
- * text: it is the checker's words and is never rendered as HTML. A finished run without a result
+ * without a mechanism and why (they are not in the record, waiting-stages.ts). Evidence is the
+ * checker's Markdown, rendered and sanitized like an author's (render-markdown.ts). A finished run without a result
  * is one whose sealed evaluation withholds the outcome from this reader ("withheld").
  */
 export function renderVerificationPage(
@@ -20,13 +21,13 @@ export function renderVerificationPage(
     ...waiting.map(
       (stage) => html`<section class="stage waiting" data-stage="${stage.stage_key}">
 <h3><code>${stage.stage_key}</code> (${stage.kind}): <span class="result">${stage.status}</span></h3>
-<pre>${stage.evidence_md}</pre>
+<div class="evidence">${renderMarkdown(stage.evidence_md)}</div>
 </section>`,
     ),
   ].map((stage, i) => html`${i > 0 && "\n"}${stage}`);
   const revoked =
     run.revocation &&
-    html`<p class="revoked" data-testid="revocation">Revoked ${run.revocation.revoked_at}: ${run.revocation.reason_md}</p>`;
+    html`<div data-testid="revocation"><p class="revoked">Revoked ${run.revocation.revoked_at}:</p>${renderMarkdown(run.revocation.reason_md)}</div>`;
   const body = html`<h1>Verification <code>${run.id}</code></h1>
 ${revoked}
 <table>
@@ -43,7 +44,7 @@ ${revoked}
 <h2>Stages</h2>
 ${stages.length === 0 ? html`<p>No stage has started yet.</p>` : stages}
 <h2>Evidence</h2>
-<pre data-testid="evidence">${run.evidence_md}</pre>`;
+<div class="evidence" data-testid="evidence">${renderMarkdown(run.evidence_md)}</div>`;
   return renderSitePage(`Verification ${run.id}: ${run.result ?? run.status}`, visitor, "none", body);
 }
 
@@ -66,6 +67,6 @@ function renderStage(runId: string, stage: StageResultRecord): Html {
 ${mechanism}
 ${evidence}
 ${log}
-<pre>${stage.evidence_md}</pre>
+<div class="evidence">${renderMarkdown(stage.evidence_md)}</div>
 </section>`;
 }
