@@ -13,6 +13,7 @@
  *   plan          buildPlan(lintResult) -> Plan and planHash; lintPackage = lint, then plan
  *   sandbox       the checker contract and its backends (builtin, bwrap, docker)
  *   verification  local verification of a published problem's stages
+ *   attestation   DSSE envelopes, the run Statement, the log's Merkle tree and signed checkpoints
  *   client        the service's client (HTTP and MCP), retries, shards, publication
  *   checks        one package's check: lint, the service's verdict, annotations, summary
  *   cli           the `svc` commands
@@ -23,6 +24,47 @@
 
 export type { Reconciliation } from "@svc/schemas";
 export { LintCode, type LintNote, type LintRecord, NoteCode, pointer } from "@svc/schemas";
+export {
+  type DsseEnvelope,
+  IN_TOTO_PAYLOAD_TYPE,
+  keyIdOf,
+  openEnvelope,
+  signEnvelope,
+} from "./attestation/dsse.ts";
+export {
+  consistencyRanges,
+  emptyRoot,
+  foldRange,
+  inclusionRanges,
+  type LeafRange,
+  leafHash,
+  MemoryMerkleTree,
+  type NodeId,
+  nodeHash,
+  perfectNodes,
+  verifyConsistency,
+  verifyInclusion,
+} from "./attestation/merkle.ts";
+export {
+  type Commitment,
+  commitmentOf,
+  type Opening,
+  RUN_PREDICATE_TYPE,
+  type RunPredicate,
+  type RunPredicateStage,
+  type RunStatement,
+  STATEMENT_TYPE,
+} from "./attestation/run-statement.ts";
+export {
+  type Checkpoint,
+  noteVerifierKey,
+  openCheckpoint,
+  openNote,
+  parseNoteVerifierKey,
+  publicKeyFromRaw,
+  rawPublicKey,
+  signCheckpoint,
+} from "./attestation/signed-note.ts";
 export { catalogueDigest, PYTHON_RUNTIME } from "./catalogue/implementation-catalogue.ts";
 export { mediaTypeOf } from "./catalogue/media-type.ts";
 export { AnnotationLevel, type CheckAnnotation, checkAnnotations } from "./checks/check-annotations.ts";

@@ -39,6 +39,12 @@ export interface Services {
    * loopback addresses (never private or link-local ones).
    */
   allowLoopbackWebhooks?: boolean;
+  /**
+   * `SVC_ATTESTATION_KEY`: an Ed25519 PKCS#8 PEM the service signs attestations and checkpoints
+   * with instead of the key it keeps in the database (docs/attestations.md "Keys"). A secret:
+   * never logged, never stored.
+   */
+  attestationKeyPem?: string | undefined;
   /** `SVC_EVENT_RETENTION_DAYS`, default 30: how long the event log keeps an event (events/prune-events.ts). */
   eventRetentionDays?: number;
   /** Sign in with GitHub (SVC_GITHUB_CLIENT_ID and _SECRET); undefined: not offered. */

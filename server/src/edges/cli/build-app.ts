@@ -6,6 +6,7 @@ import { trace, tracingEnabled } from "../../core/tracing/tracing.ts";
 import { accountRoutes } from "../http/account-routes.ts";
 import { adminRoutes } from "../http/admin-routes.ts";
 import { apiRoutes } from "../http/api-routes.ts";
+import { attestationRoutes } from "../http/attestation-routes.ts";
 import { dashboardRoutes } from "../http/dashboard-routes.ts";
 import { docsRoutes } from "../http/docs-routes.ts";
 import { downloadRoutes } from "../http/download-routes.ts";
@@ -93,6 +94,7 @@ export function buildApp(services: Services, options: BuildAppOptions = {}) {
   registerOpenApi(app);
   app.register(healthRoutes, { sql, draining: options.draining });
   app.register(apiRoutes, { services });
+  app.register(attestationRoutes, { services });
   app.register(accountRoutes, { services });
   app.register(downloadRoutes, { services });
   app.register(docsRoutes);

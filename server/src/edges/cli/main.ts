@@ -18,6 +18,7 @@ import { issueToken } from "../../users/issue-token.ts";
 import { liveRole } from "../../users/live-role.ts";
 import { revokeToken } from "../../users/revoke-token.ts";
 import { isScope } from "../../users/scope.ts";
+import { addAttestationKeyCommands } from "./attestation-key-commands.ts";
 import { createLogger } from "./create-logger.ts";
 import { addAttesterRemovalCommand, addOperatorWorkCommands } from "./operator-work-commands.ts";
 import { serveCommand } from "./serve-command.ts";
@@ -255,6 +256,7 @@ export async function runServerCli(
   const operatorContext = { config, operatorLog, print, write: io.stdout };
   addAttesterRemovalCommand(externalSystem, operatorContext);
   addOperatorWorkCommands(program, operatorContext);
+  addAttestationKeyCommands(program, operatorContext);
 
   try {
     await program.parseAsync([...argv], { from: "user" });

@@ -74,6 +74,7 @@ export async function openServices(options: OpenServicesOptions): Promise<Servic
     allowLoopbackOAuthClients: (options.env ?? process.env).SVC_OAUTH_ALLOW_LOOPBACK_CLIENTS === "1",
     allowLoopbackWebhooks: (options.env ?? process.env).SVC_WEBHOOK_ALLOW_LOOPBACK === "1",
     eventRetentionDays: eventRetentionDays(options.env ?? process.env),
+    attestationKeyPem: (options.env ?? process.env).SVC_ATTESTATION_KEY || undefined,
     githubSignIn: githubSignInFromEnv(options.env ?? process.env),
   };
 }

@@ -2,6 +2,7 @@ import { EventEmitter } from "node:events";
 import { Logger, type Runner, run, type TaskList, type WorkerEvents } from "graphile-worker";
 import { canSeeEvent } from "../../agents/can-see-event.ts";
 import { recordScheduledReleases } from "../../agents/record-scheduled-releases.ts";
+import { startAttestationSequencer } from "../../attestations/attestation-sequencer.ts";
 import { runValidationConformance } from "../../authoring/validation-conformance-job.ts";
 import { conformanceTask } from "../../conformance/conformance-task.ts";
 import { sweepPendingConformance } from "../../conformance/sweep-pending-conformance.ts";
@@ -127,8 +128,11 @@ export async function startWorker(services: Services, options: WorkerOptions = {
       job_key => 'release_sealed_inputs:startup', max_attempts => 5)`;
   // The id this process locks jobs with: what an operator matches against `locked_by`.
   log.info({ worker_ids: [...workerIds] }, "verification workers started");
+  // Signs finished runs and appends them to the transparency log, after their commits.
+  const sequencer = startAttestationSequencer(services);
   const stopped = () => {
     clearInterval(heartbeat);
+    sequencer.stop().catch(() => {});
     // The pool may be closing with the process: a row left behind only ages out.
     forgetWorkers(services.sql, [...workerIds]).catch(() => {});
   };

@@ -3,6 +3,7 @@ import { accountTools } from "./account-tools.ts";
 import { agentTools } from "./agent-tools.ts";
 import { artifactResources, artifactTools } from "./artifact-tools.ts";
 import { attemptTools } from "./attempt-tools.ts";
+import { attestationTools } from "./attestation-tools.ts";
 import { authoringTools } from "./authoring-tools.ts";
 import { discoveryResources, discoveryTools } from "./discovery-tools.ts";
 import { draftTools } from "./draft-tools.ts";
@@ -34,6 +35,7 @@ export const tools: readonly Tool[] = [
   ...artifactTools,
   ...submissionTools,
   ...verificationTools,
+  ...attestationTools,
   ...sandboxImageTools,
   ...externalSystemTools,
   ...sealingTools,

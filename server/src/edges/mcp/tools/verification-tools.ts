@@ -1,5 +1,6 @@
 import { IdPrefix, idPattern } from "@svc/schemas";
 import { z } from "zod";
+import { latestLogIndex } from "../../../attestations/read-run-attestations.ts";
 import { evidenceListing } from "../../../verification/evidence-listing.ts";
 import { getVerification } from "../../../verification/get-verification.ts";
 import { listVerifications } from "../../../verification/list-verifications.ts";
@@ -31,7 +32,8 @@ const getVerificationTool = defineTool({
   description:
     "One VerificationRun: status (queued, running, finished), result (verified, refuted, inconclusive, error), score, " +
     "evidence_md and every stage attempted with its mechanism and log link; beside it, waiting_stages: stages not started yet " +
-    "(waiting for an image, conformance or an attestation) and why. Yours, or on a Problem you manage.",
+    "(waiting for an image, conformance or an attestation) and why; attestation_log_index: the run's newest signed " +
+    "attestation in the transparency log (get_run_attestations), null until it is sequenced. Yours, or on a Problem you manage.",
   scope: "read",
   kind: ToolKind.read,
   input: getVerificationInput,
@@ -43,7 +45,12 @@ const getVerificationTool = defineTool({
       baseUrl,
       services.clock(),
     );
-    return { verification, waiting_stages: await readWaitingStages(services.sql, verification.id) };
+    return {
+      verification,
+      waiting_stages: await readWaitingStages(services.sql, verification.id),
+      // The run's newest signed attestation in the transparency log; null until it is sequenced.
+      attestation_log_index: await latestLogIndex(services.sql, verification.id),
+    };
   },
 });
 
