@@ -1,4 +1,5 @@
 import { Command, CommanderError } from "commander";
+import type { AttestationVerifyOptions } from "./attestation-command.ts";
 import type { CliDeps } from "./cli-deps.ts";
 import { type CliIo, processIo, UsageError } from "./cli-io.ts";
 import type { DraftOptions } from "./draft-command.ts";
@@ -112,6 +113,34 @@ export async function runCli(
     .option("--server <url>", serverOption)
     .action(async (options: { json?: boolean; server?: string }) => {
       exitCode = await (await import("./whoami-command.ts")).whoamiCommand(options, io, await services());
+    });
+
+  const attestation = program
+    .command("attestation")
+    .description("check the service's signed attestations of verification runs (docs/attestations.md)");
+  attestation
+    .command("verify")
+    .description(
+      "check a run's attestations without trusting the service: signatures, subjects, inclusion in the transparency log, and the log's consistency with what this machine saw",
+    )
+    .argument(
+      "<file|run-id>",
+      "a run id (vrn_..., read with the stored credential) or a saved attestations document",
+    )
+    .option(
+      "--artifact <path>",
+      "a local file that must be a subject of the attestation (repeatable)",
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    )
+    .option("--json", "print {ok, checks, statements} as JSON")
+    .option("--server <url>", serverOption)
+    .action(async (target: string, options: AttestationVerifyOptions) => {
+      exitCode = await (await import("./attestation-command.ts")).attestationVerifyCommand(
+        target,
+        options,
+        io,
+        await services(),
+      );
     });
 
   program
