@@ -54,7 +54,15 @@ describeWithDatabase("svc attestation verify", () => {
   async function svc(...argv: string[]) {
     let stdout = "";
     let stderr = "";
-    const io: CliIo = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), color: false };
+    const io: CliIo = {
+      stdout: (text) => {
+        stdout += text;
+      },
+      stderr: (text) => {
+        stderr += text;
+      },
+      color: false,
+    };
     const code = await runCli(argv, io, { env });
     return { code, stdout, stderr };
   }
