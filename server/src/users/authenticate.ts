@@ -52,5 +52,5 @@ export async function authenticate(
       update api_tokens set last_used_at = now()
       where id = ${token_id} and (last_used_at is null or last_used_at < now() - interval '1 minute')`;
   }
-  return { user, scopes, capabilities };
+  return { user, scopes, capabilities, via: "operator_token" };
 }

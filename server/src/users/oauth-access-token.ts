@@ -49,6 +49,7 @@ export async function oauthAccessTokenPrincipal(
   const grantScopes = (grant_scope ?? "").split(" ");
   return {
     user,
+    via: "oauth_token",
     scopes: Object.values(Scope).filter((s) => tokenScopes.includes(s)),
     // What the grant recorded at consent, intersected with what the user still holds (a revocation
     // applies on the next request, whatever token the user holds).

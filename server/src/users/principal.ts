@@ -10,4 +10,9 @@ export interface Principal {
   user: User;
   scopes: Scope[];
   capabilities: Capability[];
+  /**
+   * What the bearer was: an operator-issued `svc_` token or an OAuth access token. A refusal for
+   * missing scope advises accordingly: an OAuth client re-authorizes, an operator issues a token.
+   */
+  via?: "operator_token" | "oauth_token";
 }

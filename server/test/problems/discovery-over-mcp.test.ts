@@ -34,7 +34,7 @@ describeWithDatabase.each(clientLines)("discovery over /mcp ($name)", ({ connect
       },
     });
     running = await startApp(services);
-    client = await connect(running.url, reader.token);
+    client = await connect(running.url, reader.token, "?toolsets=all");
   });
 
   afterAll(async () => {

@@ -1,7 +1,12 @@
-import type { StandardSchemaWithJSON, ToolAnnotations } from "@modelcontextprotocol/server";
+import type {
+  Tool as ListedTool,
+  StandardSchemaWithJSON,
+  ToolAnnotations,
+} from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { passthroughSchema } from "./passthrough-schema.ts";
 import { toolAnnotations } from "./tool-annotations.ts";
+import { anyToolResult, outputJsonSchema } from "./tool-output.ts";
 import { type Tool, ToolKind } from "./tools/tool.ts";
 import { WORKING_ATTEMPT_PARAMETER, workingAttemptField } from "./working-attempt.ts";
 
@@ -16,13 +21,25 @@ export interface AdaptedTool {
   acceptedFields: string[];
   /** What `registerTool` gets: the advertised schema accepts anything, the adapter validates. */
   inputSchema: StandardSchemaWithJSON;
+  /** The result as the endpoint sends it: the tool's `output` plus what the adapter adds to reads. */
+  output: z.ZodObject;
+  /** What `registerTool` gets as outputSchema: the result or the error envelope. */
+  outputSchema: StandardSchemaWithJSON;
   annotations: ToolAnnotations;
+  /** The tool as tools/list shows it, built once. */
+  listed: ListedTool;
 }
+
+/** What the adapter adds beside a read's result (callTool): the working Attempt's check, a hint. */
+const readExtras = {
+  working_attempt: z.looseObject({}).optional(),
+  hint: z.string().optional(),
+};
 
 /**
  * Prepares a tool: every read tool but a private read accepts an optional `working_attempt_id` (spec 4.1), and
  * unknown fields are refused unless the tool's schema declares a catchall, so a misspelt field is
- * named instead of silently ignored. The JSON Schema is built here, once per process.
+ * named instead of silently ignored. The JSON Schemas are built here, once per process.
  */
 export function adaptTool(tool: Tool): AdaptedTool {
   let input: z.ZodObject = tool.input.def.catchall === undefined ? tool.input.strict() : tool.input;
@@ -31,12 +48,30 @@ export function adaptTool(tool: Tool): AdaptedTool {
     tool.privateRead !== true &&
     !Object.hasOwn(tool.input.shape, WORKING_ATTEMPT_PARAMETER);
   if (stripsWorkingAttempt) input = input.extend({ [WORKING_ATTEMPT_PARAMETER]: workingAttemptField });
+  let output = tool.output ?? anyToolResult;
+  if (tool.kind === ToolKind.read && tool.privateRead !== true) {
+    const missing = Object.entries(readExtras).filter(([key]) => !Object.hasOwn(output.shape, key));
+    if (missing.length > 0) output = output.extend(Object.fromEntries(missing));
+  }
+  const inputJson = z.toJSONSchema(input, { io: "input", target: "draft-2020-12" });
+  const outputJson = outputJsonSchema(output);
+  const annotations = toolAnnotations(tool);
   return {
     tool,
     input,
     stripsWorkingAttempt,
     acceptedFields: Object.keys(input.shape),
-    inputSchema: passthroughSchema(z.toJSONSchema(input, { io: "input", target: "draft-2020-12" })),
-    annotations: toolAnnotations(tool),
+    inputSchema: passthroughSchema(inputJson),
+    output,
+    outputSchema: passthroughSchema(outputJson),
+    annotations,
+    listed: {
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: inputJson as ListedTool["inputSchema"],
+      outputSchema: outputJson as ListedTool["outputSchema"],
+      annotations,
+    },
   };
 }

@@ -87,17 +87,24 @@ async function answerToolCall(
   }
 }
 
-/** Forbidden unless the token holds the tool's scope; the error names the tool and the scope. */
+/**
+ * Forbidden unless the token holds the tool's scope; the error names the tool and the scope, and
+ * the way to get it: an OAuth client re-authorizes with the scope (the 403 step-up challenge of
+ * scopeChallenge, where the transport sends one), an operator token is replaced by an operator.
+ */
 function checkScope({ tool }: AdaptedTool, caller: McpCaller): void {
   try {
     requireScope(caller.principal, tool.scope);
   } catch (error) {
     if (!(error instanceof ServiceError)) throw error;
     const held = caller.principal.scopes.join(" and ");
+    const remedy =
+      caller.principal.via === "oauth_token"
+        ? `re-authorize this client with the ${tool.scope} scope (OAuth step-up: request scope "${[...caller.principal.scopes, tool.scope].join(" ")}")`
+        : `issue one with \`svc-server token issue <handle> --scope ${tool.scope}\``;
     throw new ServiceError(
       "forbidden",
-      `${tool.name} needs a token with the ${tool.scope} scope and this one has ${held}: ` +
-        `issue one with \`svc-server token issue <handle> --scope ${tool.scope}\``,
+      `${tool.name} needs a token with the ${tool.scope} scope and this one has ${held}: ${remedy}`,
       { ...error.details, tool: tool.name },
     );
   }

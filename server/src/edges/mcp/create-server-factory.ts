@@ -8,10 +8,12 @@ import { adaptResourceTemplate } from "./adapt-resource-template.ts";
 import { adaptTool } from "./adapt-tool.ts";
 import { callTool } from "./call-tool.ts";
 import { EVENTS_CAPABILITY, eventsCapability, registerEventMethods } from "./event-methods.ts";
+import { listTools } from "./list-tools.ts";
 import { callerOf } from "./mcp-caller.ts";
 import { readResource } from "./read-resource.ts";
 import { resourceError } from "./resource-error.ts";
 import type { ResourceTemplate } from "./resources/resource-template.ts";
+import { scopeChallenge } from "./scope-challenge.ts";
 import type { Tool } from "./tools/tool.ts";
 
 /** The agent tool contract version (spec 9.4), reported as the server's version. */
@@ -52,13 +54,25 @@ export function createServerFactory(
       },
     );
     for (const adapted of adaptedTools) {
-      const { tool, inputSchema, annotations } = adapted;
+      const { tool, inputSchema, outputSchema, annotations } = adapted;
       server.registerTool(
         tool.name,
-        { title: tool.title, description: tool.description, inputSchema, annotations },
+        {
+          title: tool.title,
+          description: tool.description,
+          inputSchema,
+          outputSchema,
+          annotations,
+          scopeChallenge: ({ authInfo }) => scopeChallenge(tool, authInfo),
+        },
         (args, context) => callTool(adapted, callerOf(context.http?.authInfo), args),
       );
     }
+    // Every tool stays registered (a hidden one still answers its refusal when called); the list
+    // shows only the caller's chosen toolsets, filtered by scope and live role (listTools).
+    server.server.setRequestHandler("tools/list", async (_request, context) => ({
+      tools: await listTools(adaptedTools, callerOf(context.http?.authInfo)),
+    }));
     for (const { template } of adaptedTemplates) {
       const { list } = template;
       const listed = list

@@ -1,5 +1,6 @@
 import type { AuthInfo } from "@modelcontextprotocol/server";
 import type { ToolContext } from "./tools/tool.ts";
+import type { Toolset } from "./toolsets.ts";
 
 /** Where the caller rides inside the SDK's pass-through `authInfo.extra`. */
 const CALLER_KEY = "svc.caller";
@@ -10,6 +11,8 @@ const CALLER_KEY = "svc.caller";
  */
 export interface McpCaller extends ToolContext {
   requestId: string;
+  /** The toolsets the request chose (toolsets.ts): what tools/list shows. */
+  toolsets: ReadonlySet<Toolset>;
   /** The HTTP connection the request came on, for a request held open (events/stream). */
   connection?: McpConnection;
 }

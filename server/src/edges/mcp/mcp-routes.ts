@@ -16,6 +16,7 @@ import type { ResourceTemplate } from "./resources/resource-template.ts";
 import { serverPool } from "./server-pool.ts";
 import type { Tool } from "./tools/tool.ts";
 import { resourceTemplates as registeredTemplates, tools as registeredTools } from "./tools/tools.ts";
+import { selectToolsets, TOOLSETS_HEADER, TOOLSETS_PARAMETER, type Toolset } from "./toolsets.ts";
 
 /** The path of the MCP endpoint (spec 4.1). */
 export const MCP_PATH = "/mcp";
@@ -86,6 +87,13 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
       `${publicBaseUrl(services, request)}${MCP_PATH}`,
     );
     if (!principal) return unauthorized(services, request, reply, header !== undefined);
+    let toolsets: ReadonlySet<Toolset>;
+    try {
+      const query = request.query as Record<string, string | string[] | undefined>;
+      toolsets = selectToolsets(query[TOOLSETS_PARAMETER], request.headers[TOOLSETS_HEADER]);
+    } catch (error) {
+      return reply.status(400).send((error as ServiceError).toBody());
+    }
     const resource = `${publicBaseUrl(services, request)}${MCP_PATH}`;
     const socket = request.raw.socket;
     callers.set(request, {
@@ -93,6 +101,7 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
       principal,
       baseUrl: publicBaseUrl(services, request),
       requestId: request.id,
+      toolsets,
       connection: {
         closing: closing.signal,
         bytesTaken: () => socket.bytesWritten,

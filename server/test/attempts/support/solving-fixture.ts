@@ -118,7 +118,7 @@ export function useSolvingFixture(): SolvingFixture {
     fixture.url = await app.listen({ host: "127.0.0.1", port: 0 });
     const connect = clientLines[0].connect;
     for (const user of [fixture.owner, fixture.solver, fixture.rival, fixture.admin, fixture.reader]) {
-      clients.set(user.id, await connect(fixture.url, user.token));
+      clients.set(user.id, await connect(fixture.url, user.token, "?toolsets=all"));
     }
     fixture.as = (user) => clients.get(user.id)!;
     // Five users, four problems and five MCP connections: more than the default 10 s on a busy machine.

@@ -353,6 +353,7 @@ describeWithDatabase("scope checks on tools no registry entry exercises yet", ()
       description: "Records that it ran.",
       scope: "contribute",
       kind,
+      toolset: "solving",
       input: z.object({ note: z.string() }),
       run: async (_context, input) => {
         ran.push(input.note);

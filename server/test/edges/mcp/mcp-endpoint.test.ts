@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resourceTemplates, tools } from "../../../src/edges/mcp/tools/tools.ts";
-import { addUser, issueToken } from "../../../src/users/index.ts";
+import { addUser, grantCapability, grantRole, issueToken } from "../../../src/users/index.ts";
 import { describeWithDatabase, useTestDatabase } from "../../support/test-database.ts";
 import { testServices } from "../../support/test-services.ts";
 import { legacyRpc, MODERN_REVISION, modernRpc } from "./support/json-rpc.ts";
 import { clientLines, envelopeOf, type TestClient } from "./support/mcp-clients.ts";
 import { type RunningApp, startApp } from "./support/start-app.ts";
 
+const ALL_TOOLSETS = { "x-mcp-toolsets": "all" };
 const AUTHORING_SKILL_URI = "svc://authoring/skill/latest";
 
 describeWithDatabase("the /mcp endpoint", () => {
@@ -15,7 +16,10 @@ describeWithDatabase("the /mcp endpoint", () => {
   let token: string;
 
   beforeAll(async () => {
-    await addUser(db.sql, { handle: "ada" });
+    // An administrator and author with every scope, asking for every toolset, sees every tool.
+    const ada = await addUser(db.sql, { handle: "ada" });
+    await grantRole(db.sql, { userId: ada.id, role: "administrator" });
+    await grantCapability(db.sql, { userId: ada.id, capability: "author" });
     ({ token } = await issueToken(db.sql, "ada", ["read", "contribute"]));
     app = await startApp(testServices(db.sql));
   });
@@ -24,7 +28,7 @@ describeWithDatabase("the /mcp endpoint", () => {
   describe.each(clientLines)("with the $name", ({ connect }) => {
     let client: TestClient;
     beforeAll(async () => {
-      client = await connect(app.url, token);
+      client = await connect(app.url, token, "?toolsets=all");
     });
     afterAll(() => client?.close());
 
@@ -40,9 +44,9 @@ describeWithDatabase("the /mcp endpoint", () => {
       expect(envelope).toMatchObject({
         user: { handle: "ada" },
         memberships: [],
-        work_role: "contributor",
+        work_role: "administrator",
         scopes: ["read", "contribute"],
-        capabilities: [],
+        capabilities: ["author"],
       });
     });
 
@@ -87,7 +91,7 @@ describeWithDatabase("the /mcp endpoint", () => {
   });
 
   it("annotates every registered tool by its kind", async () => {
-    const { body } = await modernRpc(app.url, token, "tools/list");
+    const { body } = await modernRpc(app.url, token, "tools/list", {}, ALL_TOOLSETS);
     const listed = body.result!.tools as Array<{ name: string; annotations: Record<string, unknown> }>;
     for (const tool of tools) {
       const { annotations } = listed.find((t) => t.name === tool.name)!;
@@ -99,7 +103,7 @@ describeWithDatabase("the /mcp endpoint", () => {
   });
 
   it("gives every read tool but the private draft reads an optional working_attempt_id and no write tool one it did not declare", async () => {
-    const { body } = await modernRpc(app.url, token, "tools/list");
+    const { body } = await modernRpc(app.url, token, "tools/list", {}, ALL_TOOLSETS);
     const listed = body.result!.tools as Array<{ name: string; inputSchema: Record<string, never> }>;
     for (const tool of tools) {
       const { inputSchema } = listed.find((t) => t.name === tool.name)!;

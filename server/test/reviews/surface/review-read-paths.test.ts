@@ -78,7 +78,7 @@ describeWithDatabase("review read paths", () => {
   async function clientOf(user: SeededUser): Promise<TestClient> {
     let client = clients.get(user.id);
     if (!client) {
-      client = await clientLines[0].connect(app.url, user.token);
+      client = await clientLines[0].connect(app.url, user.token, "?toolsets=all");
       clients.set(user.id, client);
     }
     return client;

@@ -1,9 +1,10 @@
-import { AuthorAccess, Scope } from "@svc/schemas";
+import { AuthorAccess, Role, Scope } from "@svc/schemas";
 import { z } from "zod";
 import { authorizeCli } from "../../../oauth/cli-login.ts";
 import { setAuthorAccess } from "../../../users/set-author-access.ts";
 import { whoami } from "../../../users/whoami.ts";
 import { userField } from "../../inputs/organization-fields.ts";
+import { Toolset } from "../toolsets.ts";
 import { defineTool, type Tool, ToolKind } from "./tool.ts";
 
 /** whoami (spec 4.1, discovery tools): the caller, their organizations, live role and token scope. */
@@ -17,6 +18,7 @@ const whoamiTool = defineTool({
     "role with grantor and time (a null grantor is an operator).",
   scope: Scope.read,
   kind: ToolKind.read,
+  toolset: Toolset.solving,
   input: z.object({}),
   run: async (context) => ({ ...(await whoami(context.services.sql, context.principal)) }),
 });
@@ -32,6 +34,8 @@ const setAuthorAccessTool = defineTool({
     "next action whatever token they hold. Returns {user, access, changed, grants}.",
   scope: Scope.contribute,
   kind: ToolKind.write,
+  toolset: Toolset.administration,
+  role: Role.administrator,
   input: z.strictObject({
     user: userField.describe("The user's handle or usr_ id."),
     access: z
@@ -51,6 +55,7 @@ const authorizeCliTool = defineTool({
     "Approve only a code the user has just seen in their own terminal.",
   scope: Scope.contribute,
   kind: ToolKind.write,
+  toolset: Toolset.workbench,
   input: z.object({ code: z.string().max(32).describe("the one-time code the command line shows") }),
   run: async (context, input) => ({ ...(await authorizeCli(context.services.sql, context, input)) }),
 });

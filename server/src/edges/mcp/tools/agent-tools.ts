@@ -10,6 +10,7 @@ import { wantSolved } from "../../../agents/want-solved.ts";
 import { withdrawWant } from "../../../agents/withdraw-want.ts";
 import { viewerOf } from "../../../visibility/viewer.ts";
 import { workingAttemptId } from "../../inputs/discovery-inputs.ts";
+import { Toolset } from "../toolsets.ts";
 import { defineTool, type Tool, ToolKind } from "./tool.ts";
 
 /** The connected-agent tools of spec 4.1; their shapes are docs/agents.md's. */
@@ -33,6 +34,7 @@ const listAgentJobsTool = defineTool({
     "budget nothing is offered until budget.resets_at. Take one with accept_agent_job.",
   scope: "read",
   kind: ToolKind.read,
+  toolset: Toolset.agents,
   input: z.strictObject({
     kinds: z
       .array(z.enum(AgentJobKind))
@@ -58,6 +60,7 @@ const acceptAgentJobTool = defineTool({
     "past your budget.",
   scope: "contribute",
   kind: ToolKind.write,
+  toolset: Toolset.agents,
   input: z.strictObject({
     job_id: jobId,
     lease_minutes: z
@@ -81,6 +84,7 @@ const reportAgentUsageTool = defineTool({
     "against your budget window. Returns the usage record and the budget after it.",
   scope: "contribute",
   kind: ToolKind.write,
+  toolset: Toolset.agents,
   input: z.strictObject({
     job_id: jobId,
     input_tokens: z.number().int().min(0).max(1e12).describe("Tokens the model read."),
@@ -103,6 +107,7 @@ const setUsageResetTool = defineTool({
     "window starts now. Past a limit no job is offered until the reset.",
   scope: "contribute",
   kind: ToolKind.write,
+  toolset: Toolset.agents,
   input: z.strictObject({
     resets_at: z.iso.datetime({ offset: true }).describe("When the window resets, RFC 3339 with an offset."),
     period_hours: z
@@ -142,6 +147,7 @@ const wantSolvedTool = defineTool({
     "want stands. Wanting it again returns the standing want.",
   scope: "contribute",
   kind: ToolKind.write,
+  toolset: Toolset.agents,
   input: z.strictObject({
     problem: problemRef,
     note_md: z.string().max(5000).optional().describe("What you want from it, for your agents (Markdown)."),
@@ -157,6 +163,7 @@ const withdrawWantTool = defineTool({
   description: "Withdraws one of your wants for good: its solve job is no longer offered.",
   scope: "contribute",
   kind: ToolKind.destructive,
+  toolset: Toolset.agents,
   input: z.strictObject({
     want_id: z
       .string()
@@ -177,6 +184,7 @@ const listCriteriaChangesTool = defineTool({
     "Attempts. Page with next_cursor.",
   scope: "read",
   kind: ToolKind.read,
+  toolset: Toolset.agents,
   input: z.strictObject({
     problem: problemRef.optional(),
     cursor: z.string().max(20).optional().describe("next_cursor of the previous page."),
@@ -194,6 +202,7 @@ const getCriteriaChangeTool = defineTool({
   description: "One of your criteria changes, by id (crc_...).",
   scope: "read",
   kind: ToolKind.read,
+  toolset: Toolset.agents,
   input: z.strictObject({
     criteria_change_id: z
       .string()

@@ -9,6 +9,7 @@ import { artifactFilename, artifactMediaType } from "../../inputs/artifact-field
 import { attemptIdField, recordIdField } from "../../inputs/attempt-fields.ts";
 import { artifactResource } from "../resources/artifact-resource.ts";
 import type { ResourceTemplate } from "../resources/resource-template.ts";
+import { Toolset } from "../toolsets.ts";
 import { defineTool, type Tool, ToolKind } from "./tool.ts";
 
 const artifactId = (description: string) => recordIdField("art", "an Artifact", description);
@@ -21,6 +22,7 @@ const uploadArtifactTool = defineTool({
     "(UTF-8) or content_base64. Larger files: request_artifact_upload. Returns {artifact}.",
   scope: "contribute",
   kind: ToolKind.write,
+  toolset: Toolset.solving,
   input: z.strictObject({
     attempt_id: attemptIdField("Your active Attempt."),
     filename: artifactFilename,
@@ -50,6 +52,7 @@ const requestArtifactUploadTool = defineTool({
     "256 MiB) to upload_url within 15 minutes, no Authorization header; the PUT answers {upload_id, artifact}.",
   scope: "contribute",
   kind: ToolKind.write,
+  toolset: Toolset.workbench,
   input: z.strictObject({
     attempt_id: attemptIdField("Your active Attempt."),
     filename: artifactFilename,
@@ -70,6 +73,7 @@ const reuseArtifactTool = defineTool({
     "your active Attempt by reference, without uploading it again. Returns {artifact}.",
   scope: "contribute",
   kind: ToolKind.write,
+  toolset: Toolset.workbench,
   input: z.strictObject({
     attempt_id: attemptIdField("Your active Attempt to carry the Artifact into."),
     artifact_id: artifactId("The Artifact to reuse."),
@@ -87,6 +91,7 @@ const listArtifactsTool = defineTool({
     "15-minute download_url. Returns {artifacts}.",
   scope: "read",
   kind: ToolKind.read,
+  toolset: Toolset.workbench,
   input: z.strictObject({ attempt_id: attemptIdField("The Attempt.") }),
   async run(context, input) {
     return { ...(await listArtifacts(context.services, context, input)) };
@@ -101,6 +106,7 @@ const withdrawArtifactTool = defineTool({
     "Submission may name it. Submissions that already bound it keep their record. Returns {artifact}.",
   scope: "contribute",
   kind: ToolKind.destructive,
+  toolset: Toolset.workbench,
   input: z.strictObject({ artifact_id: artifactId("The Artifact to withdraw.") }),
   async run(context, input) {
     return { ...(await withdrawArtifact(context.services, context, input)) };

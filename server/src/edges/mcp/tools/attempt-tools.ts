@@ -9,6 +9,7 @@ import { attemptIdField } from "../../inputs/attempt-fields.ts";
 import { pageCursor, pageLimit, revisionNumber } from "../../inputs/discovery-inputs.ts";
 import { noteBodyField } from "../../inputs/note-body.ts";
 import { organizationField } from "../../inputs/organization-fields.ts";
+import { Toolset } from "../toolsets.ts";
 import { defineTool, type Tool, ToolKind } from "./tool.ts";
 
 const problemField = z.string().min(1).max(64);
@@ -24,6 +25,7 @@ const startAttemptTool = defineTool({
     "With organization the Attempt is attributed to a team you belong to (whoami lists yours).",
   scope: "contribute",
   kind: ToolKind.write,
+  toolset: Toolset.solving,
   input: z.strictObject({
     problem: problemField.describe("The Problem's slug or prb_ id."),
     revision: revisionNumber.optional().describe("A revision number; default the current one."),
@@ -47,6 +49,7 @@ const endAttemptTool = defineTool({
     "for every outcome. An ended Attempt takes no more notes, uploads or submissions; continue it with start_attempt.",
   scope: "contribute",
   kind: ToolKind.write,
+  toolset: Toolset.solving,
   input: z.strictObject({
     attempt_id: attemptIdField("Your active Attempt."),
     outcome: z
@@ -71,6 +74,7 @@ const getAttemptTool = defineTool({
     "with their latest verification.",
   scope: "read",
   kind: ToolKind.read,
+  toolset: Toolset.solving,
   input: z.strictObject({ attempt_id: attemptIdField("The Attempt's att_ id.") }),
   async run(context, input) {
     return { ...(await getAttempt(context.services, context, input)) };
@@ -85,6 +89,7 @@ const listMyAttemptsTool = defineTool({
     "back with the same filters for the next page.",
   scope: "read",
   kind: ToolKind.read,
+  toolset: Toolset.solving,
   input: z.strictObject({
     problem: problemField.optional().describe("Only Attempts on this Problem (slug or prb_ id)."),
     status: z.enum(AttemptStatus).optional().describe("active or ended."),
@@ -104,6 +109,7 @@ const listAttemptsTool = defineTool({
     "everyone's when you manage the Problem (`scope` says which). Returns {attempts, cursor, scope}.",
   scope: "read",
   kind: ToolKind.read,
+  toolset: Toolset.workbench,
   input: z.strictObject({
     problem: problemField.describe("The Problem's slug or prb_ id."),
     limit: pageLimit,

@@ -24,6 +24,7 @@ import { checkerFileResource } from "../resources/checker-file-resource.ts";
 import { referenceResource } from "../resources/reference-resource.ts";
 import type { ResourceTemplate } from "../resources/resource-template.ts";
 import { skillVersionResource } from "../resources/skill-version-resource.ts";
+import { Toolset } from "../toolsets.ts";
 import { defineTool, type Tool, ToolKind } from "./tool.ts";
 
 const listCampaignsTool = defineTool({
@@ -32,6 +33,7 @@ const listCampaignsTool = defineTool({
   description: "Active listed Campaigns, and your own whatever their visibility, newest first.",
   scope: "read",
   kind: ToolKind.read,
+  toolset: Toolset.discovery,
   input: z.strictObject({ working_attempt_id: workingAttemptId }),
   async run({ services, principal }) {
     return { ...(await listCampaigns(services.sql, viewerOf(principal))) };
@@ -46,6 +48,7 @@ const getCampaignTool = defineTool({
     "back as cursor for the next page.",
   scope: "read",
   kind: ToolKind.read,
+  toolset: Toolset.discovery,
   input: z.strictObject({
     campaign: z.string().min(1).max(64).describe("The Campaign's slug or cmp_ id."),
     limit: pageLimit,
@@ -67,6 +70,7 @@ const searchProblemsTool = defineTool({
     "{problems, cursor, order}; pass cursor back with the same filters for the next page.",
   scope: "read",
   kind: ToolKind.read,
+  toolset: Toolset.discovery,
   input: searchProblemsInput,
   async run({ services, principal }, input) {
     const viewer = viewerOf(principal);
@@ -82,6 +86,7 @@ const getProblemTool = defineTool({
     "inputs with resource URIs and signed 15-minute download links.",
   scope: "read",
   kind: ToolKind.read,
+  toolset: Toolset.discovery,
   input: getProblemInput,
   async run(context, input) {
     const viewer = viewerOf(context.principal);
@@ -97,6 +102,7 @@ const pickProblemTool = defineTool({
     "working on each), each with a plain-text reason. Advisory.",
   scope: "read",
   kind: ToolKind.read,
+  toolset: Toolset.discovery,
   input: z.strictObject({
     campaign: campaignFilter,
     structure: structureField.optional().describe("Only Problems of this structure."),
@@ -121,6 +127,7 @@ const getReviewProtocolTool = defineTool({
   description: "A ReviewProtocol by rpt_ id: its document, content hash and yank state.",
   scope: "read",
   kind: ToolKind.read,
+  toolset: Toolset.review,
   input: z.strictObject({
     review_protocol_id: z.string().min(1).max(64).describe("The protocol's rpt_ id."),
     working_attempt_id: workingAttemptId,
@@ -139,6 +146,7 @@ const getVerifierContractTool = defineTool({
     "of its implementations, with each stage's current one marked.",
   scope: "read",
   kind: ToolKind.read,
+  toolset: Toolset.workbench,
   input: z.strictObject({
     verifier_contract_id: z.string().min(1).max(64).describe("The contract's vct_ id."),
     working_attempt_id: workingAttemptId,
@@ -159,6 +167,7 @@ const getLeaderboardTool = defineTool({
     "with the metric and the baseline. On sealed work `withheld` says why and until when no entry is shown.",
   scope: "read",
   kind: ToolKind.read,
+  toolset: Toolset.workbench,
   input: getLeaderboardInput,
   async run({ services, principal }, input) {
     return {

@@ -7,6 +7,7 @@ import { publishWorkDraft } from "../../../drafts/publish-work-draft.ts";
 import { MAX_DRAFT_READ_BYTES, readWorkDraftFile } from "../../../drafts/read-work-draft-file.ts";
 import { saveWorkDraft } from "../../../drafts/save-work-draft.ts";
 import { viewerOf } from "../../../visibility/viewer.ts";
+import { Toolset } from "../toolsets.ts";
 import { defineTool, type Tool, ToolKind } from "./tool.ts";
 
 const draftId = z.string().min(1).max(64).describe("The draft's wdr_ id (save_work_draft returned it).");
@@ -48,6 +49,7 @@ export const draftTools: Tool[] = [
       "saving an existing draft (draft_id) needs expected_version and makes the next version. Files replace the draft's files as a whole.",
     scope: Scope.contribute,
     kind: ToolKind.write,
+    toolset: Toolset.authoring,
     input: z.strictObject({
       draft_id: draftId.optional(),
       expected_version: expectedVersion.optional(),
@@ -77,6 +79,7 @@ export const draftTools: Tool[] = [
       "Campaigns and Problems (later versions revise them). Invalid drafts answer draft_invalid with the lint errors. Owner (author) or administrator.",
     scope: Scope.contribute,
     kind: ToolKind.write,
+    toolset: Toolset.authoring,
     input: z.strictObject({ draft_id: draftId, expected_version: expectedVersion }),
     run: async ({ services, principal }, input) => ({
       ...(await prepareWorkDraft(services, viewerOf(principal), input)),
@@ -88,6 +91,7 @@ export const draftTools: Tool[] = [
     description: "Your drafts, newest first (administrators may name owner_user_id).",
     scope: Scope.read,
     kind: ToolKind.read,
+    toolset: Toolset.authoring,
     privateRead: true,
     input: z.strictObject({ owner_user_id: z.string().min(1).max(64).optional(), cursor, limit }),
     run: async ({ services, principal }, input) => ({
@@ -100,6 +104,7 @@ export const draftTools: Tool[] = [
     description: "One draft of yours: version, status, files, lint errors and the work it materialized.",
     scope: Scope.read,
     kind: ToolKind.read,
+    toolset: Toolset.authoring,
     privateRead: true,
     input: z.strictObject({ draft_id: draftId }),
     run: async ({ services, principal }, input) => ({
@@ -114,6 +119,7 @@ export const draftTools: Tool[] = [
       "size_bytes and next_offset (null at the end).",
     scope: Scope.read,
     kind: ToolKind.read,
+    toolset: Toolset.authoring,
     privateRead: true,
     input: z.strictObject({
       draft_id: draftId,
@@ -139,6 +145,7 @@ export const draftTools: Tool[] = [
       "author their own listed work, an administrator anything. Reviewed work answers revision_review_required: request_work_publication instead.",
     scope: Scope.contribute,
     kind: ToolKind.write,
+    toolset: Toolset.authoring,
     input: z.strictObject({
       draft_id: draftId,
       expected_version: expectedVersion,

@@ -7,6 +7,7 @@ import {
 } from "../../../verification/attest-external-stage.ts";
 import { viewerOf } from "../../../visibility/viewer.ts";
 import { stageKey, verificationRunId } from "../../inputs/verification-inputs.ts";
+import { Toolset } from "../toolsets.ts";
 import { defineTool, type Tool, ToolKind } from "./tool.ts";
 
 const registerExternalSystemTool = defineTool({
@@ -19,6 +20,7 @@ const registerExternalSystemTool = defineTool({
     "attesters.",
   scope: "contribute",
   kind: ToolKind.write,
+  toolset: Toolset.maintenance,
   input: z.strictObject({
     system: z.string().min(1).max(200).describe("The system's name, exactly as external_system gives it."),
     attestation_hours: z
@@ -59,6 +61,7 @@ const attestExternalStageTool = defineTool({
     "until when; after that deadline it ends inconclusive (attestation_closed). A second attestation is already_attested.",
   scope: "contribute",
   kind: ToolKind.destructive,
+  toolset: Toolset.maintenance,
   input: z.strictObject({
     verification_run_id: verificationRunId,
     stage_key: stageKey,

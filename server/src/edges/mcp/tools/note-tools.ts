@@ -5,6 +5,7 @@ import { NoteSearchMode, searchNotes } from "../../../notes/search-notes.ts";
 import { attemptIdField, recordIdField } from "../../inputs/attempt-fields.ts";
 import { pageCursor } from "../../inputs/discovery-inputs.ts";
 import { noteBodyField } from "../../inputs/note-body.ts";
+import { Toolset } from "../toolsets.ts";
 import { defineTool, type Tool, ToolKind } from "./tool.ts";
 
 const addNoteTool = defineTool({
@@ -13,6 +14,7 @@ const addNoteTool = defineTool({
   description: "Adds a Markdown note to your active Attempt. Returns {note}.",
   scope: "contribute",
   kind: ToolKind.write,
+  toolset: Toolset.solving,
   input: z.strictObject({
     attempt_id: attemptIdField("Your active Attempt."),
     body_md: noteBodyField("The note, Markdown, up to 20000 characters."),
@@ -31,6 +33,7 @@ const searchNotesTool = defineTool({
     "Returns {notes: [note + score + matched], cursor, mode}.",
   scope: "read",
   kind: ToolKind.read,
+  toolset: Toolset.workbench,
   input: z.strictObject({
     query: z.string().min(1).max(1000).describe("What to look for."),
     mode: z
@@ -53,6 +56,7 @@ const getNoteTool = defineTool({
   description: "One note by nte_ id: yours, or on an Attempt of a Problem you manage. Returns {note}.",
   scope: "read",
   kind: ToolKind.read,
+  toolset: Toolset.workbench,
   input: z.strictObject({ note_id: recordIdField("nte", "a Note", "The note's nte_ id.") }),
   async run(context, input) {
     return { ...(await getNote(context.services, context, input)) };

@@ -11,6 +11,7 @@ import {
   organizationSlugField,
   userField,
 } from "../../inputs/organization-fields.ts";
+import { Toolset } from "../toolsets.ts";
 import { defineTool, type Tool, ToolKind } from "./tool.ts";
 
 const organization = organizationField.describe("The Organization's slug or org_ id.");
@@ -24,6 +25,7 @@ const createOrganizationTool = defineTool({
     "Returns {organization, your_role, members, invitations}.",
   scope: Scope.contribute,
   kind: ToolKind.write,
+  toolset: Toolset.organizations,
   input: z.strictObject({ slug: organizationSlugField, name: organizationNameField }),
   run: async (context, input) => ({ ...(await createOrganization(context.services, context, input)) }),
 });
@@ -36,6 +38,7 @@ const getOrganizationTool = defineTool({
     "joined_at}], invitations (open ones; owners only)}.",
   scope: Scope.read,
   kind: ToolKind.read,
+  toolset: Toolset.organizations,
   input: z.strictObject({ organization }),
   run: async (context, input) => ({ ...(await getOrganization(context.services, context, input)) }),
 });
@@ -49,6 +52,7 @@ const inviteMemberTool = defineTool({
     "other role offers a role change (how a member becomes an owner). Returns {invitation}.",
   scope: Scope.contribute,
   kind: ToolKind.write,
+  toolset: Toolset.organizations,
   input: z.strictObject({
     organization,
     user: userField.describe("The invitee's handle or usr_ id."),
@@ -68,6 +72,7 @@ const acceptInvitationTool = defineTool({
     "it if you are a member already. Returns {organization, your_role, members, invitations}.",
   scope: Scope.contribute,
   kind: ToolKind.write,
+  toolset: Toolset.organizations,
   input: z.strictObject({ organization }),
   run: async (context, input) => ({ ...(await acceptInvitation(context.services, context, input)) }),
 });
@@ -79,6 +84,7 @@ const declineInvitationTool = defineTool({
     "Declines your open invitation to an Organization. Returns {declined: {organization_slug, role}}.",
   scope: Scope.contribute,
   kind: ToolKind.write,
+  toolset: Toolset.organizations,
   input: z.strictObject({ organization }),
   run: async (context, input) => ({ ...(await declineInvitation(context.services, context, input)) }),
 });
@@ -92,6 +98,7 @@ const removeMemberTool = defineTool({
     "removed. Returns {organization_slug, user, role, invitation_cancelled}.",
   scope: Scope.contribute,
   kind: ToolKind.destructive,
+  toolset: Toolset.organizations,
   input: z.strictObject({ organization, user: userField.describe("The member's handle or usr_ id.") }),
   run: async (context, input) => ({ ...(await removeMember(context.services, context, input)) }),
 });
@@ -104,6 +111,7 @@ const leaveOrganizationTool = defineTool({
     "Returns {organization_slug, user, role, invitation_cancelled}.",
   scope: Scope.contribute,
   kind: ToolKind.destructive,
+  toolset: Toolset.organizations,
   input: z.strictObject({ organization }),
   run: async (context, input) => ({ ...(await leaveOrganization(context.services, context, input)) }),
 });

@@ -1,4 +1,4 @@
-import { PublicationRequestStatus, Scope } from "@svc/schemas";
+import { PublicationRequestStatus, Role, Scope } from "@svc/schemas";
 import { z } from "zod";
 import { ServiceError } from "../../../core/errors/service-error.ts";
 import { listPublicationRequests } from "../../../publication-requests/list-publication-requests.ts";
@@ -10,6 +10,7 @@ import {
 import { viewerOf } from "../../../visibility/viewer.ts";
 import { workReference } from "../../../work/work-reference.ts";
 import { listWorkAudit } from "../../../work-audit/list-work-audit.ts";
+import { Toolset } from "../toolsets.ts";
 import { publishedVisibility } from "./draft-tools.ts";
 import { defineTool, type Tool, ToolKind } from "./tool.ts";
 
@@ -26,6 +27,7 @@ export const publicationTools: Tool[] = [
       "from get_work_management) as visibility (default listed). Approval publishes exactly what the request pins.",
     scope: Scope.contribute,
     kind: ToolKind.write,
+    toolset: Toolset.authoring,
     input: z.strictObject({
       draft_id: z.string().min(1).max(64).optional(),
       expected_version: z
@@ -88,6 +90,7 @@ export const publicationTools: Tool[] = [
       "the requester withdraws.",
     scope: Scope.contribute,
     kind: ToolKind.write,
+    toolset: Toolset.maintenance,
     input: z.strictObject({
       request_id: z.string().min(1).max(64).describe("The pbr_ id request_work_publication returned."),
       decision: z.enum(ReviewDecision),
@@ -103,6 +106,8 @@ export const publicationTools: Tool[] = [
     description: "Administrators: publication requests oldest first, optionally of one status.",
     scope: Scope.contribute,
     kind: ToolKind.read,
+    toolset: Toolset.administration,
+    role: Role.administrator,
     input: z.strictObject({ status: z.enum(PublicationRequestStatus).optional(), cursor, limit }),
     run: async ({ services, principal }, input) => ({
       ...(await listPublicationRequests(services.sql, viewerOf(principal), input)),
@@ -116,6 +121,7 @@ export const publicationTools: Tool[] = [
       "draft_id (managers only); without a filter, entries on your work and drafts (administrators: all).",
     scope: Scope.read,
     kind: ToolKind.read,
+    toolset: Toolset.authoring,
     input: z.strictObject({
       work: workReference.optional(),
       draft_id: z.string().min(1).max(64).optional(),

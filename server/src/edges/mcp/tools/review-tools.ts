@@ -16,6 +16,7 @@ import { workingAttemptId } from "../../inputs/discovery-inputs.ts";
 import { reasonMd } from "../../inputs/verification-inputs.ts";
 import { resourceJson } from "../resources/resource-bytes.ts";
 import type { ResourceTemplate } from "../resources/resource-template.ts";
+import { Toolset } from "../toolsets.ts";
 import { defineTool, type Tool, ToolKind } from "./tool.ts";
 
 type SubmitInput = { assignment_id: string } & ReviewResponseInput;
@@ -51,6 +52,7 @@ const getReviewProcessTool = defineTool({
     "managers, its submitter and its reviewers; blinded as docs/reviews.md says.",
   scope: "read",
   kind: ToolKind.read,
+  toolset: Toolset.review,
   input: z.strictObject({ review_process_id: processId, working_attempt_id: workingAttemptId }),
   async run({ services, principal, baseUrl }, input) {
     return {
@@ -68,6 +70,7 @@ const pickReviewTool = defineTool({
     "it with claim_review.",
   scope: "read",
   kind: ToolKind.read,
+  toolset: Toolset.review,
   input: z.strictObject({
     campaign: z
       .string()
@@ -93,6 +96,7 @@ const getReviewCaseTool = defineTool({
     "assignment_url (null when you hold no assignment on the node).",
   scope: "read",
   kind: ToolKind.read,
+  toolset: Toolset.review,
   input: z.strictObject({
     review_process_id: processId,
     node_id: nodeId,
@@ -111,6 +115,7 @@ const listMyReviewAssignmentsTool = defineTool({
     "(claimed, submitted, declined, lapsed). Pages of up to 100 with a cursor.",
   scope: "read",
   kind: ToolKind.read,
+  toolset: Toolset.review,
   input: z.strictObject({
     status: z.enum(AssignmentStatus).optional().describe("Only this state."),
     limit: z.number().int().min(1).max(100).default(50).describe("Page size, 1 to 100 (default 50)."),
@@ -130,6 +135,7 @@ const getReviewAssignmentTool = defineTool({
     "claim is live, the bundle again.",
   scope: "read",
   kind: ToolKind.read,
+  toolset: Toolset.review,
   input: z.strictObject({ assignment_id: assignmentId, working_attempt_id: workingAttemptId }),
   async run({ services, principal, baseUrl }, input) {
     return { ...(await getReviewAssignment(services, viewerOf(principal), input.assignment_id, baseUrl)) };
@@ -145,6 +151,7 @@ const claimReviewTool = defineTool({
     "the seat renews the hold.",
   scope: "contribute",
   kind: ToolKind.write,
+  toolset: Toolset.review,
   input: z.strictObject({ review_process_id: processId, node_id: nodeId }),
   async run({ services, principal, baseUrl }, input) {
     const viewer = viewerOf(principal);
@@ -159,6 +166,7 @@ const declineReviewAssignmentTool = defineTool({
   description: "Gives up your claim on a seat for good; the seat reopens for others.",
   scope: "contribute",
   kind: ToolKind.destructive,
+  toolset: Toolset.review,
   input: z.strictObject({ assignment_id: assignmentId }),
   async run({ services, principal, baseUrl }, input) {
     const viewer = viewerOf(principal);
@@ -177,6 +185,7 @@ const submitReviewResponseTool = defineTool({
     "(response_rejected) and the claim stays open for a corrected resubmit. Final once accepted.",
   scope: "contribute",
   kind: ToolKind.destructive,
+  toolset: Toolset.review,
   input: z.strictObject({
     assignment_id: assignmentId,
     response: z.unknown().describe("The structured judgment the rubric's response_schema describes."),
@@ -210,6 +219,7 @@ const yankReviewProtocolTool = defineTool({
     "Contracts that pin it keep resolving it and review processes keep their meaning; validation notes new pins.",
   scope: "contribute",
   kind: ToolKind.destructive,
+  toolset: Toolset.maintenance,
   input: z.strictObject({
     review_protocol_id: z
       .string()

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { getSandboxImageStatus } from "../../../sandbox-images/get-sandbox-image-status.ts";
 import { viewerOf } from "../../../visibility/viewer.ts";
 import { workingAttemptId } from "../../inputs/discovery-inputs.ts";
+import { Toolset } from "../toolsets.ts";
 import { defineTool, type Tool, ToolKind } from "./tool.ts";
 
 const getSandboxImageStatusTool = defineTool({
@@ -13,6 +14,7 @@ const getSandboxImageStatusTool = defineTool({
     "svc-runtime/python:1; lists the implementations that run on it and their conformance.",
   scope: "read",
   kind: ToolKind.read,
+  toolset: Toolset.authoring,
   input: z.strictObject({
     image: z
       .string()

@@ -7,6 +7,7 @@ import { nominateFinalEntry } from "../../../submissions/nominate-final-entry.ts
 import { viewerOf } from "../../../visibility/viewer.ts";
 import { recordIdField } from "../../inputs/attempt-fields.ts";
 import { workingAttemptId } from "../../inputs/discovery-inputs.ts";
+import { Toolset } from "../toolsets.ts";
 import { defineTool, type Tool, ToolKind } from "./tool.ts";
 
 const revisionId = recordIdField("prv", "a ProblemRevision", "The sealed ProblemRevision (prv_...).");
@@ -19,6 +20,7 @@ const prepareReferenceReleaseTool = defineTool({
     "unsealed together), and the acknowledgement_fingerprint unseal_reference_inputs needs. Changes nothing.",
   scope: "read",
   kind: ToolKind.read,
+  toolset: Toolset.sealed,
   input: z.strictObject({ revision_id: revisionId, working_attempt_id: workingAttemptId }),
   async run({ services, principal }, input) {
     return {
@@ -41,6 +43,7 @@ const unsealReferenceInputsTool = defineTool({
     "returned; a missing or stale one is refused. Returns {sealing, affected_revision_ids}.",
   scope: "contribute",
   kind: ToolKind.write,
+  toolset: Toolset.sealed,
   input: z.strictObject({
     revision_id: revisionId,
     reason_md: z
@@ -75,6 +78,7 @@ const nominateFinalEntryTool = defineTool({
     "whichever comes first. Repeating the current selection changes nothing. Returns {nomination, changed}.",
   scope: "contribute",
   kind: ToolKind.write,
+  toolset: Toolset.sealed,
   input: z.strictObject({
     submission_id: recordIdField("sub", "a Submission", "Your Submission on the sealed evaluation."),
   }),
@@ -100,6 +104,7 @@ const getFinalEntryTool = defineTool({
     "of entry history and nominations with their own cursors. Before the cutoff you see only your own events.",
   scope: "read",
   kind: ToolKind.read,
+  toolset: Toolset.sealed,
   input: z.strictObject({
     revision_id: revisionId,
     limit: z.number().int().min(1).max(100).default(50).describe("Page size, 1 to 100 (default 50)."),

@@ -5,6 +5,7 @@ import { readSubmission } from "../../../submissions/read-submission.ts";
 import { withdrawSubmission } from "../../../submissions/withdraw-submission.ts";
 import { viewerOf } from "../../../visibility/viewer.ts";
 import { attemptIdField, recordIdField } from "../../inputs/attempt-fields.ts";
+import { Toolset } from "../toolsets.ts";
 import { defineTool, type Tool, ToolKind } from "./tool.ts";
 
 const submissionId = (description: string) => recordIdField("sub", "a Submission", description);
@@ -18,6 +19,7 @@ const createSubmissionTool = defineTool({
     "contract. Returns {submission, verification_run_id} (null without a contract).",
   scope: "contribute",
   kind: ToolKind.write,
+  toolset: Toolset.solving,
   input: z.strictObject({
     attempt_id: attemptIdField("Your active Attempt."),
     artifacts: z
@@ -46,6 +48,7 @@ const withdrawSubmissionTool = defineTool({
     "Withdraws one of your Submissions for good (it still counts against sealed quotas). Returns {submission}.",
   scope: "contribute",
   kind: ToolKind.destructive,
+  toolset: Toolset.workbench,
   input: z.strictObject({ submission_id: submissionId("The Submission to withdraw.") }),
   async run(context, input) {
     return { ...(await withdrawSubmission(context.services, context, input)) };
@@ -60,6 +63,7 @@ const listSubmissionsTool = defineTool({
     "verification_run_ids (latest first) and latest_verification. Returns {submissions}.",
   scope: "read",
   kind: ToolKind.read,
+  toolset: Toolset.workbench,
   input: z.strictObject({
     attempt_id: attemptIdField("The Attempt.").optional(),
     problem: z
@@ -81,6 +85,7 @@ const getSubmissionTool = defineTool({
     "One Submission (yours, or any on a Problem you manage) with verification_run_ids, latest first. Returns {submission}.",
   scope: "read",
   kind: ToolKind.read,
+  toolset: Toolset.solving,
   input: z.strictObject({ submission_id: submissionId("The Submission's sub_ id.") }),
   async run(context, input) {
     const { services, principal } = context;

@@ -1,7 +1,8 @@
-import type { Scope } from "@svc/schemas";
+import type { Role, Scope } from "@svc/schemas";
 import type { z } from "zod";
 import type { Services } from "../../../core/services/services.ts";
 import type { Principal } from "../../../users/principal.ts";
+import type { Toolset } from "../toolsets.ts";
 
 /**
  * How a tool is annotated (spec 4.1): read tools are read-only; write tools change state;
@@ -37,12 +38,26 @@ export interface Tool<Input extends z.ZodObject = z.ZodObject> {
   /** The token scope the tool needs: `read` for read tools, `contribute` for everything else. */
   scope: Scope;
   kind: ToolKind;
+  /** The one named set the tool is listed in (toolsets.ts, docs/agents.md); clients choose sets. */
+  toolset: Toolset;
+  /**
+   * The live role without which every call is refused (administrator tools, author-only ones):
+   * tools/list hides the tool from users without it. Leave it out when `run` decides per object.
+   */
+  role?: Role;
   /**
    * A private read (the work draft reads of spec 4.1) takes no `working_attempt_id`: what it shows
    * is the caller's own unpublished work, never an Attempt's context.
    */
   privateRead?: boolean;
   input: Input;
+  /**
+   * The result's schema, one line: `output: someResultSchema`. tools/list advertises it as the
+   * tool's outputSchema (with the error envelope) and the tool's `/api` route serializes through it.
+   * Without it the tool declares "a JSON object"; name the fields a client relies on, loose
+   * (z.looseObject) so a field the domain adds is served before it is described.
+   */
+  output?: z.ZodObject;
   run(context: ToolContext, input: z.output<Input>): Promise<Record<string, unknown>>;
 }
 

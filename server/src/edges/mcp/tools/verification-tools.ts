@@ -1,4 +1,4 @@
-import { IdPrefix, idPattern } from "@svc/schemas";
+import { IdPrefix, idPattern, Role } from "@svc/schemas";
 import { z } from "zod";
 import { latestLogIndex } from "../../../attestations/read-run-attestations.ts";
 import { evidenceListing } from "../../../verification/evidence-listing.ts";
@@ -24,6 +24,7 @@ import {
 } from "../../inputs/verification-inputs.ts";
 import { resourceBytes, resourceJson } from "../resources/resource-bytes.ts";
 import type { ResourceTemplate } from "../resources/resource-template.ts";
+import { Toolset } from "../toolsets.ts";
 import { defineTool, type Tool, ToolKind } from "./tool.ts";
 
 const getVerificationTool = defineTool({
@@ -36,6 +37,7 @@ const getVerificationTool = defineTool({
     "attestation in the transparency log (get_run_attestations), null until it is sequenced. Yours, or on a Problem you manage.",
   scope: "read",
   kind: ToolKind.read,
+  toolset: Toolset.solving,
   input: getVerificationInput,
   async run({ services, principal, baseUrl }, input) {
     const verification = await getVerification(
@@ -62,6 +64,7 @@ const listVerificationsTool = defineTool({
     "Pages of up to 100 with a cursor.",
   scope: "read",
   kind: ToolKind.read,
+  toolset: Toolset.workbench,
   input: z.strictObject({
     submission_id: submissionId.optional(),
     attempt_id: z.string().regex(idPattern(IdPrefix.attempt), "must be an Attempt id (att_...)").optional(),
@@ -85,6 +88,7 @@ const rerunVerificationTool = defineTool({
     "The submitter, the Problem's owner or an administrator; consumes no submission quota.",
   scope: "contribute",
   kind: ToolKind.write,
+  toolset: Toolset.maintenance,
   input: z.strictObject({ submission_id: submissionId }),
   async run({ services, principal }, input) {
     return { ...(await rerunVerification(services.sql, viewerOf(principal), input.submission_id)) };
@@ -99,6 +103,8 @@ const revokeVerificationTool = defineTool({
     "the run keeps its result but stops counting toward the verdict.",
   scope: "contribute",
   kind: ToolKind.destructive,
+  toolset: Toolset.administration,
+  role: Role.administrator,
   input: z.strictObject({ verification_run_id: verificationRunId, reason_md: reasonMd }),
   async run({ services, principal }, input) {
     return { ...(await revokeVerification(services, viewerOf(principal), input)) };
@@ -114,6 +120,7 @@ const yankVerifierImplementationTool = defineTool({
     "waiting on the stage say so. Runs it already ran keep their result (revoke_implementation_runs revokes them).",
   scope: "contribute",
   kind: ToolKind.destructive,
+  toolset: Toolset.maintenance,
   input: z.strictObject({ verifier_implementation_id: verifierImplementationId, reason_md: reasonMd }),
   async run({ services, principal }, input) {
     return { ...(await yankVerifierImplementation(services, viewerOf(principal), input)) };
@@ -130,6 +137,8 @@ const revokeImplementationRunsTool = defineTool({
     "Yank the implementation (yank_verifier_implementation) so it runs nothing new.",
   scope: "contribute",
   kind: ToolKind.destructive,
+  toolset: Toolset.administration,
+  role: Role.administrator,
   input: z.strictObject({ verifier_implementation_id: verifierImplementationId, reason_md: reasonMd }),
   async run({ services, principal }, input) {
     return { ...(await revokeImplementationRuns(services, viewerOf(principal), input)) };
@@ -144,6 +153,7 @@ const startManualVerificationTool = defineTool({
     "implementations current now, say after a yank or a revocation; consumes no submission quota.",
   scope: "contribute",
   kind: ToolKind.write,
+  toolset: Toolset.maintenance,
   input: z.strictObject({ submission_id: submissionId }),
   async run({ services, principal }, input) {
     return { ...(await startManualVerification(services.sql, viewerOf(principal), input.submission_id)) };
@@ -160,6 +170,8 @@ const redactStageLogTool = defineTool({
     "them. Inputs, artifact hashes, results and evidence_md are never redactable.",
   scope: "contribute",
   kind: ToolKind.destructive,
+  toolset: Toolset.administration,
+  role: Role.administrator,
   input: z.strictObject({
     verification_run_id: verificationRunId,
     stage_key: z

@@ -6,6 +6,7 @@ import { setWorkVisibility } from "../../../work/set-work-visibility.ts";
 import { updateWorkDetails } from "../../../work/update-work-details.ts";
 import { workReference } from "../../../work/work-reference.ts";
 import { workingAttemptId } from "../../inputs/discovery-inputs.ts";
+import { Toolset } from "../toolsets.ts";
 import { defineTool, type Tool, ToolKind } from "./tool.ts";
 
 const expectedSnapshot = z
@@ -24,6 +25,7 @@ const getWorkManagementTool = defineTool({
     "mutable details, and the snapshot to pass as expected_snapshot to update_work_details or set_work_visibility.",
   scope: "read",
   kind: ToolKind.read,
+  toolset: Toolset.authoring,
   input: z.strictObject({ work: workReference, working_attempt_id: workingAttemptId }),
   async run({ services, principal }, input) {
     const viewer = viewerOf(principal);
@@ -39,6 +41,7 @@ const updateWorkDetailsTool = defineTool({
     "in place, without a new revision. Owner or administrator; needs expected_snapshot.",
   scope: "contribute",
   kind: ToolKind.write,
+  toolset: Toolset.authoring,
   input: z.strictObject({
     work: workReference,
     expected_snapshot: expectedSnapshot,
@@ -67,6 +70,7 @@ const setWorkVisibilityTool = defineTool({
     "listed the trusted-author role or an administrator; restricting is always allowed to the owner.",
   scope: "contribute",
   kind: ToolKind.write,
+  toolset: Toolset.authoring,
   input: z.strictObject({
     work: workReference,
     visibility: z.enum(Visibility),

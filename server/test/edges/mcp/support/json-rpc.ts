@@ -21,8 +21,10 @@ export function modernRpc(
   token: string | null,
   method: string,
   params: Record<string, unknown> = {},
+  extraHeaders: Record<string, string> = {},
 ): Promise<RpcAnswer> {
-  return postRpc(url, token, ...modernRequest(method, params));
+  const [headers, message] = modernRequest(method, params);
+  return postRpc(url, token, { ...headers, ...extraHeaders }, message);
 }
 
 /**

@@ -37,18 +37,34 @@ export interface TestClient {
 
 /** The client lines agents use: the current SDK on each protocol era, and the older 1.x SDK. */
 export const clientLines = [
-  { name: "v2 client on 2026-07-28", connect: (url: string, token: string) => connectV2(url, token, "auto") },
+  {
+    name: "v2 client on 2026-07-28",
+    connect: (url: string, token: string, query?: string) => connectV2(url, token, "auto", query),
+  },
   {
     name: "v2 client on 2025-11-25",
-    connect: (url: string, token: string) => connectV2(url, token, "legacy"),
+    connect: (url: string, token: string, query?: string) => connectV2(url, token, "legacy", query),
   },
   { name: "1.x SDK client", connect: connectSdk1 },
 ] as const;
 
-async function connectV2(url: string, token: string, mode: "auto" | "legacy"): Promise<TestClient> {
+/**
+ * The endpoint URL, with a query (`?toolsets=all`) when given: the toolsets a client chooses ride
+ * on the URL it is configured with.
+ */
+function endpoint(url: string, query = ""): URL {
+  return new URL(`${url}/mcp${query}`);
+}
+
+async function connectV2(
+  url: string,
+  token: string,
+  mode: "auto" | "legacy",
+  query?: string,
+): Promise<TestClient> {
   const client = new Client({ name: "svc-test", version: "1.0.0" }, { versionNegotiation: { mode } });
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+    new StreamableHTTPClientTransport(endpoint(url, query), {
       requestInit: { headers: { authorization: `Bearer ${token}` } },
     }),
   );
@@ -66,10 +82,10 @@ async function connectV2(url: string, token: string, mode: "auto" | "legacy"): P
   };
 }
 
-async function connectSdk1(url: string, token: string): Promise<TestClient> {
+async function connectSdk1(url: string, token: string, query?: string): Promise<TestClient> {
   const client = new Sdk1Client({ name: "svc-test", version: "1.0.0" });
   await client.connect(
-    new Sdk1Transport(new URL(`${url}/mcp`), {
+    new Sdk1Transport(endpoint(url, query), {
       requestInit: { headers: { authorization: `Bearer ${token}` } },
     }),
   );
