@@ -4,6 +4,7 @@ import { readTransparencyLog } from "../../../attestations/read-transparency-log
 import { viewerOf } from "../../../visibility/viewer.ts";
 import { transparencyLogInput } from "../../inputs/transparency-log-inputs.ts";
 import { verificationRunId } from "../../inputs/verification-inputs.ts";
+import { Toolset } from "../toolsets.ts";
 import { defineTool, type Tool, ToolKind } from "./tool.ts";
 
 const getRunAttestationsTool = defineTool({
@@ -15,6 +16,7 @@ const getRunAttestationsTool = defineTool({
     "them. Check them offline with `svc attestation verify <run-id>`. Yours, or on a Problem you manage.",
   scope: "read",
   kind: ToolKind.read,
+  toolset: Toolset.workbench,
   input: z.strictObject({ verification_run_id: verificationRunId }),
   async run({ services, principal }, input) {
     return {
@@ -37,6 +39,7 @@ const getTransparencyLogTool = defineTool({
     "from an earlier checkpoint you saw. Keys: GET /.well-known/svc-attestation-keys.",
   scope: "read",
   kind: ToolKind.read,
+  toolset: Toolset.workbench,
   input: transparencyLogInput,
   async run({ services }, input) {
     return { ...(await readTransparencyLog(services.sql, input)) };
