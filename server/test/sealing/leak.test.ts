@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { sequenceAttestations } from "../../src/attestations/sequence-attestations.ts";
 import { signedUrlExpiry, signUrl } from "../../src/core/signing/signed-url.ts";
 import { referenceTarget } from "../../src/downloads/download-target.ts";
 import { resourceTemplates, tools } from "../../src/edges/mcp/tools/tools.ts";
@@ -56,6 +57,12 @@ const tool =
   (name: string, args: (c: LeakContext) => Record<string, unknown>): LeakRow["read"] =>
   async (c) =>
     JSON.stringify(await c.client.callTool(name, args(c)));
+
+/** The answer with every DSSE payload in it decoded: a signed Statement is inspected like the rest. */
+function withStatements(text: string): string {
+  const payloads = [...text.matchAll(/\\?"payload\\?":\s*\\?"([A-Za-z0-9+/=]+)/g)];
+  return [text, ...payloads.map((match) => Buffer.from(match[1]!, "base64").toString("utf8"))].join("\n");
+}
 
 /** A resource read's contents, or the error it raised, as text. */
 const resource =
@@ -324,6 +331,30 @@ const table: LeakRow[] = [
     covers: "GET /work/publication-requests",
     read: (c) => c.http("/work/publication-requests", "text/html"),
   },
+  // Attestations (issue 34): withheld values are commitments inside the signed Statements.
+  {
+    covers: "get_run_attestations",
+    read: async (c) =>
+      withStatements(await tool("get_run_attestations", () => ({ verification_run_id: c.refutedRunId }))(c)),
+  },
+  {
+    covers: "get_run_attestations",
+    read: async (c) =>
+      withStatements(await tool("get_run_attestations", () => ({ verification_run_id: c.verifiedRunId }))(c)),
+  },
+  {
+    covers: "get_transparency_log",
+    read: tool("get_transparency_log", () => ({ log_index: 0, from_size: 1 })),
+  },
+  {
+    covers: "GET /api/verifications/{id}/attestations",
+    read: async (c) => withStatements(await c.http(`/api/verifications/${c.refutedRunId}/attestations`)),
+  },
+  { covers: "GET /api/transparency-log", read: (c) => c.http("/api/transparency-log?log_index=1") },
+  {
+    covers: "GET /.well-known/svc-attestation-keys",
+    read: (c) => c.http("/.well-known/svc-attestation-keys"),
+  },
   {
     covers: "GET /api/verifier-implementations/{id}/program",
     read: (c) => c.http("/api/verifier-implementations/vfi_0000000000/program"),
@@ -378,6 +409,8 @@ describeWithDatabase("nothing sealed leaks while sealed", () => {
     ids.submissionId = bad.submission_id;
     ids.verifiedRunId = good.verification_run_id;
     ids.refutedRunId = bad.verification_run_id;
+    // Their attestations are signed now, while the evaluation is sealed.
+    await sequenceAttestations(f.services);
     const listed = await call<{ artifacts: Array<{ id: string }> }>(f.as(f.solver), "list_artifacts", {
       attempt_id: bad.attempt_id,
     });
@@ -397,6 +430,18 @@ describeWithDatabase("nothing sealed leaks while sealed", () => {
     expect(managed.verification.result).toBe("refuted");
     expect(managed.verification.evidence_md).toContain(SEALED_CLAUSE);
   }, 60_000);
+
+  it("signs the submitter's attestations while sealed, with the withheld outcome as a commitment only", async () => {
+    f.setNow(at(1));
+    const text = withStatements(
+      JSON.stringify(
+        await f.as(f.solver).callTool("get_run_attestations", { verification_run_id: ids.refutedRunId }),
+      ),
+    );
+    expect(text).toContain("https://svc.dev/attestations/verification-run/v1");
+    expect(text).toMatch(/"result":\{"commitment":"sha256:[0-9a-f]{64}"\}/);
+    expect(text).toMatch(/"openings\\?":null/);
+  });
 
   it("has a row for every read tool, resource template and read route", () => {
     const covered = new Set(table.map((row) => row.covers));
