@@ -7,8 +7,10 @@
  *   each subscribed by webhook to a local receiver, delivered by one worker process's
  *   graphile-worker runner (concurrency BENCH_CONCURRENCY, default 4);
  * - latency from the commit of an event's transaction to its arrival at the receiver: p50, p95
- *   and p99 (appending is bounded by commits, which the event log serializes to hand out ids in
- *   commit order, so this phase delivers as fast as events are appended);
+ *   and p99;
+ * - event-writing transactions per second with 1, 4 and 16 concurrent writers, each holding its
+ *   transaction open 5 ms after appending (as a change does while it writes the rest), against
+ *   one writer; and 16 writers taking the former global event-log lock, for comparison;
  * - the drain rate: BENCH_EVENTS more events appended (100 per transaction) while the worker is
  *   stopped, then delivered from a standing start: what delivery alone sustains;
  * - the baseline: the same receiver sent the same number of signed POSTs directly, as many at
@@ -20,6 +22,7 @@
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { EventKind } from "@svc/schemas";
 import { pino } from "pino";
@@ -29,6 +32,7 @@ import { buildApp } from "../../server/src/edges/cli/build-app.ts";
 import { openServices } from "../../server/src/edges/cli/open-services.ts";
 import { startWorker } from "../../server/src/edges/worker/start-worker.ts";
 import { appendEvent } from "../../server/src/events/append-event.ts";
+import { settleEvents } from "../../server/src/events/settle-events.ts";
 import { EVENT_NOTIFICATION } from "../../server/src/events/stream-events.ts";
 import { subscribeEvents } from "../../server/src/events/subscribe-events.ts";
 import { webhookSecret, webhookSignature } from "../../server/src/events/webhook-secret.ts";
@@ -42,6 +46,11 @@ const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const WRITERS = 8;
+/** How long each writer of the writers phase holds its transaction open after appending. */
+const HOLD_MS = 5;
+const WRITER_SECONDS = Number(process.env.BENCH_WRITER_SECONDS ?? 3);
+/** The lock every event-writing transaction took before migration 032 (issue 38). */
+const FORMER_EVENT_LOG_LOCK = "6005061118224322132";
 const log = pino({ level: "silent" });
 
 /** A receiver counting arrivals: the time each event id arrived, and a wake-up when all have. */
@@ -50,9 +59,13 @@ function receiver() {
   let expected = 0;
   let done: () => void = () => {};
   const server = createServer((request, response) => {
-    request.resume();
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
-      const id = String(request.headers["x-svc-event-id"] ?? `direct-${arrivals.size}`);
+      // Keyed by the event's `n` (its log id is drawn after commit, unknown to the writer).
+      const event =
+        request.headers["x-svc-event-id"] === undefined ? null : JSON.parse(Buffer.concat(chunks).toString());
+      const id = event === null ? `direct-${arrivals.size}` : String(event.data.n);
       if (!arrivals.has(id)) arrivals.set(id, performance.now());
       response.end("ok");
       if (arrivals.size >= expected) done();
@@ -114,6 +127,35 @@ try {
   const baseline = EVENTS / ((performance.now() - baselineStart) / 1000);
   sink.arrivals.clear();
 
+  // Concurrent writers, before any webhook subscription exists (so nothing is woken).
+  const writer = await addUser(db.sql, { handle: "bench-writer" });
+  const writersRate = async (writers: number, globalLock = false) => {
+    let transactions = 0;
+    const end = performance.now() + WRITER_SECONDS * 1000;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: writers }, async () => {
+        while (performance.now() < end) {
+          await db.sql.begin(async (tx) => {
+            if (globalLock) await tx`select pg_advisory_xact_lock(${FORMER_EVENT_LOG_LOCK})`;
+            await appendEvent(tx, {
+              kind: EventKind.runFinished,
+              occurredAt: new Date(),
+              audienceUserId: writer.id,
+              data: { n: transactions },
+            });
+            await sleep(HOLD_MS);
+          });
+          transactions++;
+        }
+      }),
+    );
+    return transactions / ((performance.now() - started) / 1000);
+  };
+  const writerRates = new Map<number, number>();
+  for (const writers of [1, 4, 16]) writerRates.set(writers, await writersRate(writers));
+  const lockedRate = await writersRate(16, true);
+
   const users: string[] = [];
   for (let i = 0; i < SUBSCRIBERS; i++) {
     const user = await addUser(db.sql, { handle: `bench-agent-${i}` });
@@ -129,7 +171,7 @@ try {
     Array.from({ length: WRITERS }, async () => {
       while (next < EVENTS) {
         const n = next++;
-        const id = await db.sql.begin((tx) =>
+        await db.sql.begin((tx) =>
           appendEvent(tx, {
             kind: EventKind.runFinished,
             occurredAt: new Date(),
@@ -137,7 +179,7 @@ try {
             data: { n },
           }),
         );
-        committed.set(id, performance.now());
+        committed.set(String(n), performance.now());
       }
     }),
   );
@@ -172,6 +214,7 @@ try {
   const streamer = await addUser(db.sql, { handle: "bench-streamer" });
   const { token } = await issueToken(db.sql, "bench-streamer", ["read", "contribute"]);
   const { subscription } = await subscribeEvents(services, streamer.id, { delivery: { type: "stream" } });
+  await settleEvents(db.sql);
   const after = (await db.sql<{ id: string }[]>`select coalesce(max(id), 0)::text as id from events`)[0]!.id;
   for (let first = 0; first < EVENTS; first += 100) {
     await db.sql.begin(async (tx) => {
@@ -255,6 +298,28 @@ try {
   console.log(
     `streamed (one SDK client, events/stream backlog)   ${streamRate.toFixed(0)} events/s   events/list paging ${listRate.toFixed(0)} events/s   ratio ${(streamRate / listRate).toFixed(2)}`,
   );
+  for (const writers of [1, 4, 16]) {
+    console.log(
+      `event-writing transactions, ${String(writers).padStart(2)} writers (5 ms open)  ${writerRates.get(writers)!.toFixed(0)}/s`,
+    );
+  }
+  console.log(`  16 writers under the former global lock          ${lockedRate.toFixed(0)}/s`);
+  for (const writers of [4, 16]) {
+    printSummary({
+      name: `events writers ${writers} vs 1`,
+      figure: writerRates.get(writers)!,
+      baseline: writerRates.get(1)!,
+      unit: "tx/s",
+      baselineName: "1 writer",
+    });
+  }
+  printSummary({
+    name: "events writers 16 vs former lock",
+    figure: writerRates.get(16)!,
+    baseline: lockedRate,
+    unit: "tx/s",
+    baselineName: "16 writers, global lock",
+  });
   printSummary({
     name: "events webhook deliveries",
     figure: rate,

@@ -39,36 +39,23 @@ export function eventFromJson(
 }
 
 /**
- * A constant of the service's own (any 64-bit number no other lock uses): the lock that hands
- * out event ids in commit order.
- */
-const EVENT_LOG_LOCK = 0x5356_4345_5645_4e54n; // "SVCEVENT"
-
-/**
  * Appends an event inside `tx`, the transaction of the change it reports, so it exists exactly
  * when the change committed, and wakes the webhook subscriptions that want its kind (streams
- * poll the log themselves: events/stream). Ids come from a sequence, which hands them out at insert and not at commit; the transaction-scoped
- * advisory lock makes event-writing transactions take their ids one after another and hold them
- * to commit, so a reader that has seen id n never later finds a committed id below n. Call it
- * late in the transaction: the lock is held from here to commit.
- *
- * One statement, so the lock is held for one round trip and the commit: the insert reads its row
- * from the lock's CTE, so the lock is taken before the id is drawn, and the wake-ups read the
- * inserted row, so they follow it.
+ * poll the log themselves: events/stream). The event goes to `pending_events`, which writers
+ * insert into without waiting on each other; it takes its log id (the cursor) after it committed,
+ * when a reader settles the log (settleEvents), so ids follow commit order without a lock held by
+ * writers (docs/agents.md, "Events").
  */
-export async function appendEvent(tx: Sql, event: NewEvent): Promise<string> {
-  const [row] = await tx<{ id: string }[]>`
-    with ${appendEventCtes(tx, event)}
-    select appended.id::text as id, (select count(*) from woken) as woken from appended`;
-  return row!.id;
+export async function appendEvent(tx: Sql, event: NewEvent): Promise<void> {
+  await tx`with ${appendEventCtes(tx, event)} select (select count(*) from woken) as woken`;
 }
 
 /**
- * appendEvent's common table expressions (`locked`, `appended`, `woken`), for a statement that
- * makes its change and appends its event in one round trip. With `gate`, the name of an earlier
- * CTE of that statement, the lock is taken and the event appended once per row `gate` returns
- * (none when the change did not happen). The statement must read `woken`: a plain CTE nobody
- * reads is never run, so the subscriptions would not be woken.
+ * appendEvent's common table expressions (`appended`, `woken`), for a statement that makes its
+ * change and appends its event in one round trip. With `gate`, the name of an earlier CTE of
+ * that statement, the event is appended once per row `gate` returns (none when the change did
+ * not happen). The statement must read `woken`: a plain CTE nobody reads is never run, so the
+ * subscriptions would not be woken.
  */
 export function appendEventCtes(
   sql: Sql,
@@ -88,8 +75,8 @@ export function appendEventCtes(
 /**
  * appendEventCtes for many events: `events` is a subquery (or a CTE's name as `sql(name)`) of
  * rows with the `events` columns (kind, occurred_at, audience_user_id, problem_id,
- * review_process_id, node_id, data). The lock is taken once, only when there is an event; each
- * subscription that wants any of them is woken once. The statement must read `woken`.
+ * review_process_id, node_id, data). Each subscription that wants any of them is woken once. The
+ * statement must read `woken`.
  */
 export function appendEventsCtes(
   sql: Sql,
@@ -98,13 +85,11 @@ export function appendEventsCtes(
   // One waiting delivery job per subscription: preserve_run_at keeps a backing-off subscription's
   // retry time, and graphile-worker adds a fresh job when the keyed one is already running.
   return sql`
-    new_events as (select * from ${events} e),
-    locked as (select pg_advisory_xact_lock(${EVENT_LOG_LOCK.toString()}::bigint) where exists (select from new_events)),
     appended as (
-      insert into events (kind, occurred_at, audience_user_id, problem_id, review_process_id, node_id, data)
+      insert into pending_events (kind, occurred_at, audience_user_id, problem_id, review_process_id, node_id, data)
       select e.kind, e.occurred_at, e.audience_user_id, e.problem_id, e.review_process_id, e.node_id, e.data
-      from new_events e, locked
-      returning id, kind, audience_user_id
+      from ${events} e
+      returning kind, audience_user_id
     ),
     woken as (
       select graphile_worker.add_job(${TaskName.deliverEvents}, json_build_object('subscription_id', s.id),

@@ -7,6 +7,7 @@ import type { Services } from "../core/services/services.ts";
 import type { EventAudience } from "./event-audience.ts";
 import { EVENT_COLUMNS, type EventRow, eventView } from "./event-record.ts";
 import { type EventSubscriptionRow, SUBSCRIPTION_COLUMNS } from "./event-subscription.ts";
+import { settleEvents } from "./settle-events.ts";
 import { webhookSecret, webhookSignature } from "./webhook-secret.ts";
 
 /** How many batches one job delivers before it hands on to a fresh job, so no job runs for ever. */
@@ -37,6 +38,8 @@ export async function deliverEvents(
   audience: EventAudience,
 ): Promise<void> {
   for (let batch = 0; batch < BATCHES_PER_JOB; batch++) {
+    // Before the batch's transaction, which holds the subscription's lock while it POSTs.
+    await settleEvents(services.sql);
     const outcome = await services.sql.begin((tx) => deliverBatch(services, tx, subscriptionId, audience));
     if (outcome !== "more") return;
   }

@@ -1,8 +1,9 @@
 import type { EventKind } from "@svc/schemas";
-import type { Sql } from "../core/db/connect-sql.ts";
+import type { Pool } from "../core/db/connect-sql.ts";
 import { sequencePosition } from "../core/paging/sequence-cursor.ts";
 import type { EventAudience } from "./event-audience.ts";
 import { EVENT_COLUMNS, type EventRow, type EventView, eventView } from "./event-record.ts";
+import { settleEvents } from "./settle-events.ts";
 
 /** events/list's parameters, validated. */
 export interface ListEventsInput {
@@ -34,15 +35,17 @@ export function cursorPosition(cursor: string | undefined): string {
  * events/list: the events after `cursor` that `userId` may see, in id order. Personal events
  * are filtered in SQL; the others go through `audience`. `next_cursor` is the last id examined,
  * not the last one returned, so a subscriber filtered out of a run of events does not rescan it;
- * a page may therefore be short, or empty with `has_more`.
+ * a page may therefore be short, or empty with `has_more`. It settles the log first, so every
+ * event committed before the call is there.
  */
 export async function listEvents(
-  sql: Sql,
+  sql: Pool,
   userId: string,
   input: ListEventsInput,
   audience: EventAudience,
 ): Promise<EventPage> {
   const after = cursorPosition(input.cursor);
+  await settleEvents(sql);
   const kinds = input.kinds && input.kinds.length > 0 ? [...input.kinds] : null;
   const scan = Math.min(SCAN_CEILING, Math.max(input.limit * 4, input.limit));
   const rows = await sql<EventRow[]>`

@@ -1,4 +1,5 @@
 import type { Services } from "../core/services/services.ts";
+import { settleEvents } from "./settle-events.ts";
 
 /** How long events are kept unless SVC_EVENT_RETENTION_DAYS says otherwise. */
 export const DEFAULT_EVENT_RETENTION_DAYS = 30;
@@ -16,6 +17,8 @@ export async function pruneEvents(services: Services): Promise<number> {
   const days = services.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS;
   const cutoff = new Date(services.clock().getTime() - days * DAY_MS);
   let deleted = 0;
+  // Events nobody read for a while wait in pending_events: settled, they age out like the others.
+  await settleEvents(services.sql);
   for (;;) {
     const count = await services.sql.begin(async (tx) => {
       const doomed = await tx<{ id: string }[]>`

@@ -7,6 +7,7 @@ import type { EventAudience } from "./event-audience.ts";
 import { EVENT_COLUMNS, type EventRow, type EventView, eventView } from "./event-record.ts";
 import { type EventSubscriptionRow, SUBSCRIPTION_COLUMNS } from "./event-subscription.ts";
 import { cursorPosition } from "./list-events.ts";
+import { settleEvents } from "./settle-events.ts";
 
 /** The notification each event goes out as, on the events/stream request's own SSE response. */
 export const EVENT_NOTIFICATION = "notifications/svc/event";
@@ -115,6 +116,7 @@ async function run(
     if (io.signal.aborted) return null;
     if (io.closing.aborted) return end(StreamEndReason.serverClosing);
     if (!(await io.stillAuthorized())) return end(StreamEndReason.tokenRevoked);
+    await settleEvents(sql);
     const rows = await sql<EventRow[]>`
       select ${sql.unsafe(EVENT_COLUMNS)} from events
       where id > ${cursor}::bigint

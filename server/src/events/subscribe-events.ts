@@ -5,6 +5,7 @@ import { refusedUrl } from "../core/http/safe-post.ts";
 import { randomId } from "../core/ids/random-id.ts";
 import type { Services } from "../core/services/services.ts";
 import { type EventSubscriptionRow, SUBSCRIPTION_COLUMNS, subscriptionView } from "./event-subscription.ts";
+import { settleEvents } from "./settle-events.ts";
 import { webhookSecret } from "./webhook-secret.ts";
 
 /** events/subscribe's parameters, validated. */
@@ -38,6 +39,7 @@ export async function subscribeEvents(services: Services, userId: string, input:
   const kinds = input.kinds && input.kinds.length > 0 ? [...new Set(input.kinds)] : null;
   const id = randomId(IdPrefix.eventSubscription);
   const now = services.clock();
+  await settleEvents(services.sql);
   const row = await services.sql.begin(async (tx) => {
     await tx`select id from users where id = ${userId} for update`;
     const [{ live }] = (await tx`

@@ -459,7 +459,7 @@ async function finishStageAndRun(
 
 /**
  * finishStageAndRun's statement, for every run finishing at the same time (groupedStatement):
- * their verdicts share one commit, and the event-log lock is taken once for all their events.
+ * their verdicts and events share one commit.
  */
 const finishStagesAndRuns = groupedStatementOn(
   async (

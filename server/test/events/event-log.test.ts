@@ -7,6 +7,7 @@ import { type SeededUser, seedUser } from "../support/seed-records.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
 import { testServices } from "../support/test-services.ts";
 import { type AgentClient, connectAgent } from "./support/agent-client.ts";
+import { commitEvent } from "./support/commit-event.ts";
 
 /** The event log and events/list over MCP: order, cursors, catching up, visibility, refusals. */
 describeWithDatabase("the event log and events/list", () => {
@@ -36,14 +37,12 @@ describeWithDatabase("the event log and events/list", () => {
 
   /** A personal event of `userId`, committed in its own transaction, as a change would write it. */
   async function personalEvent(userId: string, n: number): Promise<string> {
-    return await db.sql.begin((tx) =>
-      appendEvent(tx, {
-        kind: EventKind.runFinished,
-        occurredAt: new Date(),
-        audienceUserId: userId,
-        data: { n },
-      }),
-    );
+    return await commitEvent(db.sql, {
+      kind: EventKind.runFinished,
+      occurredAt: new Date(),
+      audienceUserId: userId,
+      data: { n },
+    });
   }
 
   async function readAll(agent: AgentClient, cursor: string | undefined, limit: number) {
@@ -95,7 +94,7 @@ describeWithDatabase("the event log and events/list", () => {
     expect(bobs.seen.map((e) => e.data.n)).toEqual([0, 5, 10, 15, 20]);
   });
 
-  it("hands out ids in commit order: a reader never passes an event that commits later with a lower id", async () => {
+  it("writers do not wait on each other, and ids follow commit order: a reader never passes an event that commits later", async () => {
     const ann = users["ann-ev"]!.id;
     const agent = await agentOf("ann-ev");
     const { cursor } = await readAll(agent, undefined, 200);
@@ -103,27 +102,30 @@ describeWithDatabase("the event log and events/list", () => {
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
-    let firstId = "";
+    let appended!: () => void;
+    const slowAppended = new Promise<void>((resolve) => {
+      appended = resolve;
+    });
     const slow = db.sql.begin(async (tx) => {
-      firstId = await appendEvent(tx, {
+      await appendEvent(tx, {
         kind: EventKind.runFinished,
         occurredAt: new Date(),
         audienceUserId: ann,
         data: { n: 100 },
       });
+      appended();
       await gate;
     });
-    // Wait until the slow transaction holds its id, then start a second writer behind it.
-    while (firstId === "") await new Promise((resolve) => setImmediate(resolve));
-    const fast = personalEvent(ann, 101);
-    const before = await agent.method("events/list", { cursor, limit: 50 });
-    expect(before.events).toEqual([]);
+    // The second writer appends after the first and commits while the first is still open.
+    await slowAppended;
+    await personalEvent(ann, 101);
+    const before = await readAll(agent, cursor, 50);
+    expect(before.seen.map((e) => e.data.n)).toEqual([101]);
     release();
     await slow;
-    const secondId = await fast;
-    expect(BigInt(secondId) > BigInt(firstId)).toBe(true);
-    const after = await readAll(agent, cursor, 50);
-    expect(after.seen.map((e) => e.data.n)).toEqual([100, 101]);
+    const after = await readAll(agent, before.cursor, 50);
+    expect(after.seen.map((e) => e.data.n)).toEqual([100]);
+    expect(BigInt(after.seen[0]!.id) > BigInt(before.seen[0]!.id)).toBe(true);
   });
 
   it("filters by kind, and refuses a malformed cursor or kind naming the field", async () => {

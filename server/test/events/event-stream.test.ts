@@ -3,7 +3,6 @@ import { EventKind } from "@svc/schemas";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { z } from "zod";
 import type { Services } from "../../src/core/services/services.ts";
-import { appendEvent } from "../../src/events/append-event.ts";
 import {
   EVENT_NOTIFICATION,
   MAX_OPEN_STREAMS_PER_USER,
@@ -15,6 +14,7 @@ import { type SeededUser, seedUser } from "../support/seed-records.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
 import { testServices } from "../support/test-services.ts";
 import { type AgentClient, connectAgent } from "./support/agent-client.ts";
+import { commitEvent } from "./support/commit-event.ts";
 
 const AnyResult = z.looseObject({});
 const EventNotification = z.looseObject({
@@ -62,14 +62,12 @@ describeWithDatabase("events/stream", () => {
   }
 
   async function personalEvent(userId: string, n: number): Promise<string> {
-    return await db.sql.begin((tx) =>
-      appendEvent(tx, {
-        kind: EventKind.runFinished,
-        occurredAt: new Date(),
-        audienceUserId: userId,
-        data: { n },
-      }),
-    );
+    return await commitEvent(db.sql, {
+      kind: EventKind.runFinished,
+      occurredAt: new Date(),
+      audienceUserId: userId,
+      data: { n },
+    });
   }
 
   /** Opens events/stream on `agent` (a fresh client per stream), collecting its notifications. */

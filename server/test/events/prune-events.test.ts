@@ -1,13 +1,13 @@
 import { EventKind } from "@svc/schemas";
 import { beforeAll, expect, it } from "vitest";
 import type { Services } from "../../src/core/services/services.ts";
-import { appendEvent } from "../../src/events/append-event.ts";
 import { pruneEvents } from "../../src/events/prune-events.ts";
 import { subscribeEvents } from "../../src/events/subscribe-events.ts";
 import { unsubscribeEvents } from "../../src/events/unsubscribe-events.ts";
 import { type SeededUser, seedUser } from "../support/seed-records.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
 import { testServices } from "../support/test-services.ts";
+import { commitEvent } from "./support/commit-event.ts";
 
 const DAY = 86_400_000;
 const T0 = new Date("2031-03-01T00:00:00Z");
@@ -29,9 +29,12 @@ describeWithDatabase("event retention", () => {
   });
 
   const eventAt = (at: Date, n: number) =>
-    db.sql.begin((tx) =>
-      appendEvent(tx, { kind: EventKind.runFinished, occurredAt: at, audienceUserId: user.id, data: { n } }),
-    );
+    commitEvent(db.sql, {
+      kind: EventKind.runFinished,
+      occurredAt: at,
+      audienceUserId: user.id,
+      data: { n },
+    });
   const kept = async (ids: string[]) =>
     (
       await db.sql<

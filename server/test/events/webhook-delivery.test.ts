@@ -3,12 +3,12 @@ import type { Runner } from "graphile-worker";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Services } from "../../src/core/services/services.ts";
 import { startWorker } from "../../src/edges/worker/start-worker.ts";
-import { appendEvent } from "../../src/events/append-event.ts";
 import { type RunningApp, startApp } from "../edges/mcp/support/start-app.ts";
 import { type SeededUser, seedUser } from "../support/seed-records.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
 import { testServices } from "../support/test-services.ts";
 import { type AgentClient, connectAgent } from "./support/agent-client.ts";
+import { commitEvent } from "./support/commit-event.ts";
 import { WebhookReceiver } from "./support/webhook-receiver.ts";
 
 /** Webhook delivery by the worker: retries with backoff, redirects not followed, the delivery log, unsubscribing. */
@@ -51,14 +51,12 @@ describeWithDatabase("webhook delivery", () => {
   }
 
   const personalEvent = (userId: string, n: number) =>
-    db.sql.begin((tx) =>
-      appendEvent(tx, {
-        kind: EventKind.runFinished,
-        occurredAt: new Date(),
-        audienceUserId: userId,
-        data: { n },
-      }),
-    );
+    commitEvent(db.sql, {
+      kind: EventKind.runFinished,
+      occurredAt: new Date(),
+      audienceUserId: userId,
+      data: { n },
+    });
 
   it("retries a failed delivery with backoff, follows no redirect, keeps every attempt, and delivers in order", async () => {
     const dan = users["dan-wh"]!.id;

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Services } from "../../src/core/services/services.ts";
 import { startWorker } from "../../src/edges/worker/start-worker.ts";
 import { COMPANION_RUNS } from "../../src/edges/worker/verify-run-task.ts";
+import { settleEvents } from "../../src/events/settle-events.ts";
 import type { Principal } from "../../src/users/principal.ts";
 import { executeVerificationRuns, finishWithError } from "../../src/verification/execute-verification-run.ts";
 import { newAuthor, newUser } from "../authoring/support/authoring-harness.ts";
@@ -50,11 +51,13 @@ describeWithDatabase("runs executed together (companions)", () => {
   const jobsOf = (ids: string[]) =>
     db.sql<{ key: string; locked_at: Date | null }[]>`
       select key, locked_at from graphile_worker.jobs where key in ${db.sql(ids)}`;
-  const eventsOf = (ids: string[]) =>
-    db.sql<{ run_id: string; count: number }[]>`
+  const eventsOf = async (ids: string[]) => {
+    await settleEvents(db.sql);
+    return await db.sql<{ run_id: string; count: number }[]>`
       select data->>'verification_run_id' as run_id, count(*)::int as count from events
       where kind = 'verification.run_finished' and data->>'verification_run_id' in ${db.sql(ids)}
       group by 1`;
+  };
 
   it("takes the Contract's queued runs with their jobs, oldest first, and finishes each with its own verdict and one event", async () => {
     const lead = await submit(sat, SATISFYING);

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Services } from "../../src/core/services/services.ts";
+import { settleEvents } from "../../src/events/settle-events.ts";
 import type { Principal } from "../../src/users/principal.ts";
 import { executeVerificationRun, MAX_RESTARTS } from "../../src/verification/execute-verification-run.ts";
 import { getVerification } from "../../src/verification/get-verification.ts";
@@ -99,6 +100,7 @@ describeWithDatabase("executing a verification run", () => {
     const run = await read(verification_run_id);
     expect(run).toMatchObject({ status: "finished", result: "verified" });
     expect(run.stage_results).toHaveLength(1);
+    await settleEvents(db.sql);
     const [events] = await db.sql<{ count: number }[]>`
       select count(*)::int as count from events
       where kind = 'verification.run_finished' and data->>'verification_run_id' = ${verification_run_id}`;
