@@ -32,8 +32,6 @@ export async function uploadArtifact(
   caller: Caller,
   input: UploadArtifactInput,
 ): Promise<{ artifact: Artifact }> {
-  const { sql, blobs, clock } = services;
-  const viewer = viewerOf(caller.principal);
   const bytes = decodeContent(input);
   if (bytes.byteLength > MAX_INLINE_ARTIFACT_BYTES) {
     throw new ServiceError(
@@ -45,10 +43,33 @@ export async function uploadArtifact(
       },
     );
   }
-  const { attempt } = await readAttempt(sql, viewer, input.attempt_id, { access: AttemptAccess.own });
+  const { attempt } = await readAttempt(services.sql, viewerOf(caller.principal), input.attempt_id, {
+    access: AttemptAccess.own,
+  });
   requireActive(attempt);
-  const stored = await blobs.put(bytes);
-  const row = await inTransaction(sql, async (tx) => {
+  const stored = await services.blobs.put(bytes);
+  return recordArtifact(
+    services,
+    caller,
+    { ...input, media_type: input.media_type ?? mediaTypeOf(input.filename) },
+    stored,
+  );
+}
+
+/**
+ * Makes bytes already in the blob store an Artifact of the caller's active Attempt: the row is
+ * inserted under the Attempt's row lock, so it cannot land on an Attempt that ended meanwhile.
+ * upload_artifact and the problem page's submit form (which streams its files into the store
+ * first) both end here.
+ */
+export async function recordArtifact(
+  services: Services,
+  caller: Caller,
+  input: { attempt_id: string; filename: string; media_type: string },
+  stored: { content_hash: string; size_bytes: number },
+): Promise<{ artifact: Artifact }> {
+  const viewer = viewerOf(caller.principal);
+  const row = await inTransaction(services.sql, async (tx) => {
     const { attempt: locked } = await readAttempt(tx, viewer, input.attempt_id, {
       access: AttemptAccess.own,
       lock: true,
@@ -60,11 +81,11 @@ export async function uploadArtifact(
         attempt_id: locked.id,
         user_id: locked.user_id,
         filename: input.filename,
-        media_type: input.media_type ?? mediaTypeOf(input.filename),
+        media_type: input.media_type,
         content_hash: stored.content_hash,
         size_bytes: stored.size_bytes,
       },
-      clock(),
+      services.clock(),
     );
   });
   return { artifact: toArtifact(row, signedDownloads(services, caller)) };

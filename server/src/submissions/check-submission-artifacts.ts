@@ -1,4 +1,5 @@
 import type { ArtifactRow } from "../artifacts/artifact.ts";
+import { ServiceError } from "../core/errors/service-error.ts";
 import type { SubmissionArtifact } from "./submission.ts";
 import type { ContractTerms } from "./submission-requirements.ts";
 
@@ -91,4 +92,13 @@ export function checkSubmissionArtifacts(terms: ContractTerms | null, bindings: 
   if (problems.length > 0) return { ok: false, problems };
   const order = (role: string) => roles.findIndex((r) => r.role === role);
   return { ok: true, artifacts: [...bindings].sort((a, b) => order(a.role) - order(b.role)).map(record) };
+}
+
+/** The refusal of bindings that miss the requirements, every problem named. */
+export function requirementsUnmet(problems: RequirementProblem[]): ServiceError {
+  return new ServiceError(
+    "requirements_unmet",
+    `the artifacts do not meet the contract's submission requirements: ${problems.map((p) => `${p.field}: ${p.message}`).join("; ")}`,
+    { problems },
+  );
 }

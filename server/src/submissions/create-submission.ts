@@ -15,7 +15,7 @@ import { submissionAllowance } from "../sealing/submission-allowance.ts";
 import type { Caller } from "../users/caller.ts";
 import { queuedRun } from "../verification/queue-verification-run.ts";
 import { viewerOf } from "../visibility/viewer.ts";
-import { checkSubmissionArtifacts } from "./check-submission-artifacts.ts";
+import { checkSubmissionArtifacts, requirementsUnmet } from "./check-submission-artifacts.ts";
 import { createdSubmission } from "./read-submissions.ts";
 import type { Submission } from "./submission.ts";
 import { readContractTerms } from "./submission-requirements.ts";
@@ -111,13 +111,7 @@ export async function createSubmission(
       terms,
       input.artifacts.map((a) => ({ role: a.role, artifact: artifacts.get(a.artifact_id)! })),
     );
-    if (!check.ok) {
-      throw new ServiceError(
-        "requirements_unmet",
-        `the artifacts do not meet the contract's submission requirements: ${check.problems.map((p) => `${p.field}: ${p.message}`).join("; ")}`,
-        { problems: check.problems },
-      );
-    }
+    if (!check.ok) throw requirementsUnmet(check.problems);
     const id = randomId(IdPrefix.submission);
     const run =
       terms === null

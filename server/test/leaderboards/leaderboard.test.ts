@@ -227,7 +227,7 @@ describeWithDatabase("leaderboards", () => {
         headers: { accept: "text/html", ...(token && { authorization: `Bearer ${token}` }) },
       });
       const text = await response.text();
-      const rows = [...text.matchAll(/<tr data-participant="(\w+)">(.*?)<\/tr>/g)];
+      const rows = [...text.matchAll(/<tr data-participant="(\w+)"[^>]*>(.*?)<\/tr>/g)];
       return Object.fromEntries(rows.map(([, who, cells]) => [who, /href="\/verifications\//.test(cells!)]));
     };
     expect(await page(null)).toEqual({ bob: false, carol: false, alice: false });

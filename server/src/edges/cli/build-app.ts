@@ -15,6 +15,7 @@ import { siteAwareErrorHandler } from "../http/error-handler.ts";
 import { healthRoutes } from "../http/health-routes.ts";
 import { oauthRoutes } from "../http/oauth/oauth-routes.ts";
 import { oauthMetadataRoutes } from "../http/oauth-metadata-routes.ts";
+import { participationRoutes } from "../http/participation-routes.ts";
 import { protectedResourceMetadataUrl } from "../http/protected-resource-metadata.ts";
 import { registerOpenApi } from "../http/register-openapi.ts";
 import { installRequestGuards } from "../http/request-guards.ts";
@@ -109,6 +110,7 @@ export function buildApp(services: Services, options: BuildAppOptions = {}) {
   app.register(settingsRoutes, { services });
   app.register(siteRoutes, { services });
   app.register(dashboardRoutes, { services });
+  app.register(participationRoutes, { services });
   app.register(workAuditRoutes, { services });
   app.register(workRoutes, { services });
   app.register(draftRoutes, { services });

@@ -48,14 +48,11 @@ export function acceptFormPosts(
   );
   app.addHook("preHandler", async (request) => {
     if (request.method !== "POST") return;
+    // A multipart form (a file upload) is streamed: its route reads it with readMultipartForm,
+    // which checks the token the same way before it reads any file.
+    if (isMultipart(request)) return;
     const body = request.body as FormBody | undefined;
-    const sent = body && typeof body === "object" ? body[CSRF_FIELD] : undefined;
-    if (!isCsrfToken(services, sessionSecretOf(request.headers.cookie), sent)) {
-      throw new ServiceError(
-        "csrf_failed",
-        "this form was not sent from this service's own page in this browser (its CSRF token is missing or wrong): reload the page and submit it again",
-      );
-    }
+    checkFormOrigin(services, request, body && typeof body === "object" ? body[CSRF_FIELD] : undefined);
   });
   app.setErrorHandler(async (error, request, reply) => {
     if (error instanceof ServiceError && !prefersJson(request.headers.accept)) {
@@ -65,6 +62,84 @@ export function acceptFormPosts(
     }
     return errorHandler(error as ServiceError, request, reply);
   });
+}
+
+/**
+ * The CSRF rule of every form POST: the request's `_csrf` is the token of the browser's session
+ * cookie, and an `Origin` header, when the browser sends one, is this service's own. A foreign
+ * origin is refused even with a token, as a second line behind it.
+ */
+export function checkFormOrigin(services: Services, request: FastifyRequest, sent: unknown): void {
+  const origin = request.headers.origin;
+  if (origin !== undefined && !ownOrigins(services, request).includes(origin)) {
+    throw new ServiceError(
+      "csrf_failed",
+      `this form was sent from another site (${origin.slice(0, 100)}), not from this service's own page: open the page on this service and submit it there`,
+    );
+  }
+  if (!isCsrfToken(services, sessionSecretOf(request.headers.cookie), sent)) {
+    throw new ServiceError(
+      "csrf_failed",
+      "this form was not sent from this service's own page in this browser (its CSRF token is missing or wrong): reload the page and submit it again",
+    );
+  }
+}
+
+/** The public base URL's origin, and the request's own (a deployment reached directly). */
+function ownOrigins(services: Services, request: FastifyRequest): string[] {
+  const own = `${request.protocol}://${request.host}`;
+  return services.baseUrl ? [new URL(services.baseUrl).origin, own] : [own];
+}
+
+function isMultipart(request: FastifyRequest): boolean {
+  return /^multipart\/form-data\b/i.test(request.headers["content-type"] ?? "");
+}
+
+/** A streamed form's parts after the token: text fields, and files to be read as they come. */
+export type MultipartPart =
+  | { kind: "field"; name: string; value: string; truncated: boolean }
+  | { kind: "file"; name: string; filename: string; mimetype: string; stream: NodeJS.ReadableStream };
+
+/**
+ * Reads a `multipart/form-data` POST (registered with @fastify/multipart in the route's scope)
+ * part by part, without buffering files. The form must put `_csrf` first, as the service's own
+ * forms do: the token is checked (checkFormOrigin) before any other part is read, so a forged
+ * upload is refused before one byte of it is stored. Each file's stream must be consumed (or
+ * the request ended) before the next part arrives.
+ */
+export async function* readMultipartForm(
+  services: Services,
+  request: FastifyRequest,
+): AsyncGenerator<MultipartPart> {
+  let checked = false;
+  for await (const part of request.parts()) {
+    if (!checked) {
+      checkFormOrigin(
+        services,
+        request,
+        part.type === "field" && part.fieldname === CSRF_FIELD ? part.value : undefined,
+      );
+      checked = true;
+      continue;
+    }
+    if (part.type === "field") {
+      yield {
+        kind: "field",
+        name: part.fieldname,
+        value: String(part.value),
+        truncated: part.valueTruncated,
+      };
+    } else {
+      yield {
+        kind: "file",
+        name: part.fieldname,
+        filename: part.filename,
+        mimetype: part.mimetype,
+        stream: part.file,
+      };
+    }
+  }
+  if (!checked) checkFormOrigin(services, request, undefined);
 }
 
 /** The hidden field every form rendered for this browser carries. */

@@ -5,6 +5,7 @@ import { ServiceError } from "../../core/errors/service-error.ts";
 import type { Services } from "../../core/services/services.ts";
 import { getCampaign } from "../../discovery/get-campaign.ts";
 import { getProblem, type ProblemEnvelope, problemEnvelope } from "../../discovery/get-problem.ts";
+import { countEntries } from "../../leaderboards/count-entries.ts";
 import { getLeaderboard } from "../../leaderboards/get-leaderboard.ts";
 import type { LeaderboardEntry } from "../../leaderboards/leaderboard.ts";
 import { listProblemRevisions } from "../../problems/list-problem-revisions.ts";
@@ -12,14 +13,20 @@ import { toProblem } from "../../problems/problem.ts";
 import { toProblemRevision } from "../../problems/problem-revision.ts";
 import { readProblem } from "../../problems/read-problem.ts";
 import { type SearchProblemsResult, searchProblems } from "../../problems/search-problems.ts";
+import { checkCutoff, quotaExhausted } from "../../sealing/check-sealed-intake.ts";
 import { findRevision } from "../../sealing/find-revision.ts";
 import { readProblemRevision } from "../../sealing/read-problem-revision.ts";
+import type { SealingPolicy } from "../../sealing/sealing-policy.ts";
+import { sessionSecretOf } from "../../sessions/sessions.ts";
+import { readSubmissions } from "../../submissions/read-submissions.ts";
+import { readContractTerms } from "../../submissions/submission-requirements.ts";
 import { canReadRun } from "../../verification/readable-run-sql.ts";
 import { readPinnedContract } from "../../verifier-contracts/read-pinned-contract.ts";
 import { viewerOf } from "../../visibility/viewer.ts";
 import { searchProblemsInput } from "../inputs/discovery-inputs.ts";
 import { fromQueryString } from "../inputs/from-query-string.ts";
-import { optionalPageCaller } from "./browser-session.ts";
+import { browserSecret, optionalPageCaller } from "./browser-session.ts";
+import { csrfField } from "./form-posts.ts";
 import type { SiteVisitor } from "./html/render-site-page.ts";
 import { sendHtmlPage } from "./html/send-html-page.ts";
 import { renderCampaignPage } from "./pages/render-campaign-page.ts";
@@ -28,6 +35,7 @@ import { type ExploreFilters, renderExplorePage } from "./pages/render-explore-p
 import { renderLeaderboardPage } from "./pages/render-leaderboard-page.ts";
 import { renderProblemPage } from "./pages/render-problem-page.ts";
 import { renderRevisionDiffPage } from "./pages/render-revision-diff-page.ts";
+import type { Participation } from "./pages/render-submit-form.ts";
 import { publicBaseUrl, type RouteContext } from "./request-principal.ts";
 
 /** Explore's query: search_problems' fields (`q` for the query, `scope` for standalone). */
@@ -168,15 +176,67 @@ export const siteRoutes: FastifyPluginAsync<{ services: Services }> = async (app
       const contract = envelope.revision.verifier_contract_id
         ? await readPinnedContract(services.sql, envelope.revision.verifier_contract_id)
         : null;
+      const terms = await readContractTerms(services.sql, envelope.revision.verifier_contract_id);
+      const participation = context ? await participationOf(request, reply, context, envelope) : null;
       return sendHtmlPage(
         reply,
         renderProblemPage(
-          { envelope, history, contract, signedIn: context !== null },
+          {
+            envelope,
+            history,
+            contract,
+            signedIn: context !== null,
+            requirements: terms?.requirements ?? null,
+            participation,
+            baseUrl: publicBaseUrl(services, request),
+          },
           visitorOf(request, context),
         ),
       );
     }),
   );
+
+  /**
+   * The signed-in reader's part in a Problem: their Submissions on it, their active Attempts, the
+   * form's CSRF field (a browser session only: a bearer token cannot post forms), and why a
+   * Submission would be refused now (archived, the sealed cutoff, the quota), in the words of the
+   * refusal create_submission would give.
+   */
+  async function participationOf(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    context: RouteContext,
+    envelope: ProblemEnvelope,
+  ): Promise<Participation> {
+    const viewer = viewerOf(context.principal);
+    const submissions = await readSubmissions(
+      services.sql,
+      { problemId: envelope.problem.id, userId: viewer.userId },
+      { viewer, now: services.clock() },
+    );
+    const session = request.headers.authorization === undefined && sessionSecretOf(request.headers.cookie);
+    let closed: string | null = null;
+    if (envelope.problem.status !== "open") closed = "This problem is archived and takes no new submissions.";
+    else if (envelope.revision.revision_number !== envelope.problem.current_revision_number)
+      closed = "Submissions go to the current revision: open it to submit.";
+    else {
+      try {
+        const sealing = envelope.revision.sealing as SealingPolicy | null;
+        if (sealing) checkCutoff(sealing, services.clock());
+        const allowance = envelope.submission_allowance;
+        if (allowance && allowance.remaining === 0) throw quotaExhausted(allowance);
+      } catch (error) {
+        if (!(error instanceof ServiceError)) throw error;
+        closed = `Not now: ${error.message}.`;
+      }
+    }
+    return {
+      csrf: session ? csrfField(services, browserSecret(services, request, reply)) : null,
+      activeAttemptIds: envelope.attempt_summary?.active_attempt_ids ?? [],
+      submissions,
+      closed,
+    };
+  }
 
   app.get(
     "/problems/:problem/leaderboard",
@@ -192,9 +252,21 @@ export const siteRoutes: FastifyPluginAsync<{ services: Services }> = async (app
       const { title, owner_user_id } = await readProblem(services.sql, viewer, board.problem_id);
       const canOpenRun = (entry: LeaderboardEntry) =>
         canReadRun(viewer, { submitterUserId: entry.participant.user_id, problemOwnerUserId: owner_user_id });
+      const entries = await countEntries(
+        services.sql,
+        board.problem_revision_id,
+        board.entries.map((entry) => entry.participant.user_id),
+      );
       return sendHtmlPage(
         reply,
-        renderLeaderboardPage(board, title, visitorOf(request, context), canOpenRun),
+        renderLeaderboardPage(
+          board,
+          title,
+          visitorOf(request, context),
+          canOpenRun,
+          viewer?.userId ?? null,
+          entries,
+        ),
       );
     }),
   );

@@ -5,6 +5,7 @@ import type { Services } from "../../core/services/services.ts";
 import { evidenceListing } from "../../verification/evidence-listing.ts";
 import { getVerification } from "../../verification/get-verification.ts";
 import { readStageEvidence, readStageEvidenceFile, readStageLog } from "../../verification/read-stage-log.ts";
+import { readRunLinks } from "../../verification/run-links.ts";
 import { readWaitingStages } from "../../verification/waiting-stages.ts";
 import { checkerRevisionFile, PROGRAM_MEDIA_TYPE } from "../../verifier-contracts/checker-revision-file.ts";
 import { findImplementationProgram } from "../../verifier-contracts/find-implementation-program.ts";
@@ -21,6 +22,7 @@ import {
 import { bytesResponse, jsonResponse, readErrors, verificationRunRecord } from "./api-responses.ts";
 import { pageCaller } from "./browser-session.ts";
 import { sendHtmlPage } from "./html/send-html-page.ts";
+import { renderEvidencePage } from "./pages/render-evidence-page.ts";
 import { renderVerificationPage } from "./pages/render-verification-page.ts";
 import { prefersJson } from "./prefers-json.ts";
 import { readCaller } from "./read-caller.ts";
@@ -62,6 +64,7 @@ export const verificationRoutes: FastifyPluginAsync<{ services: Services }> = as
         run,
         { handle: context.principal.user.handle, path: request.url },
         await readWaitingStages(services.sql, run.id),
+        await readRunLinks(services.sql, run.id),
       ),
     );
   });
@@ -181,9 +184,15 @@ export const verificationRoutes: FastifyPluginAsync<{ services: Services }> = as
       if (!context) return reply;
       const { id, stage } = request.params;
       const evidence = await readStageEvidence(services, viewerOf(context.principal), id, stage);
-      return reply
-        .header("cache-control", "private, max-age=0")
-        .send(evidenceListing(context.baseUrl, id, stage, evidence));
+      const listing = evidenceListing(context.baseUrl, id, stage, evidence);
+      reply.header("cache-control", "private, max-age=0").header("vary", "accept");
+      // A browser (its Accept names text/html) reads a page; a program keeps the JSON listing.
+      const accept = request.headers.accept ?? "";
+      if (!/text\/html/i.test(accept) || prefersJson(accept)) return reply.send(listing);
+      return sendHtmlPage(
+        reply,
+        renderEvidencePage(listing, { handle: context.principal.user.handle, path: request.url }),
+      );
     },
   );
 

@@ -15,13 +15,19 @@ export interface SiteVisitor {
  * A page of the website in its frame: a skip link, the header's navigation (landmark `nav`), the
  * page's `main`, and a footer; one stylesheet (`site`), allowed by hash, and no script at all.
  */
-export function renderSitePage(title: string, visitor: SiteVisitor, section: SiteSection, body: Html): Html {
+export function renderSitePage(
+  title: string,
+  visitor: SiteVisitor,
+  section: SiteSection,
+  body: Html,
+  options: { refreshSeconds?: number } = {},
+): Html {
   const current = (name: SiteSection) => (section === name ? html` aria-current="page"` : html``);
   const account =
     visitor.handle === null
       ? html`<a href="/sign-in?return_to=${encodeURIComponent(visitor.path)}">Sign in</a>`
-      : html`<a href="/me"${current("me")}>My work</a>
-<a href="/work"${current("work")}>Authoring</a>
+      : html`<a href="/me"${current("me")}>My attempts</a>
+<a href="/work"${current("work")}>My authoring</a>
 <a href="/reviews"${current("reviews")}>Reviews</a>
 <a href="/settings"${current("settings")}>${visitor.handle}</a>`;
   return renderPage(
@@ -36,6 +42,7 @@ ${account}
 <main id="main">
 ${body}
 </main>
-<footer class="site"><p>svc: verifiable problems, verified submissions. Agents connect at <code>/mcp</code>; programs use <a href="/api/openapi.json">/api</a>.</p></footer>`,
+<footer class="site"><p>svc: verifiable problems, verified submissions. <a href="/connect">Connect an agent</a> (MCP at <code>/mcp</code>) · <a href="/connect#api">HTTP API</a></p></footer>`,
+    options.refreshSeconds,
   );
 }

@@ -20,11 +20,11 @@ export interface DashboardView {
  */
 export function renderDashboardPage(view: DashboardView, visitor: SiteVisitor): Html {
   const rows = view.attempts.map(({ attempt, submissions }) => renderAttempt(attempt, submissions));
-  const body = html`<h1>My work</h1>
+  const body = html`<h1>My attempts</h1>
 <p class="muted">Your attempts, newest first, with each submission's latest verification run. Agents read the same with <code>list_my_attempts</code> and <code>list_submissions</code>.</p>
 ${
   rows.length === 0
-    ? html`<p data-testid="no-attempts">${view.paged ? "No more attempts." : html`You have no attempt yet. Find a problem on <a href="/">Explore</a> and start one with <code>start_attempt</code>.`}</p>`
+    ? html`<p data-testid="no-attempts">${view.paged ? "No more attempts." : html`You have no attempt yet. Find a problem on <a href="/">Explore</a> and submit from its page.`}</p>`
     : html`<table data-testid="attempts">
 <caption class="muted">Attempts</caption>
 <thead><tr><th scope="col">Problem</th><th scope="col">Revision</th><th scope="col">Status</th><th scope="col">Outcome</th><th scope="col">Started</th><th scope="col">Submissions</th></tr></thead>
@@ -32,7 +32,7 @@ ${
 </table>`
 }
 ${view.nextHref && html`<p class="pager"><a href="${view.nextHref}" rel="next">Next page</a></p>`}`;
-  return renderSitePage("My work", visitor, "me", body);
+  return renderSitePage("My attempts", visitor, "me", body);
 }
 
 function renderAttempt(attempt: Attempt, submissions: readonly Submission[]): Html {

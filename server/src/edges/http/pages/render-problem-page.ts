@@ -1,9 +1,16 @@
+import type { SubmissionRequirements } from "@svc/schemas";
 import type { ProblemEnvelope } from "../../../discovery/get-problem.ts";
 import type { RevisionHistoryEntry } from "../../../problems/list-problem-revisions.ts";
 import type { VerifierContract } from "../../../verifier-contracts/verifier-contract.ts";
 import { type Html, html } from "../html/html.ts";
 import { renderMarkdown } from "../html/render-markdown.ts";
 import { renderSitePage, type SiteVisitor } from "../html/render-site-page.ts";
+import {
+  type Participation,
+  renderHowToSubmit,
+  renderSubmitForm,
+  renderYourSubmissions,
+} from "./render-submit-form.ts";
 
 export interface ProblemPage {
   envelope: ProblemEnvelope;
@@ -11,6 +18,12 @@ export interface ProblemPage {
   contract: VerifierContract | null;
   /** Signed-in visitors get download links for public bytes; visitors see metadata only. */
   signedIn: boolean;
+  /** What the pinned Contract asks of a Submission; null without a Contract. */
+  requirements: SubmissionRequirements | null;
+  /** The signed-in reader's Submissions, Attempts and form; null for a visitor. */
+  participation: Participation | null;
+  /** The service's public address, for the ready-to-copy snippets. */
+  baseUrl: string;
 }
 
 /** A Contract stage as the page reads it from the published document. */
@@ -60,6 +73,13 @@ ${renderSealing(page)}
 ${renderReferences(page)}
 ${renderSkills(page)}
 ${renderContract(page.contract)}
+${renderHowToSubmit(problem.slug, page.requirements, page.baseUrl)}
+${
+  page.participation
+    ? html`${renderSubmitForm(problem.slug, page.requirements, page.participation, page.envelope.submission_allowance)}
+${renderYourSubmissions(page.participation.submissions)}`
+    : html`<h2 id="submit">Submit</h2><p><a href="/sign-in?return_to=${encodeURIComponent(visitor.path)}">Sign in</a> to submit from this page and see your results.</p>`
+}
 ${renderHistory(page.history, path, revision.revision_number)}`;
   return renderSitePage(problem.title, visitor, "explore", body);
 }

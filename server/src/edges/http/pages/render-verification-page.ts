@@ -1,3 +1,4 @@
+import type { RunLinks } from "../../../verification/run-links.ts";
 import type { StageResultRecord, VerificationRun } from "../../../verification/verification-run.ts";
 import type { WaitingStage } from "../../../verification/waiting-stages.ts";
 import { type Html, html } from "../html/html.ts";
@@ -15,6 +16,7 @@ export function renderVerificationPage(
   run: VerificationRun,
   visitor: SiteVisitor,
   waiting: readonly WaitingStage[] = [],
+  links: RunLinks | null = null,
 ): Html {
   const stages = [
     ...run.stage_results.map((stage) => renderStage(run.id, stage)),
@@ -28,14 +30,18 @@ export function renderVerificationPage(
   const revoked =
     run.revocation &&
     html`<div data-testid="revocation"><p class="revoked">Revoked ${run.revocation.revoked_at}:</p>${renderMarkdown(run.revocation.reason_md)}</div>`;
-  const body = html`<h1>Verification <code>${run.id}</code></h1>
+  const inProgress = run.status === "queued" || run.status === "running";
+  const body = html`${links && renderBreadcrumbs(links)}
+<h1>Verification <code>${run.id}</code></h1>
+${inProgress && html`<p role="status" data-testid="refreshing">This run is ${run.status}: the page reloads every ${String(REFRESH_SECONDS)} seconds until it finishes.</p>`}
 ${revoked}
+${links && renderRelated(links)}
 <table>
 <tr><th>Status</th><td data-testid="status">${run.status}</td></tr>
 <tr><th>Result</th><td><span data-testid="result" class="result ${run.result ?? ""}">${run.result ?? (run.status === "finished" ? "withheld" : "pending")}</span></td></tr>
 <tr><th>Score</th><td data-testid="score">${run.score === null ? "-" : String(run.score)}</td></tr>
-<tr><th>Submission</th><td><code>${run.submission_id}</code></td></tr>
-<tr><th>Revision</th><td><code>${run.problem_revision_id}</code></td></tr>
+<tr><th>Submission</th><td>${links ? html`<a href="/attempts/${encodeURIComponent(links.attempt_id)}#your-submissions"><code>${run.submission_id}</code></a>` : html`<code>${run.submission_id}</code>`}</td></tr>
+<tr><th>Revision</th><td>${links ? html`<a href="/problems/${encodeURIComponent(links.problem_slug)}?revision=${String(links.revision_number)}">revision ${String(links.revision_number)}</a> <code>${run.problem_revision_id}</code>` : html`<code>${run.problem_revision_id}</code>`}</td></tr>
 <tr><th>Contract</th><td><code>${run.verifier_contract_id}</code></td></tr>
 <tr><th>Trigger</th><td>${run.trigger}</td></tr>
 <tr><th>Created</th><td>${run.created_at}</td></tr>
@@ -45,7 +51,38 @@ ${revoked}
 ${stages.length === 0 ? html`<p>No stage has started yet.</p>` : stages}
 <h2>Evidence</h2>
 <div class="evidence" data-testid="evidence">${renderMarkdown(run.evidence_md)}</div>`;
-  return renderSitePage(`Verification ${run.id}: ${run.result ?? run.status}`, visitor, "none", body);
+  return renderSitePage(`Verification ${run.id}: ${run.result ?? run.status}`, visitor, "none", body, {
+    refreshSeconds: inProgress ? REFRESH_SECONDS : undefined,
+  });
+}
+
+/** How often a run still in progress reloads itself (a meta refresh: the pages run no script). */
+const REFRESH_SECONDS = 3;
+
+function renderBreadcrumbs(links: RunLinks): Html {
+  const problem = `/problems/${encodeURIComponent(links.problem_slug)}`;
+  return html`<p class="muted breadcrumbs"><a href="/">Explore</a> / <a href="${problem}">${links.problem_slug}</a> / <a href="/attempts/${encodeURIComponent(links.attempt_id)}">attempt</a> / run</p>`;
+}
+
+/**
+ * Where to go from a run: its Problem, Attempt, leaderboard and review processes. One list, so
+ * a new related record (an attestation, say) is one more item here.
+ */
+function renderRelated(links: RunLinks): Html {
+  const problem = `/problems/${encodeURIComponent(links.problem_slug)}`;
+  const items: Html[] = [
+    html`<li><a href="${problem}">Problem ${links.problem_slug}</a></li>`,
+    html`<li><a href="/attempts/${encodeURIComponent(links.attempt_id)}">Attempt ${links.attempt_id}</a></li>`,
+  ];
+  if (links.scored)
+    items.push(
+      html`<li><a href="${problem}/leaderboard?revision=${String(links.revision_number)}">Leaderboard of revision ${String(links.revision_number)}</a></li>`,
+    );
+  for (const review of links.review_processes)
+    items.push(
+      html`<li><a href="/review-processes/${encodeURIComponent(review.id)}" data-testid="review-process">Review process of stage ${review.stage_key}</a></li>`,
+    );
+  return html`<nav aria-label="Related"><ul class="related" data-testid="related">${items}</ul></nav>`;
 }
 
 function renderStage(runId: string, stage: StageResultRecord): Html {

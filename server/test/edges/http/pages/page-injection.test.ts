@@ -98,7 +98,8 @@ function expectInert(response: { headers: Headers; body: string }, times: number
 
   expect(response.body).not.toContain(EVIL);
   expect(response.body).not.toMatch(/<img|<script/i);
-  if (times > 0) expect([EVIL_ESCAPED, EVIL_MARKDOWN].some((form) => response.body.includes(form))).toBe(true);
+  if (times > 0)
+    expect([EVIL_ESCAPED, EVIL_MARKDOWN].some((form) => response.body.includes(form))).toBe(true);
   const document = parse(response.body);
   const elements = elementsOf(document);
   expect(elements.map((e) => e.tagName).filter((tag) => !PAGE_TAGS.has(tag))).toEqual([]);

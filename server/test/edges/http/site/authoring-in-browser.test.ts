@@ -104,7 +104,7 @@ describeWithBrowser("the authoring pages in a real browser", () => {
     try {
       const page = await context.newPage();
       await page.goto(`${app.url}/`);
-      await page.getByRole("link", { name: "Authoring" }).click();
+      await page.getByRole("link", { name: "My authoring" }).click();
       expect(new URL(page.url()).pathname).toBe("/work");
       expect(await row(page, "moving-sat").getByTestId("visibility").textContent()).toBe("private");
       await expectAccessible(page);

@@ -106,9 +106,9 @@ describeWithBrowser("the participant's dashboard in a real browser", () => {
     try {
       const page = await context.newPage();
       await page.goto(`${app.url}/`);
-      await page.getByRole("link", { name: "My work" }).click();
+      await page.getByRole("link", { name: "My attempts" }).click();
       expect(new URL(page.url()).pathname).toBe("/me");
-      expect(await page.getByRole("link", { name: "My work" }).getAttribute("aria-current")).toBe("page");
+      expect(await page.getByRole("link", { name: "My attempts" }).getAttribute("aria-current")).toBe("page");
       const rows = attemptRows(page);
       expect(await rows.count()).toBe(20);
       const newest = rows.first();
