@@ -71,7 +71,7 @@ export function createBwrapBackend(options: BwrapBackendOptions = {}): BwrapBack
     owner: asRoot ? { uid: SANDBOX_UID, gid: SANDBOX_UID } : undefined,
     onTake: options.onWarmPoolTake,
     start: (spec, paths) =>
-      spawn(bwrap, sandboxArgs(spec.python, paths), {
+      spawn(bwrap, sandboxArgs(spec, paths), {
         stdio: ["pipe", "pipe", "pipe", "pipe"],
         detached: true,
         env: {},
@@ -91,7 +91,9 @@ export function createBwrapBackend(options: BwrapBackendOptions = {}): BwrapBack
         );
       }
       const sandbox = await sandboxes.take({
-        python: binding?.local_image ?? "/usr/bin/python3",
+        // In a bound image's root its own interpreter runs; else the host's (the binding's path).
+        python: binding?.rootfs ? IMAGE_PYTHON : (binding?.local_image ?? "/usr/bin/python3"),
+        rootfs: binding?.rootfs,
         diskBytes: job.implementation.limits.disk_mb * 1_048_576,
       });
       try {
@@ -104,10 +106,14 @@ export function createBwrapBackend(options: BwrapBackendOptions = {}): BwrapBack
   };
 }
 
+/** The interpreter of `svc-runtime/python:1` inside its image. */
+const IMAGE_PYTHON = "/usr/bin/python3";
+
 /** bwrap's arguments for a sandbox: the isolation, the run's binds, the supervisor waiting on stdin. */
-function sandboxArgs(python: string, paths: SandboxPaths): string[] {
+function sandboxArgs(spec: { python: string; rootfs?: string | undefined }, paths: SandboxPaths): string[] {
+  const python = spec.python;
   return [
-    ...bwrapIsolation(),
+    ...(spec.rootfs ? imageRootIsolation(spec.rootfs) : bwrapIsolation()),
     "--bind",
     paths.disk.scratch,
     "/tmp",
@@ -240,23 +246,37 @@ function topDir(path: string): string[] {
   }
 }
 
-/** The namespace and filesystem flags every bwrap run gets (docs/sandbox.md lists them). */
+/** The namespaces every bwrap run gets (docs/sandbox.md lists them). */
+const NAMESPACES = [
+  "--unshare-user",
+  "--unshare-pid",
+  "--unshare-net",
+  "--unshare-ipc",
+  "--unshare-uts",
+  "--unshare-cgroup-try",
+  "--uid",
+  String(SANDBOX_UID),
+  "--gid",
+  String(SANDBOX_UID),
+  "--hostname",
+  "sandbox",
+  "--new-session",
+  "--die-with-parent",
+];
+
+/**
+ * A bound image's flags: its whole unpacked root read-only as `/` (its interpreter, libraries and
+ * /etc: nothing of the host's), fresh /proc and /dev; the run's binds go on the mount points
+ * runtime-rootfs.ts made.
+ */
+export function imageRootIsolation(rootfs: string): string[] {
+  return [...NAMESPACES, "--ro-bind", rootfs, "/", "--proc", "/proc", "--dev", "/dev"];
+}
+
+/** The namespace and filesystem flags of a run on the host's interpreter (docs/sandbox.md lists them). */
 export function bwrapIsolation(): string[] {
   return [
-    "--unshare-user",
-    "--unshare-pid",
-    "--unshare-net",
-    "--unshare-ipc",
-    "--unshare-uts",
-    "--unshare-cgroup-try",
-    "--uid",
-    String(SANDBOX_UID),
-    "--gid",
-    String(SANDBOX_UID),
-    "--hostname",
-    "sandbox",
-    "--new-session",
-    "--die-with-parent",
+    ...NAMESPACES,
     "--ro-bind",
     "/usr",
     "/usr",

@@ -118,8 +118,15 @@ export interface CheckerOutcome {
 /** How a script runtime or custom image is realised on this machine. */
 export interface RuntimeBinding {
   backend: RuntimeBackend;
-  /** docker: a local image id or digest-pinned reference; bwrap: the host interpreter path. */
+  /**
+   * docker: a local image id or digest-pinned reference; bwrap: the host interpreter path, or the
+   * ChainID of a bound image (then `rootfs` is where it is unpacked).
+   */
   local_image: string;
+  /** bwrap: the image's unpacked root the checker runs in (runtime-rootfs.ts); absent: the host's /usr. */
+  rootfs?: string | undefined;
+  /** The OCI ChainID of the bytes that run (runtime-rootfs.ts); null: the host's own interpreter. */
+  bytes_digest?: string | null | undefined;
 }
 
 /** Runs jobs; `builtin` needs nothing, the others need their engine. */

@@ -16,6 +16,8 @@ const REPORT_CEILING = 64 * 1024;
 /** What a sandbox is started for: the interpreter it runs and the size of its disk. */
 export interface SandboxSpec {
   python: string;
+  /** The image root the sandbox runs in; absent: the host's /usr. */
+  rootfs?: string | undefined;
   diskBytes: number;
 }
 
@@ -101,7 +103,7 @@ export function createWarmSandboxPool(options: {
     void promise.finally(() => pending.delete(promise)).catch(() => {});
     return promise;
   };
-  const keyOf = (spec: SandboxSpec) => `${spec.diskBytes}:${spec.python}`;
+  const keyOf = (spec: SandboxSpec) => `${spec.diskBytes}:${spec.rootfs ?? ""}:${spec.python}`;
 
   /** Run directories of sandboxes still being made (not in `live` yet), for the exit hook. */
   const making = new Set<string>();
