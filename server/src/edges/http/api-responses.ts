@@ -1,4 +1,4 @@
-import { ErrorCode, ProblemStatus, RunStatus, Structure } from "@svc/schemas";
+import { AttemptStatus, ErrorCode, ProblemStatus, RunStatus, Structure } from "@svc/schemas";
 import { z } from "zod";
 import { searchProblemsInput } from "../inputs/discovery-inputs.ts";
 
@@ -132,3 +132,60 @@ export function bytesResponse(description: string, mediaType = "application/octe
     content: { [mediaType]: { schema: z.string() } },
   };
 }
+
+/*
+ * The results of the solving agent's tools (the default toolsets): each tool declares one as its
+ * `output`, which tools/list advertises as outputSchema and its /api route serializes through.
+ * They name the fields an agent relies on and stay loose, and carry no descriptions: every one
+ * rides in the default tools/list, an agent's context (issue 36).
+ */
+
+const id = z.string();
+const cursor = z.string().nullable();
+const anyRecord = z.looseObject({});
+
+/** The Attempt record (server/src/attempts/attempt.ts). */
+export const attemptRecord = z.looseObject({ id, problem_id: id, status: z.enum(AttemptStatus) });
+const noteRecord = z.looseObject({ id, attempt_id: id, kind: z.string() });
+const submissionRecord = z.looseObject({ id, attempt_id: id, status: z.string() });
+
+export const whoamiResult = z.looseObject({
+  user: z.looseObject({ id, handle: z.string() }),
+  scopes: z.array(z.string()),
+  roles: z.array(z.string()),
+});
+export const listCampaignsResult = z.looseObject({
+  campaigns: z.array(z.looseObject({ id, slug: z.string() })),
+});
+export const getCampaignResult = z.looseObject({
+  campaign: z.looseObject({ id, slug: z.string() }),
+  open_problems: z.array(z.looseObject({ id, slug: z.string() })),
+  open_problems_cursor: cursor,
+});
+export const pickProblemResult = z.looseObject({
+  problems: z.array(z.looseObject({ id, slug: z.string(), reason: z.string() })),
+});
+export const startAttemptResult = z.looseObject({
+  attempt: attemptRecord,
+  continues: anyRecord.nullable(),
+  next_steps: z.array(z.string()),
+  skill_resources: z.array(anyRecord),
+  reference_resources: z.array(anyRecord),
+});
+export const getAttemptResult = z.looseObject({ attempt: attemptRecord });
+export const endAttemptResult = z.looseObject({ attempt: attemptRecord, note: noteRecord });
+export const listAttemptsResult = z.looseObject({ attempts: z.array(attemptRecord), cursor });
+export const addNoteResult = z.looseObject({ note: noteRecord });
+export const uploadArtifactResult = z.looseObject({
+  artifact: z.looseObject({ id, content_hash: z.string() }),
+});
+export const createSubmissionResult = z.looseObject({
+  submission: submissionRecord,
+  verification_run_id: id.nullable(),
+});
+export const getSubmissionResult = z.looseObject({ submission: submissionRecord });
+export const getVerificationResult = z.looseObject({
+  verification: verificationRunRecord,
+  waiting_stages: z.array(anyRecord),
+  attestation_log_index: z.number().int().nullable(),
+});

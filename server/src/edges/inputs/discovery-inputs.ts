@@ -11,7 +11,7 @@ export const workingAttemptId = z
   .string()
   .regex(idPattern(IdPrefix.attempt), "must be an Attempt id: att_ and 10 to 32 characters of 0-9 and a-z")
   .optional()
-  .describe("The id of your own Attempt this read is for, if you are working on one (att_...).");
+  .describe("Your own Attempt this read is for, if any.");
 
 /** What every read takes besides its own fields; the whole input of a read that names nothing else. */
 export const readOptions = z.strictObject({ working_attempt_id: workingAttemptId });

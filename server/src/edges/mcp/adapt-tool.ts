@@ -6,7 +6,7 @@ import type {
 import { z } from "zod";
 import { passthroughSchema } from "./passthrough-schema.ts";
 import { toolAnnotations } from "./tool-annotations.ts";
-import { anyToolResult, outputJsonSchema } from "./tool-output.ts";
+import { anyToolResult, compactJsonSchema, outputJsonSchema } from "./tool-output.ts";
 import { type Tool, ToolKind } from "./tools/tool.ts";
 import { WORKING_ATTEMPT_PARAMETER, workingAttemptField } from "./working-attempt.ts";
 
@@ -49,11 +49,15 @@ export function adaptTool(tool: Tool): AdaptedTool {
     !Object.hasOwn(tool.input.shape, WORKING_ATTEMPT_PARAMETER);
   if (stripsWorkingAttempt) input = input.extend({ [WORKING_ATTEMPT_PARAMETER]: workingAttemptField });
   let output = tool.output ?? anyToolResult;
-  if (tool.kind === ToolKind.read && tool.privateRead !== true) {
+  // A loose result already admits them; a strict one is told.
+  const strict = output.def.catchall?._zod.def.type === "never";
+  if (strict && tool.kind === ToolKind.read && tool.privateRead !== true) {
     const missing = Object.entries(readExtras).filter(([key]) => !Object.hasOwn(output.shape, key));
     if (missing.length > 0) output = output.extend(Object.fromEntries(missing));
   }
-  const inputJson = z.toJSONSchema(input, { io: "input", target: "draft-2020-12" });
+  const inputJson = compactJsonSchema(z.toJSONSchema(input, { io: "input", target: "draft-2020-12" }), {
+    descriptions: true,
+  }) as Record<string, unknown>;
   const outputJson = outputJsonSchema(output);
   const annotations = toolAnnotations(tool);
   return {

@@ -8,7 +8,8 @@ import type { Tool } from "./tools/tool.ts";
  * are marked so. No tool reaches outside the service.
  */
 export function toolAnnotations(tool: Tool): ToolAnnotations {
-  const base = { title: tool.title, openWorldHint: false };
+  // The title is the tool's own (tools/list carries it once, beside the annotations).
+  const base = { openWorldHint: false };
   switch (tool.kind) {
     case "read":
       return { ...base, readOnlyHint: true, destructiveHint: false, idempotentHint: true };

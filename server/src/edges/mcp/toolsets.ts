@@ -6,8 +6,10 @@ import { ServiceError } from "../../core/errors/service-error.ts";
  * definition names it (`toolset: Toolset.solving`), so a tool without one does not compile.
  */
 export const Toolset = {
-  /** Finding work: campaigns, search, a Problem, suggestions. */
+  /** Finding work: search, a Problem, suggestions. */
   discovery: "discovery",
+  /** Browsing campaigns and leaderboards. */
+  campaigns: "campaigns",
   /** Solving one Problem: an Attempt, its notes, an upload, a submission and its verification. */
   solving: "solving",
   /** The rest of a solver's records: lists, notes search, artifacts, leaderboards, contracts. */

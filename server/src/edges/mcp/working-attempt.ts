@@ -1,7 +1,7 @@
 import { IdPrefix, idPattern } from "@svc/schemas";
-import { z } from "zod";
 import { checkWorkingAttemptId, type WorkingAttemptOutcome } from "../../attempts/check-working-attempt.ts";
 import { viewerOf } from "../../visibility/viewer.ts";
+import { workingAttemptId } from "../inputs/discovery-inputs.ts";
 import type { ToolContext } from "./tools/tool.ts";
 
 /** The name of the optional parameter that names the caller's own Attempt on reads (spec 4.1). */
@@ -10,12 +10,8 @@ export const WORKING_ATTEMPT_PARAMETER = "working_attempt_id";
 /** An Attempt id: `att_` and 10 to 32 characters of [0-9a-z]. */
 export const ATTEMPT_ID_PATTERN = idPattern(IdPrefix.attempt);
 
-/** The field the adapter adds to every read tool whose input lacks it. */
-export const workingAttemptField = z
-  .string()
-  .regex(ATTEMPT_ID_PATTERN, "must be an Attempt id: att_ and 10 to 32 characters of 0-9 and a-z")
-  .optional()
-  .describe("The id of your own Attempt this read is for, if you are working on one (att_...).");
+/** The field the adapter adds to every read tool whose input lacks it: the one discovery declares. */
+export const workingAttemptField = workingAttemptId;
 
 /** A resource URI with its trailing `working_attempt_id` taken off. */
 export interface SplitResourceUri {

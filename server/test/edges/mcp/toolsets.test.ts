@@ -109,7 +109,7 @@ describeWithDatabase("toolsets and what tools/list shows a caller", () => {
       error: {
         code: "invalid_input",
         field: "toolsets",
-        message: expect.stringMatching(/unknown toolset "sovling".*discovery, solving/),
+        message: expect.stringMatching(/unknown toolset "sovling".*discovery.*solving/),
       },
     });
   });

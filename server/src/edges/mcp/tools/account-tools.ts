@@ -3,6 +3,7 @@ import { z } from "zod";
 import { authorizeCli } from "../../../oauth/cli-login.ts";
 import { setAuthorAccess } from "../../../users/set-author-access.ts";
 import { whoami } from "../../../users/whoami.ts";
+import { whoamiResult } from "../../http/api-responses.ts";
 import { userField } from "../../inputs/organization-fields.ts";
 import { Toolset } from "../toolsets.ts";
 import { defineTool, type Tool, ToolKind } from "./tool.ts";
@@ -19,6 +20,7 @@ const whoamiTool = defineTool({
   scope: Scope.read,
   kind: ToolKind.read,
   toolset: Toolset.solving,
+  output: whoamiResult,
   input: z.object({}),
   run: async (context) => ({ ...(await whoami(context.services.sql, context.principal)) }),
 });

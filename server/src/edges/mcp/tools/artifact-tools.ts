@@ -5,6 +5,7 @@ import { requestArtifactUpload } from "../../../artifacts/request-artifact-uploa
 import { reuseArtifact } from "../../../artifacts/reuse-artifact.ts";
 import { uploadArtifact } from "../../../artifacts/upload-artifact.ts";
 import { withdrawArtifact } from "../../../artifacts/withdraw-artifact.ts";
+import { uploadArtifactResult } from "../../http/api-responses.ts";
 import { artifactFilename, artifactMediaType } from "../../inputs/artifact-fields.ts";
 import { attemptIdField, recordIdField } from "../../inputs/attempt-fields.ts";
 import { artifactResource } from "../resources/artifact-resource.ts";
@@ -23,6 +24,7 @@ const uploadArtifactTool = defineTool({
   scope: "contribute",
   kind: ToolKind.write,
   toolset: Toolset.solving,
+  output: uploadArtifactResult,
   input: z.strictObject({
     attempt_id: attemptIdField("Your active Attempt."),
     filename: artifactFilename,

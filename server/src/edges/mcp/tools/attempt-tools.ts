@@ -5,6 +5,12 @@ import { listMyAttempts } from "../../../attempts/list-my-attempts.ts";
 import { endAttempt } from "../../../solving/end-attempt.ts";
 import { getAttempt } from "../../../solving/get-attempt.ts";
 import { startAttempt } from "../../../solving/start-attempt.ts";
+import {
+  endAttemptResult,
+  getAttemptResult,
+  listAttemptsResult,
+  startAttemptResult,
+} from "../../http/api-responses.ts";
 import { attemptIdField } from "../../inputs/attempt-fields.ts";
 import { pageCursor, pageLimit, revisionNumber } from "../../inputs/discovery-inputs.ts";
 import { noteBodyField } from "../../inputs/note-body.ts";
@@ -26,6 +32,7 @@ const startAttemptTool = defineTool({
   scope: "contribute",
   kind: ToolKind.write,
   toolset: Toolset.solving,
+  output: startAttemptResult,
   input: z.strictObject({
     problem: problemField.describe("The Problem's slug or prb_ id."),
     revision: revisionNumber.optional().describe("A revision number; default the current one."),
@@ -50,6 +57,7 @@ const endAttemptTool = defineTool({
   scope: "contribute",
   kind: ToolKind.write,
   toolset: Toolset.solving,
+  output: endAttemptResult,
   input: z.strictObject({
     attempt_id: attemptIdField("Your active Attempt."),
     outcome: z
@@ -75,6 +83,7 @@ const getAttemptTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.solving,
+  output: getAttemptResult,
   input: z.strictObject({ attempt_id: attemptIdField("The Attempt's att_ id.") }),
   async run(context, input) {
     return { ...(await getAttempt(context.services, context, input)) };
@@ -90,6 +99,7 @@ const listMyAttemptsTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.solving,
+  output: listAttemptsResult,
   input: z.strictObject({
     problem: problemField.optional().describe("Only Attempts on this Problem (slug or prb_ id)."),
     status: z.enum(AttemptStatus).optional().describe("active or ended."),
@@ -110,6 +120,7 @@ const listAttemptsTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.workbench,
+  output: listAttemptsResult,
   input: z.strictObject({
     problem: problemField.describe("The Problem's slug or prb_ id."),
     limit: pageLimit,

@@ -10,6 +10,14 @@ import { getReviewProtocol } from "../../../review-protocols/get-review-protocol
 import { getVerifierContract } from "../../../verifier-contracts/get-verifier-contract.ts";
 import { viewerOf } from "../../../visibility/viewer.ts";
 import {
+  getCampaignResult,
+  leaderboardResult,
+  listCampaignsResult,
+  pickProblemResult,
+  problemEnvelope,
+  searchProblemsResult,
+} from "../../http/api-responses.ts";
+import {
   campaignFilter,
   getLeaderboardInput,
   getProblemInput,
@@ -33,7 +41,8 @@ const listCampaignsTool = defineTool({
   description: "Active listed Campaigns, and your own whatever their visibility, newest first.",
   scope: "read",
   kind: ToolKind.read,
-  toolset: Toolset.discovery,
+  toolset: Toolset.campaigns,
+  output: listCampaignsResult,
   input: z.strictObject({ working_attempt_id: workingAttemptId }),
   async run({ services, principal }) {
     return { ...(await listCampaigns(services.sql, viewerOf(principal))) };
@@ -48,7 +57,8 @@ const getCampaignTool = defineTool({
     "back as cursor for the next page.",
   scope: "read",
   kind: ToolKind.read,
-  toolset: Toolset.discovery,
+  toolset: Toolset.campaigns,
+  output: getCampaignResult,
   input: z.strictObject({
     campaign: z.string().min(1).max(64).describe("The Campaign's slug or cmp_ id."),
     limit: pageLimit,
@@ -71,6 +81,7 @@ const searchProblemsTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.discovery,
+  output: searchProblemsResult,
   input: searchProblemsInput,
   async run({ services, principal }, input) {
     const viewer = viewerOf(principal);
@@ -87,6 +98,7 @@ const getProblemTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.discovery,
+  output: problemEnvelope,
   input: getProblemInput,
   async run(context, input) {
     const viewer = viewerOf(context.principal);
@@ -103,6 +115,7 @@ const pickProblemTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.discovery,
+  output: pickProblemResult,
   input: z.strictObject({
     campaign: campaignFilter,
     structure: structureField.optional().describe("Only Problems of this structure."),
@@ -167,7 +180,8 @@ const getLeaderboardTool = defineTool({
     "with the metric and the baseline. On sealed work `withheld` says why and until when no entry is shown.",
   scope: "read",
   kind: ToolKind.read,
-  toolset: Toolset.workbench,
+  toolset: Toolset.campaigns,
+  output: leaderboardResult,
   input: getLeaderboardInput,
   async run({ services, principal }, input) {
     return {

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { addNote } from "../../../notes/add-note.ts";
 import { getNote } from "../../../notes/get-note.ts";
 import { NoteSearchMode, searchNotes } from "../../../notes/search-notes.ts";
+import { addNoteResult } from "../../http/api-responses.ts";
 import { attemptIdField, recordIdField } from "../../inputs/attempt-fields.ts";
 import { pageCursor } from "../../inputs/discovery-inputs.ts";
 import { noteBodyField } from "../../inputs/note-body.ts";
@@ -15,6 +16,7 @@ const addNoteTool = defineTool({
   scope: "contribute",
   kind: ToolKind.write,
   toolset: Toolset.solving,
+  output: addNoteResult,
   input: z.strictObject({
     attempt_id: attemptIdField("Your active Attempt."),
     body_md: noteBodyField("The note, Markdown, up to 20000 characters."),

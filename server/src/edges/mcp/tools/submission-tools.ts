@@ -4,6 +4,7 @@ import { listSubmissions } from "../../../submissions/list-submissions.ts";
 import { readSubmission } from "../../../submissions/read-submission.ts";
 import { withdrawSubmission } from "../../../submissions/withdraw-submission.ts";
 import { viewerOf } from "../../../visibility/viewer.ts";
+import { createSubmissionResult, getSubmissionResult } from "../../http/api-responses.ts";
 import { attemptIdField, recordIdField } from "../../inputs/attempt-fields.ts";
 import { Toolset } from "../toolsets.ts";
 import { defineTool, type Tool, ToolKind } from "./tool.ts";
@@ -20,6 +21,7 @@ const createSubmissionTool = defineTool({
   scope: "contribute",
   kind: ToolKind.write,
   toolset: Toolset.solving,
+  output: createSubmissionResult,
   input: z.strictObject({
     attempt_id: attemptIdField("Your active Attempt."),
     artifacts: z
@@ -86,6 +88,7 @@ const getSubmissionTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.solving,
+  output: getSubmissionResult,
   input: z.strictObject({ submission_id: submissionId("The Submission's sub_ id.") }),
   async run(context, input) {
     const { services, principal } = context;

@@ -13,6 +13,7 @@ import { startManualVerification } from "../../../verification/start-manual-veri
 import { readWaitingStages } from "../../../verification/waiting-stages.ts";
 import { yankVerifierImplementation } from "../../../verification/yank-verifier-implementation.ts";
 import { viewerOf } from "../../../visibility/viewer.ts";
+import { getVerificationResult } from "../../http/api-responses.ts";
 import { pageCursor, workingAttemptId } from "../../inputs/discovery-inputs.ts";
 import {
   getVerificationInput,
@@ -38,6 +39,7 @@ const getVerificationTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.solving,
+  output: getVerificationResult,
   input: getVerificationInput,
   async run({ services, principal, baseUrl }, input) {
     const verification = await getVerification(
