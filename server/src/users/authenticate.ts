@@ -42,7 +42,8 @@ export async function authenticate(
     select u.id, u.handle, u.is_admin, u.created_at, t.scopes, ${liveCapabilities(sql)} as capabilities,
       t.id as token_id, t.last_used_at
     from api_tokens t join users u on u.id = t.user_id
-    where t.token_hash = ${tokenHash(token)} and t.revoked_at is null`;
+    where t.token_hash = ${tokenHash(token)} and t.revoked_at is null
+      and (t.expires_at is null or t.expires_at > now())`;
   if (!row) return null;
   const { scopes, capabilities, token_id, last_used_at, ...user } = row;
   // The settings page shows when a token was last used; to the minute is enough, so a busy token

@@ -24,13 +24,16 @@ export interface IssuedToken extends TokenScope {
  * `contribute`, and may name capabilities to narrow them (see tokenScope). The user's grants are
  * read in the same transaction that stores the token, so the token carries exactly the
  * capabilities held when it was issued (a database trigger checks it again). `issuedTo` names the
- * command line a `svc login --mcp` token goes to; an operator's token has none.
+ * command line a `svc login --mcp` token goes to; an operator's token has none. `own` is a token a
+ * person made for themselves on the settings page, named, and expiring when they chose.
  */
 export async function issueToken(
   sql: Sql,
   handle: string,
   requestedScopes: readonly string[],
   issuedTo: string | null = null,
+  /** A person's own token (the settings page): its name and when it stops working (null: never). */
+  own: { name: string; expiresAt: Date | null } | null = null,
 ): Promise<IssuedToken> {
   const unknown = requestedScopes.filter((s) => !isScope(s) && !isCapability(s));
   if (unknown.length > 0) {
@@ -60,8 +63,9 @@ export async function issueToken(
       try {
         await tx.savepoint(
           (sp) => sp`
-          insert into api_tokens (id, user_id, prefix, token_hash, scopes, capabilities, issued_to)
-          values (${id}, ${user.id}, ${tokenPrefix(token)}, ${tokenHash(token)}, ${scope.scopes}, ${scope.capabilities}, ${issuedTo})`,
+          insert into api_tokens (id, user_id, prefix, token_hash, scopes, capabilities, issued_to, name, expires_at)
+          values (${id}, ${user.id}, ${tokenPrefix(token)}, ${tokenHash(token)}, ${scope.scopes}, ${scope.capabilities},
+            ${issuedTo}, ${own?.name ?? null}, ${own?.expiresAt ?? null})`,
         );
         return { id, token, prefix: tokenPrefix(token), user_id: user.id, ...scope };
       } catch (error) {

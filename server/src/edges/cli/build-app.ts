@@ -7,6 +7,7 @@ import { accountRoutes } from "../http/account-routes.ts";
 import { adminRoutes } from "../http/admin-routes.ts";
 import { apiRoutes } from "../http/api-routes.ts";
 import { attestationRoutes } from "../http/attestation-routes.ts";
+import { connectRoutes } from "../http/connect-routes.ts";
 import { dashboardRoutes } from "../http/dashboard-routes.ts";
 import { docsRoutes } from "../http/docs-routes.ts";
 import { downloadRoutes } from "../http/download-routes.ts";
@@ -111,6 +112,7 @@ export function buildApp(services: Services, options: BuildAppOptions = {}) {
   app.register(siteRoutes, { services });
   app.register(dashboardRoutes, { services });
   app.register(participationRoutes, { services });
+  app.register(connectRoutes, { services });
   app.register(workAuditRoutes, { services });
   app.register(workRoutes, { services });
   app.register(draftRoutes, { services });

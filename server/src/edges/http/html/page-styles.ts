@@ -34,7 +34,7 @@ a.button.primary { background: #1f6feb; color: #fff; }
   site: `
 :root { color-scheme: light dark; --fg: #1b1f24; --bg: #fff; --muted: #57606a; --soft: #424a53; --line: #d0d7de; --faint: #eaeef2; --panel: #f6f8fa; --link: #0a58ca; --accent: #1f6feb; --on-accent: #fff; --sealed: #7d4e00; --bad: #991b1b; --bad-bg: #fff5f5; --bad-line: #b42318; --bad-fg: #7a1b12; --ok-bg: #dcfce7; --no-bg: #fee2e2; --maybe-bg: #fef9c3; --none-bg: #e5e7eb; --info-bg: #eef; --ins: #dafbe1; --del: #ffebe9; --you: #fff8c5; }
 @media (prefers-color-scheme: dark) {
-:root { --fg: #e6edf3; --bg: #0d1117; --muted: #9da7b3; --soft: #c9d1d9; --line: #3d444d; --faint: #262c36; --panel: #161b22; --link: #6cb6ff; --accent: #2f81f7; --on-accent: #fff; --sealed: #e3b341; --bad: #ff9492; --bad-bg: #2d1517; --bad-line: #f85149; --bad-fg: #ffc1bd; --ok-bg: #12381f; --no-bg: #4a1619; --maybe-bg: #3d3211; --none-bg: #30363d; --info-bg: #1c2a4a; --ins: #12381f; --del: #4a1619; --you: #3d3211; }
+:root { --fg: #e6edf3; --bg: #0d1117; --muted: #9da7b3; --soft: #c9d1d9; --line: #3d444d; --faint: #262c36; --panel: #161b22; --link: #6cb6ff; --accent: #1f6feb; --on-accent: #fff; --sealed: #e3b341; --bad: #ff9492; --bad-bg: #2d1517; --bad-line: #f85149; --bad-fg: #ffc1bd; --ok-bg: #12381f; --no-bg: #4a1619; --maybe-bg: #3d3211; --none-bg: #30363d; --info-bg: #1c2a4a; --ins: #12381f; --del: #4a1619; --you: #3d3211; }
 }
 body { font: 15px/1.55 system-ui, sans-serif; margin: 0; color: var(--fg); background: var(--bg); }
 a { color: var(--link); } a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible { outline: 2px solid var(--link); outline-offset: 2px; }
@@ -78,6 +78,8 @@ section { border-top: 1px solid var(--line); margin-top: 1.5rem; }
 th.align-right, td.align-right { text-align: right; } th.align-center, td.align-center { text-align: center; }
 math[display="block"] { margin: 0.6rem 0; overflow-x: auto; } .math-error { color: var(--bad); }
 .evidence { border-left: 3px solid var(--line); padding-left: 0.8rem; overflow-wrap: anywhere; }
+dl.api dt { margin-top: 0.6rem; } dl.api dd { margin-left: 1rem; }
+input.snippet { font-family: ui-monospace, monospace; font-size: 0.85rem; width: 100%; max-width: 40rem; }
 ul.related { display: flex; flex-wrap: wrap; gap: 0.3rem 1.2rem; padding: 0; list-style: none; }
 @media (max-width: 40rem) {
   main table, main thead, main tbody, main tr, main th, main td { display: block; width: auto; }

@@ -1,5 +1,6 @@
 import type { OAuthGrantSummary } from "../../../oauth/oauth-grants.ts";
 import type { SessionSummary } from "../../../sessions/sessions.ts";
+import type { IssuedToken } from "../../../users/issue-token.ts";
 import type { TokenSummary } from "../../../users/list-tokens.ts";
 import type { Whoami } from "../../../users/whoami.ts";
 import { type Html, html } from "../html/html.ts";
@@ -24,7 +25,14 @@ export interface SettingsView {
   csrf: Html;
   /** A one-line notice after an action ("Revoked ..."), or null. */
   notice: string | null;
+  /** A token just created: its secret is shown this once. */
+  created?: IssuedToken | null;
 }
+
+/** The scopes a person may give their own token. */
+export const TOKEN_SCOPES = { read: ["read"], contribute: ["read", "contribute"] } as const;
+/** How long a person's own token lives, in days (null: until revoked). */
+export const TOKEN_LIFETIMES = { "7d": 7, "30d": 30, "90d": 90, "365d": 365, never: null } as const;
 
 /**
  * `GET /settings`: who you are, your roles and capabilities with who granted them, your
@@ -35,7 +43,8 @@ export interface SettingsView {
 export function renderSettingsPage(view: SettingsView, visitor: SiteVisitor): Html {
   const { whoami } = view;
   const cliTokens = view.tokens.filter((t) => t.issued_to !== null);
-  const operatorTokens = view.tokens.filter((t) => t.issued_to === null);
+  const ownTokens = view.tokens.filter((t) => t.issued_to === null && t.name !== null);
+  const operatorTokens = view.tokens.filter((t) => t.issued_to === null && t.name === null);
   return renderSitePage(
     "Settings",
     visitor,
@@ -50,6 +59,8 @@ ${renderMemberships(whoami)}
 <section aria-labelledby="credentials">
 <h2 id="credentials">Credentials</h2>
 <p class="note">Everything below acts as you. Revoking one takes effect on its next request.</p>
+${renderNewToken(view.csrf, view.created ?? null)}
+${renderTokens("Your tokens", "own-tokens", ownTokens, view.csrf, "You have made no token here.")}
 ${renderTokens("Command lines (svc login --mcp)", "cli-tokens", cliTokens, view.csrf, "No command line holds a token of yours.")}
 ${renderOAuthClients(view.oauthClients, view.csrf)}
 ${renderTokens("Operator-issued tokens", "operator-tokens", operatorTokens, view.csrf, "No operator-issued token of yours is live.")}
@@ -114,7 +125,7 @@ function renderTokens(
 ): Html {
   const rows = tokens.map(
     (token) => html`<tr data-testid="token">
-<td><code data-testid="token-prefix">${token.prefix}</code>${token.issued_to && html`<br>${token.issued_to}`}</td>
+<td>${token.name && html`<strong data-testid="token-name">${token.name}</strong><br>`}<code data-testid="token-prefix">${token.prefix}</code>${token.issued_to && html`<br>${token.issued_to}`}${token.expires_at && html`<br><span class="muted">expires ${when(token.expires_at)}</span>`}</td>
 <td>${[...token.scopes, ...token.capabilities].join(" ")}</td>
 <td>${when(token.created_at)}</td>
 <td data-testid="token-last-used">${token.last_used_at ? when(token.last_used_at) : "never"}</td>
@@ -179,4 +190,29 @@ function revokeForm(action: string, csrf: Html, label: string): Html {
 /** A time as people read it in a table: UTC to the minute. */
 function when(at: Date): string {
   return `${at.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
+
+/**
+ * The form that makes a token of your own (name, scope, lifetime), and once made, its secret in a
+ * read-only field to select and copy (no script, so no copy button), with the lines that use it.
+ */
+function renderNewToken(csrf: Html, created: IssuedToken | null): Html {
+  const shown =
+    created &&
+    html`<div class="note" role="status" data-testid="new-token">
+<p><strong>Your new token.</strong> Copy it now: it is shown this once, and only its prefix is kept.</p>
+<p><label for="new-token-secret">Token</label><br><input id="new-token-secret" class="snippet" readonly value="${created.token}" size="48" data-testid="new-token-secret"></p>
+<p class="muted">Use it as <code>Authorization: Bearer ...</code> on <code>/api</code> and <code>/mcp</code>, or store it with <code>svc login --token ...</code>.</p>
+</div>`;
+  return html`<h3 id="new-token">Make a token</h3>
+${shown}
+<form method="post" action="${SETTINGS_PATHS.token}" class="review" data-testid="token-form">${csrf}
+<label for="token-name">Name</label>
+<input id="token-name" name="name" required maxlength="100" placeholder="laptop agent">
+<label for="token-scope">Scope</label>
+<select id="token-scope" name="scope"><option value="read">read</option><option value="contribute" selected>read and contribute</option></select>
+<label for="token-expires">Expires</label>
+<select id="token-expires" name="expires"><option value="7d">in 7 days</option><option value="30d" selected>in 30 days</option><option value="90d">in 90 days</option><option value="365d">in a year</option><option value="never">never (until revoked)</option></select>
+<p><button type="submit" data-testid="create-token">Make the token</button></p>
+</form>`;
 }

@@ -63,11 +63,11 @@ ${requirements?.answer_format_md ? html`<h3>Answer format</h3><div class="statem
 <h3>From a terminal or an agent</h3>
 <p>Check your files against the published checkers first (submits nothing, uses no quota):</p>
 <label class="visually-hidden" for="verify-snippet">svc verify command</label>
-<textarea id="verify-snippet" class="snippet" readonly rows="2">svc login --server ${baseUrl}
+<textarea id="verify-snippet" class="snippet" readonly rows="3">svc login --server ${baseUrl}
 svc verify ${slug} ${artifactsArg}</textarea>
 <p>An agent connected to <code>${baseUrl}/mcp</code> (<a href="/connect">Connect an agent</a>) submits with:</p>
 <label class="visually-hidden" for="mcp-snippet">MCP tool calls</label>
-<textarea id="mcp-snippet" class="snippet" readonly rows="${String(roles.length + 3)}">${mcpCalls}</textarea>`;
+<textarea id="mcp-snippet" class="snippet" readonly rows="${String(2 * roles.length + 4)}">${mcpCalls}</textarea>`;
 }
 
 /** The file extension a media type is named by (the inverse of mediaTypeOf, for the common types). */
