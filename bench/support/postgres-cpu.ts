@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import type postgres from "postgres";
 
 const ticksPerSecond = (() => {
   try {
@@ -23,17 +24,50 @@ export function postgresCpuMs(): number | null {
   } catch {
     return null;
   }
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      if (!stat.includes(" (postgres) ")) continue;
-      // Fields after the command: state is field 3, utime and stime fields 14 and 15.
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // The process ended meanwhile.
-    }
+  let ms = 0;
+  for (const pid of pids) ms += processCpuMs(pid, true) ?? 0;
+  return ms;
+}
+
+/** CPU time used so far by process `pid`, in milliseconds; null when it is gone (or, with `onlyPostgres`, not a postgres). */
+function processCpuMs(pid: string | number, onlyPostgres = false): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    if (onlyPostgres && !stat.includes(" (postgres) ")) return null;
+    // Fields after the command: state is field 3, utime and stime fields 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+  } catch {
+    return null;
   }
-  return (ticks * 1000) / ticksPerSecond;
+}
+
+/**
+ * The CPU, in milliseconds, of the PostgreSQL backends connected to `sql`'s database (from
+ * pg_stat_activity and /proc), per backend pid: unlike postgresCpuMs it leaves out the other
+ * databases of a shared server. Null when the server is not on this machine (no such /proc entry).
+ * The difference of two readings (backendsCpuSince) is what this database's sessions used between
+ * them; the server's shared processes (WAL writer, checkpointer) are not counted.
+ */
+export async function backendsCpu(sql: postgres.Sql): Promise<Map<number, number> | null> {
+  const rows = await sql<{ pid: number }[]>`
+    select pid from pg_stat_activity where datname = current_database() and backend_type = 'client backend'`;
+  const cpu = new Map<number, number>();
+  for (const { pid } of rows) {
+    const ms = processCpuMs(pid);
+    if (ms !== null) cpu.set(pid, ms);
+  }
+  return cpu.size === 0 ? null : cpu;
+}
+
+/** The backends' CPU used since `before` (a backendsCpu reading), in milliseconds: new backends count whole. */
+export async function backendsCpuSince(
+  sql: postgres.Sql,
+  before: Map<number, number> | null,
+): Promise<number | null> {
+  const after = await backendsCpu(sql);
+  if (before === null || after === null) return null;
+  let ms = 0;
+  for (const [pid, used] of after) ms += used - (before.get(pid) ?? 0);
+  return ms;
 }
