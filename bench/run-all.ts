@@ -17,6 +17,7 @@ const BENCHES: readonly { name: string; script: string }[] = [
   { name: "reviews", script: "reviews/run.ts" },
   { name: "publish", script: "publish/run.ts" },
   { name: "mcp", script: "mcp/run.ts" },
+  { name: "mcp-million", script: "mcp/million.ts" },
   { name: "site", script: "site/run.ts" },
   { name: "verify", script: "verify/run.ts" },
   { name: "observability", script: "observability/run.ts" },

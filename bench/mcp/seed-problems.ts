@@ -58,7 +58,7 @@ export async function seedProblems(sql: Pool, count: number): Promise<string> {
   return owner;
 }
 
-const VOCABULARY = (
+export const VOCABULARY = (
   "graph colouring matching flow network shortest path tree spanning cycle clique cover " +
   "satisfiability clause literal variable assignment boolean formula solver heuristic search " +
   "prime factor modular arithmetic sequence series integer lattice polynomial root matrix " +

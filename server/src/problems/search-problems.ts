@@ -70,15 +70,17 @@ export async function searchProblems(
     order: options.order,
   });
   const tsquery = query === undefined ? undefined : sql`websearch_to_tsquery('english', ${query})`;
-  const tier =
+  const textTiers =
     options.order === ProblemOrder.priority && query && tsquery ? matchTiers(sql, query, tsquery) : undefined;
   // The number of keys does not depend on the seed, which the cursor itself may carry.
-  const keyCount = sortKeys(sql, options.order, "").length + (tier ? 1 : 0);
+  const tiered = textTiers !== undefined || options.order === ProblemOrder.random;
+  const keyCount = sortKeys(sql, options.order).length + (tiered ? 1 : 0);
   const position =
     options.cursor === undefined ? undefined : decodeCursor(options.cursor, fingerprint, keyCount);
   const seed =
     options.order === ProblemOrder.random ? (position?.s ?? randomBytes(8).toString("hex")) : undefined;
-  const keys = sortKeys(sql, options.order, seed);
+  const tier = textTiers ?? (seed === undefined ? undefined : shuffleFrom(sql, seed));
+  const keys = sortKeys(sql, options.order);
 
   const filters: postgres.Fragment[] = [
     discoverableProblemSql(sql, viewer),
@@ -142,8 +144,26 @@ function matchTiers(sql: Sql, query: string, tsquery: postgres.Fragment): TierKe
   };
 }
 
+/**
+ * `random` order: each Problem holds a random `shuffle_key` (migration 034), and a search starts
+ * at a point of that permutation drawn from its seed and goes round it once: the keys from there
+ * up (tier 0), then those below (tier 1). Each tier is a walk of the `problems_by_shuffle` index
+ * that stops after a page, where sorting by a hash of seed and id read and hashed every match
+ * (tens of milliseconds per hundred thousand). Every search starts elsewhere; what it gives up is
+ * that two searches' sequences are rotations of one another.
+ */
+function shuffleFrom(sql: Sql, seed: string): TierKey {
+  if (!/^[0-9a-f]{16}$/.test(seed)) {
+    throw new ServiceError("invalid_input", "cursor is not one this search made: start again without it", {
+      field: "cursor",
+    });
+  }
+  const start = Number.parseInt(seed.slice(0, 8), 16) % 2_147_483_647;
+  return { conditions: [sql`p.shuffle_key >= ${start}`, sql`p.shuffle_key < ${start}`] };
+}
+
 /** The keyset for an order, all ascending: descending numbers are negated; the slug breaks ties. */
-function sortKeys(sql: Sql, order: ProblemOrder, seed: string | undefined): SortKey[] {
+function sortKeys(sql: Sql, order: ProblemOrder): SortKey[] {
   const priority: SortKey = { expression: sql`-p.priority_weight`, type: "float8" };
   const slug: SortKey = { expression: sql`p.slug collate "C"`, type: "text" };
   switch (order) {
@@ -152,8 +172,8 @@ function sortKeys(sql: Sql, order: ProblemOrder, seed: string | undefined): Sort
     case ProblemOrder.least_attempted:
       return [{ expression: sql`p.active_attempts`, type: "int4" }, priority, slug];
     case ProblemOrder.random:
-      // md5 of seed and id: a permutation fixed by the seed, uniform enough to shuffle a page.
-      return [{ expression: sql`md5(${seed ?? ""} || p.id) collate "C"`, type: "text" }, slug];
+      // Read from the seed's starting point round (shuffleFrom's tiers).
+      return [{ expression: sql`p.shuffle_key`, type: "int4" }, slug];
     default: {
       const never: never = order;
       throw new Error(`unhandled order ${never}`);
