@@ -128,6 +128,7 @@ export {
   type FixtureResult,
   runConformance,
 } from "./sandbox/run-conformance.ts";
+export { chainIdOf, prepareRuntimeRootfs, RUNTIME_SOURCE } from "./sandbox/runtime-rootfs.ts";
 export { type RawRun, settleOutcome } from "./sandbox/settle-outcome.ts";
 export { checkerImplementation, mountedSlots, stageJob } from "./sandbox/stage-job.ts";
 export { escapedText, hasBidiControl } from "./tree/bidi-control.ts";

@@ -81,6 +81,14 @@ export const RedactionReason = {
 } as const;
 export type RedactionReason = (typeof RedactionReason)[keyof typeof RedactionReason];
 
+/** Why a run is attested (docs/attestations.md): it finished, was revoked, or had a stage log redacted. */
+export const AttestationReason = {
+  finished: "finished",
+  revoked: "revoked",
+  log_redacted: "log_redacted",
+} as const;
+export type AttestationReason = (typeof AttestationReason)[keyof typeof AttestationReason];
+
 /**
  * Sandbox image states (spec section 3, get_sandbox_image_status). `unbound` is a script runtime
  * not yet enabled on the deployment: computed live, never stored.

@@ -36,6 +36,7 @@ export {
 } from "./ceilings.ts";
 export { checkSchema, type SchemaCheck, validateOwned } from "./check-schema.ts";
 export {
+  AttestationReason,
   CheckerResult,
   ConformanceStatus,
   ImageState,

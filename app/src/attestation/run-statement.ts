@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { AttestationReason, StageKind } from "@svc/schemas";
 import { canonicalJson } from "../hash/sha256.ts";
 
 /**
@@ -31,7 +32,7 @@ export interface RunStatement {
 
 export interface RunPredicate {
   /** Why this attestation: the run finished, was revoked, or had a stage log redacted. */
-  reason: "finished" | "revoked" | "log_redacted";
+  reason: AttestationReason;
   /** The attestation this one follows (same run, or the Submission's earlier run for a rerun). */
   supersedes: { log_index: number; payload_sha256: string } | null;
   issued_at: string;
@@ -56,7 +57,7 @@ export interface RunPredicate {
 
 export interface RunPredicateStage {
   stage_key: string;
-  kind: "sandbox" | "review" | "external";
+  kind: StageKind;
   result: Maybe<string | null>;
   score: Maybe<number | null>;
   sandbox: null | {

@@ -127,6 +127,8 @@ export interface RuntimeBinding {
   rootfs?: string | undefined;
   /** The OCI ChainID of the bytes that run (runtime-rootfs.ts); null: the host's own interpreter. */
   bytes_digest?: string | null | undefined;
+  /** bwrap image bindings: where a host without the unpacked root copies it from (a skopeo reference). */
+  source?: string | null | undefined;
 }
 
 /** Runs jobs; `builtin` needs nothing, the others need their engine. */

@@ -1,5 +1,5 @@
 import type { DsseEnvelope, Opening } from "@svc/app";
-import { IdPrefix, idPattern } from "@svc/schemas";
+import { type AttestationReason, IdPrefix, idPattern } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import { readRunWithholding } from "../sealing/read-run-withholdings.ts";
@@ -18,7 +18,7 @@ const RUN_ID = idPattern(IdPrefix.verificationRun);
 /** One attestation of a run, with what checks it against the log. */
 export interface ServedAttestation {
   log_index: number;
-  reason: "finished" | "revoked" | "log_redacted";
+  reason: AttestationReason;
   issued_at: string;
   key_id: string;
   payload_sha256: string;

@@ -1,3 +1,4 @@
+import { chainIdOf, RUNTIME_SOURCE } from "@svc/app";
 import type { RuntimeBackend } from "@svc/schemas";
 import Docker from "dockerode";
 import { isUniqueViolation } from "../core/db/is-unique-violation.ts";
@@ -9,6 +10,10 @@ export interface RuntimeBindingRecord {
   image_ref: string;
   backend: RuntimeBackend;
   local_image: string;
+  /** bwrap image bindings: the reference the image's root is unpacked from on each host. */
+  source: string | null;
+  /** The OCI ChainID of the bound image's layers: what runs record as the bytes that ran; null for a host interpreter. */
+  runtime_bytes_digest: string | null;
   bound_by_user_id: string | null;
   bound_at: string;
 }
@@ -16,7 +21,11 @@ export interface RuntimeBindingRecord {
 export interface BindRuntimeInput {
   image_ref: string;
   backend: RuntimeBackend;
-  /** docker: a local image name or id, pinned to its id here; bwrap: an absolute interpreter path. */
+  /**
+   * docker: a local image name or id, pinned to its id here; bwrap: an image source (skopeo's
+   * docker-daemon:, docker://, oci:... references), unpacked and pinned to its ChainID here, or an
+   * absolute interpreter path on the host (whose bytes no record can name).
+   */
   local_image: string;
 }
 
@@ -30,8 +39,9 @@ export const KNOWN_RUNTIMES = ["svc-runtime/python:1"] as const;
  * the runtime would change what it runs.
  */
 export async function bindRuntime(
-  services: Services,
-  userId: string,
+  services: Pick<Services, "sql" | "clock" | "sandbox">,
+  /** Null: an operator with svc-server. */
+  userId: string | null,
   input: BindRuntimeInput,
   docker = new Docker(),
 ): Promise<RuntimeBindingRecord> {
@@ -45,9 +55,13 @@ export async function bindRuntime(
     );
   }
   let localImage = input.local_image;
+  let source: string | null = null;
+  let bytesDigest: string | null = null;
   if (input.backend === "docker") {
     try {
-      localImage = (await docker.getImage(input.local_image).inspect()).Id;
+      const image = await docker.getImage(input.local_image).inspect();
+      localImage = image.Id;
+      bytesDigest = chainIdOf(image.RootFS?.Layers ?? []);
     } catch (error) {
       throw new ServiceError(
         "invalid_input",
@@ -55,10 +69,32 @@ export async function bindRuntime(
         { field: "local_image" },
       );
     }
+  } else if (RUNTIME_SOURCE.test(input.local_image)) {
+    if (!services.sandbox.prepareRuntime) {
+      throw new ServiceError(
+        "invalid_input",
+        "this deployment's sandbox runner cannot unpack runtime images",
+        {
+          field: "local_image",
+        },
+      );
+    }
+    try {
+      const prepared = await services.sandbox.prepareRuntime(input.local_image);
+      source = input.local_image;
+      localImage = prepared.chainId;
+      bytesDigest = prepared.chainId;
+    } catch (error) {
+      throw new ServiceError(
+        "invalid_input",
+        `local_image "${input.local_image}" could not be copied and unpacked (${firstLine(error)}); check the reference with skopeo inspect`,
+        { field: "local_image" },
+      );
+    }
   } else if (!input.local_image.startsWith("/")) {
     throw new ServiceError(
       "invalid_input",
-      "local_image for bwrap must be the absolute path of the interpreter, such as /usr/bin/python3",
+      "local_image for bwrap must be an image source (docker-daemon:<name>, docker://<ref>, oci:<dir>) or the absolute path of a host interpreter such as /usr/bin/python3",
       {
         field: "local_image",
       },
@@ -66,13 +102,15 @@ export async function bindRuntime(
   }
   try {
     const [row] = await services.sql<{ bound_at: Date }[]>`
-      insert into sandbox_runtimes (image_ref, backend, local_image, bound_by_user_id, bound_at)
-      values (${input.image_ref}, ${input.backend}, ${localImage}, ${userId}, ${services.clock()})
+      insert into sandbox_runtimes (image_ref, backend, local_image, source, runtime_bytes_digest, bound_by_user_id, bound_at)
+      values (${input.image_ref}, ${input.backend}, ${localImage}, ${source}, ${bytesDigest}, ${userId}, ${services.clock()})
       returning bound_at`;
     return {
       image_ref: input.image_ref,
       backend: input.backend,
       local_image: localImage,
+      source,
+      runtime_bytes_digest: bytesDigest,
       bound_by_user_id: userId,
       bound_at: row!.bound_at.toISOString(),
     };
@@ -91,11 +129,21 @@ export async function bindRuntime(
 
 /** The runtime bindings of this deployment (all, or one). */
 export async function listRuntimeBindings(
-  services: Services,
+  services: Pick<Services, "sql">,
   imageRef?: string,
 ): Promise<RuntimeBindingRecord[]> {
   const rows = await services.sql<(Omit<RuntimeBindingRecord, "bound_at"> & { bound_at: Date })[]>`
-    select image_ref, backend, local_image, bound_by_user_id, bound_at from sandbox_runtimes
+    select image_ref, backend, local_image, source, runtime_bytes_digest, bound_by_user_id, bound_at from sandbox_runtimes
     ${imageRef ? services.sql`where image_ref = ${imageRef}` : services.sql``} order by image_ref`;
   return rows.map((row) => ({ ...row, bound_at: row.bound_at.toISOString() }));
+}
+
+function firstLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return (
+    text
+      .split("\n")
+      .find((line) => line.trim() !== "")
+      ?.slice(0, 300) ?? "no reason given"
+  );
 }

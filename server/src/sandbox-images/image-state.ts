@@ -12,7 +12,7 @@ export function imageKind(imageRef: string): "builtin" | "runtime" | "custom" {
 export interface LiveImageState {
   state: ImageState;
   state_reason: string | null;
-  /** The real image a runtime is bound to (docker image id), or a custom image's digest. */
+  /** The real image a runtime is bound to (docker image id, or a bwrap image's ChainID), or a custom image's digest. */
   runtime_digest: string | null;
   registered_at: string | null;
 }
@@ -32,8 +32,16 @@ export async function liveImageState(
     case "builtin":
       return { state: ImageState.available, state_reason: null, runtime_digest: null, registered_at: null };
     case "runtime": {
-      const [bound] = await sql<{ backend: string; local_image: string; bound_at: Date }[]>`
-        select backend, local_image, bound_at from sandbox_runtimes where image_ref = ${imageRef}`;
+      const [bound] = await sql<
+        {
+          backend: string;
+          local_image: string;
+          source: string | null;
+          runtime_bytes_digest: string | null;
+          bound_at: Date;
+        }[]
+      >`
+        select backend, local_image, source, runtime_bytes_digest, bound_at from sandbox_runtimes where image_ref = ${imageRef}`;
       const registered_at = bound?.bound_at.toISOString() ?? null;
       if (bound?.backend === "docker" && engines.docker) {
         return {
@@ -43,10 +51,19 @@ export async function liveImageState(
           registered_at,
         };
       }
+      if (engines.bwrap && bound?.backend === "bwrap" && bound.source) {
+        return {
+          state: ImageState.available,
+          state_reason: null,
+          runtime_digest: bound.runtime_bytes_digest,
+          registered_at,
+        };
+      }
       if (engines.bwrap) {
         return {
           state: ImageState.available,
-          state_reason: "runs under bubblewrap on the host's interpreter",
+          state_reason:
+            "runs under bubblewrap on the host's interpreter, whose bytes runs cannot name: bind it to an image for reproducible verdicts (docs/sandbox.md)",
           runtime_digest: null,
           registered_at,
         };

@@ -1,3 +1,5 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { CheckerJob, CheckerOutcome, KeepEvidence, RuntimeBinding } from "@svc/app";
 import {
   type Backends,
@@ -5,6 +7,7 @@ import {
   createBwrapBackend,
   createDockerBackend,
   pingDocker,
+  prepareRuntimeRootfs,
   runChecker,
   UsageError,
 } from "@svc/app";
@@ -24,9 +27,24 @@ export function localSandboxRunner(
     env?: Readonly<Record<string, string | undefined>>;
     /** Where run directories go (prepareSandboxRunDirectory); default the OS temp dir. */
     runDir?: string;
+    /** Where runtime images are unpacked for bubblewrap, per ChainID; default `<OS temp>/svc-runtimes`. */
+    runtimeDir?: string;
   } = {},
 ): SandboxRunner {
   const poolSize = sandboxPoolSize(options.env ?? process.env);
+  const runtimeDir = options.runtimeDir ?? join(tmpdir(), "svc-runtimes");
+  // One unpack per image at a time in this process; later runs find it done.
+  const unpacking = new Map<string, Promise<{ chainId: string; rootfs: string }>>();
+  const prepareRuntime = (source: string, expected?: string) => {
+    const key = expected ?? source;
+    let pending = unpacking.get(key);
+    if (!pending) {
+      pending = prepareRuntimeRootfs(source, runtimeDir, expected);
+      unpacking.set(key, pending);
+      pending.catch(() => unpacking.delete(key));
+    }
+    return pending;
+  };
   let probed: Promise<Backends> | undefined;
   const backends = () => {
     probed ??= options.backends
@@ -44,12 +62,18 @@ export function localSandboxRunner(
       const found = await probed;
       await Promise.all([found.docker?.close?.(), found.bwrap?.close?.()]);
     },
+    prepareRuntime,
     async run(
       job: CheckerJob,
       binding: RuntimeBinding | null,
       _owner?: RunOwner,
       keepEvidence?: KeepEvidence,
     ): Promise<CheckerOutcome> {
+      // A runtime bound to an image runs in its root, unpacked on this host on first use.
+      if (binding?.backend === "bwrap" && binding.source && binding.bytes_digest && !binding.rootfs) {
+        const { rootfs } = await prepareRuntime(binding.source, binding.bytes_digest);
+        binding = { ...binding, rootfs };
+      }
       return await runChecker(job, {
         binding,
         backends: await backends(),

@@ -31,14 +31,41 @@ export async function resolveBinding(
   const kind = imageKind(imageRef);
   if (kind === "builtin") return { kind: "ready", binding: null };
   if (kind === "runtime") {
-    const [bound] = await sql<{ backend: RuntimeBackend; local_image: string }[]>`
-      select backend, local_image from sandbox_runtimes where image_ref = ${imageRef}`;
+    const [bound] = await sql<
+      {
+        backend: RuntimeBackend;
+        local_image: string;
+        source: string | null;
+        runtime_bytes_digest: string | null;
+      }[]
+    >`
+      select backend, local_image, source, runtime_bytes_digest from sandbox_runtimes where image_ref = ${imageRef}`;
     if (bound?.backend === "docker" && engines.docker) {
-      return { kind: "ready", binding: { backend: "docker", local_image: bound.local_image } };
+      return {
+        kind: "ready",
+        binding: {
+          backend: "docker",
+          local_image: bound.local_image,
+          bytes_digest: bound.runtime_bytes_digest,
+        },
+      };
     }
     if (engines.bwrap) {
+      // Bound to an image: its root, unpacked on this host (local-sandbox-runner.ts). Else the
+      // host's interpreter, whose bytes the record cannot name (docs/sandbox.md).
+      if (bound?.backend === "bwrap" && bound.source) {
+        return {
+          kind: "ready",
+          binding: {
+            backend: "bwrap",
+            local_image: bound.local_image,
+            source: bound.source,
+            bytes_digest: bound.runtime_bytes_digest,
+          },
+        };
+      }
       const python = bound?.backend === "bwrap" ? bound.local_image : HOST_PYTHON;
-      return { kind: "ready", binding: { backend: "bwrap", local_image: python } };
+      return { kind: "ready", binding: { backend: "bwrap", local_image: python, bytes_digest: null } };
     }
     return {
       kind: "unbound",

@@ -89,6 +89,7 @@ export async function runSandboxStage(
       verifier_implementation_id: current.id,
       implementation_content_hash: current.content_hash,
       runtime_image_digest: current.runtime.image_digest,
+      runtime_bytes_digest: resolution.binding?.bytes_digest ?? null,
       backend: resolution.binding?.backend ?? "builtin",
       exit_code: null,
       duration_ms: null,
@@ -104,7 +105,7 @@ export async function runSandboxStage(
     { user_id: context.user_id },
     (source) => services.blobs.put(source),
   );
-  return await recordOutcome(services, current, outcome);
+  return await recordOutcome(services, current, outcome, resolution.binding?.bytes_digest ?? null);
 }
 
 /** Says which yank left the stage without an implementation, when one did (the run records why). */
@@ -177,6 +178,8 @@ async function recordOutcome(
   services: Services,
   implementation: RunnableImplementation,
   outcome: CheckerOutcome,
+  /** The ChainID of the image bytes the checker ran on; null for builtins and the host's interpreter. */
+  bytesDigest: string | null,
 ): Promise<FinishedStageOutcome> {
   const stored = await services.blobs.put(outcome.log.bytes);
   const evidence_files = [];
@@ -201,6 +204,7 @@ async function recordOutcome(
         verifier_implementation_id: implementation.id,
         implementation_content_hash: implementation.content_hash,
         runtime_image_digest: implementation.runtime.image_digest,
+        runtime_bytes_digest: bytesDigest,
         backend: outcome.backend,
         exit_code: outcome.exit_code,
         duration_ms: outcome.duration_ms,

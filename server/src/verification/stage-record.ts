@@ -4,6 +4,8 @@ export interface SandboxMechanism {
   verifier_implementation_id: string;
   implementation_content_hash: string;
   runtime_image_digest: string;
+  /** The OCI ChainID of the bytes that ran (docs/attestations.md); null: a builtin or the host's interpreter. */
+  runtime_bytes_digest?: string | null;
   backend: string;
   exit_code: number | null;
   duration_ms: number | null;

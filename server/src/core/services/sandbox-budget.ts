@@ -161,6 +161,7 @@ export function budgetedSandboxRunner(
     async engines(): Promise<SandboxEngines> {
       return await inner.engines();
     },
+    ...(inner.prepareRuntime ? { prepareRuntime: inner.prepareRuntime.bind(inner) } : {}),
     async close() {
       await inner.close?.();
       await hostLeases?.close();

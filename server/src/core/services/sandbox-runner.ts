@@ -19,6 +19,12 @@ export interface SandboxRunner {
   engines(): Promise<SandboxEngines>;
   /** Ends what the backends keep warm (pooled disks and containers); called at shutdown. */
   close?(): Promise<void>;
+  /**
+   * Unpacks a runtime image's root on this host for bubblewrap (app/src/sandbox/runtime-rootfs.ts),
+   * or finds it already there; refused when `expected` (a ChainID) names other bytes. Absent: this
+   * runner cannot run images under bubblewrap.
+   */
+  prepareRuntime?(source: string, expected?: string): Promise<{ chainId: string; rootfs: string }>;
   /** `keepEvidence` stores each evidence file as it is read from the run's disk (the blob store's put). */
   run(
     job: CheckerJob,

@@ -21,6 +21,7 @@ import { isScope } from "../../users/scope.ts";
 import { addAttestationKeyCommands } from "./attestation-key-commands.ts";
 import { createLogger } from "./create-logger.ts";
 import { addAttesterRemovalCommand, addOperatorWorkCommands } from "./operator-work-commands.ts";
+import { addRuntimeCommands } from "./runtime-commands.ts";
 import { serveCommand } from "./serve-command.ts";
 import { type ServerConfig, serverConfig } from "./server-config.ts";
 import { withMigratedDatabase } from "./with-migrated-database.ts";
@@ -257,6 +258,7 @@ export async function runServerCli(
   addAttesterRemovalCommand(externalSystem, operatorContext);
   addOperatorWorkCommands(program, operatorContext);
   addAttestationKeyCommands(program, operatorContext);
+  addRuntimeCommands(program, operatorContext);
 
   try {
     await program.parseAsync([...argv], { from: "user" });

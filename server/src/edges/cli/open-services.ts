@@ -1,4 +1,5 @@
 import { hostname } from "node:os";
+import { dirname, join } from "node:path";
 import type { Logger } from "pino";
 import type { BlobStore } from "../../core/blobs/blob-store.ts";
 import { meteredBlobStore } from "../../core/blobs/metered-blob-store.ts";
@@ -61,10 +62,7 @@ export async function openServices(options: OpenServicesOptions): Promise<Servic
     signingSecret: await loadSigningSecret(sql, options.signingSecret),
     baseUrl: options.baseUrl,
     sandbox: budgetedSandboxRunner(
-      options.sandbox ??
-        localSandboxRunner({
-          runDir: await prepareSandboxRunDirectory(options.dataDir, options.env ?? process.env),
-        }),
+      options.sandbox ?? (await localSandboxRunnerAt(options.dataDir, options.env ?? process.env)),
       sandboxBudget,
       // The budget is the host's: serve and every worker on it share it (SVC_SANDBOX_HOST).
       hostSandboxLeases(sql, sandboxHost(options.env ?? process.env), sandboxBudget),
@@ -77,6 +75,19 @@ export async function openServices(options: OpenServicesOptions): Promise<Servic
     attestationKeyPem: (options.env ?? process.env).SVC_ATTESTATION_KEY || undefined,
     githubSignIn: githubSignInFromEnv(options.env ?? process.env),
   };
+}
+
+/**
+ * The process's sandbox runner: run directories where the sandbox user can reach them
+ * (prepareSandboxRunDirectory), and runtime images unpacked beside them (SVC_RUNTIME_DIR, else
+ * `svc-runtimes` next to the run directory), reachable the same way.
+ */
+export async function localSandboxRunnerAt(dataDir: string, env: NodeJS.ProcessEnv) {
+  const runDir = await prepareSandboxRunDirectory(dataDir, env);
+  return localSandboxRunner({
+    runDir,
+    runtimeDir: env.SVC_RUNTIME_DIR || join(dirname(runDir), "svc-runtimes"),
+  });
 }
 
 /**

@@ -1,0 +1,173 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { bwrapRuns, chainIdOf, PYTHON_RUNTIME, pingDocker, type RunStatement } from "@svc/app";
+import Docker from "dockerode";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { sequenceAttestations } from "../../src/attestations/sequence-attestations.ts";
+import { budgetedSandboxRunner, sandboxBudgetFromEnv } from "../../src/core/services/sandbox-budget.ts";
+import type { Services } from "../../src/core/services/services.ts";
+import { bindRuntime } from "../../src/sandbox-images/bind-runtime.ts";
+import { executeVerificationRun } from "../../src/verification/execute-verification-run.ts";
+import { localSandboxRunner } from "../../src/verification/local-sandbox-runner.ts";
+import { editJson, fixturePackage, newAuthor, newUser } from "../authoring/support/authoring-harness.ts";
+import { type LocalRegistry, startLocalRegistry } from "../support/local-registry.ts";
+import { createTestDatabase, describeWithDatabase, type TestDatabase } from "../support/test-database.ts";
+import { testServices } from "../support/test-services.ts";
+import {
+  passConformance,
+  publishProblem,
+  seedSubmission,
+} from "../verification/support/verification-harness.ts";
+
+const run = promisify(execFile);
+const IMAGE = process.env.SVC_PYTHON_IMAGE ?? "svc-python:1";
+
+/** A deterministic checker that keeps what identifies its runtime as evidence. */
+const PROBE = `import json, os, pathlib, platform, sys
+os.makedirs("/output/evidence", exist_ok=True)
+release = open("/etc/os-release").read() if os.path.exists("/etc/os-release") else "no /etc/os-release"
+json.dump({"python": sys.version, "implementation": platform.python_implementation(), "os_release": release},
+          open("/output/evidence/runtime.json", "w"), sort_keys=True)
+pathlib.Path("/output/result.json").write_text(json.dumps({"result": "verified"}))
+`;
+
+async function engines(): Promise<string | null> {
+  if (!bwrapRuns()) return "bwrap does not run here";
+  const docker = new Docker();
+  if (!(await pingDocker(docker))) return "no Docker engine answers";
+  try {
+    await docker.getImage(IMAGE).inspect();
+  } catch {
+    return `image ${IMAGE} is missing (scripts/build-python-image.sh)`;
+  }
+  return null;
+}
+const missing = await engines();
+if (missing && process.env.CI === "true") throw new Error(`CI=true but ${missing}`);
+const describeIfEngines = missing ? describeWithDatabase.skip : describeWithDatabase;
+
+/**
+ * Issue 34 item 1 through the service: an operator binds svc-runtime/python:1 for bubblewrap to an
+ * image in a real registry on loopback; a run then executes in that image's root and records its
+ * ChainID as runtime_bytes_digest, in the run and in its attestation; a second deployment bound to
+ * the same image under Docker records the same digest and gets the same evidence digest.
+ */
+describeIfEngines("script runtimes bound to an image's bytes", () => {
+  let registry: LocalRegistry;
+  let reference: string;
+  let chainId: string;
+  const dbs: TestDatabase[] = [];
+
+  beforeAll(async () => {
+    registry = await startLocalRegistry();
+    reference = `docker://${registry.host}/svc-python:1`;
+    await run("skopeo", ["copy", "--quiet", "--dest-tls-verify=false", `docker-daemon:${IMAGE}`, reference], {
+      timeout: 300_000,
+    });
+    chainId = chainIdOf((await new Docker().getImage(IMAGE).inspect()).RootFS.Layers ?? []);
+  }, 300_000);
+  afterAll(async () => {
+    for (const db of dbs) await db.drop();
+    await registry?.stop();
+  });
+
+  async function deployment(backend: "bwrap" | "docker"): Promise<Services> {
+    const db = await createTestDatabase();
+    dbs.push(db);
+    const sandbox = budgetedSandboxRunner(
+      localSandboxRunner({
+        env: { ...process.env, SVC_SANDBOX: backend, SVC_SANDBOX_POOL_SIZE: "0" },
+        runtimeDir: mkdtempSync(join(tmpdir(), "svc-runtimes-")),
+      }),
+      sandboxBudgetFromEnv({}),
+    );
+    return testServices(db.sql, { sandbox });
+  }
+
+  async function probeRun(services: Services) {
+    const author = await newAuthor(services.sql);
+    const solver = await newUser(services.sql);
+    const files = editJson(
+      { ...fixturePackage("valid-script"), "checker.py": Buffer.from(PROBE) },
+      "problem.json",
+      (p) => {
+        p.slug = "runtime-probe";
+      },
+    );
+    const problem = await publishProblem(services, author, files);
+    await passConformance(services.sql, problem.verifier_contract_id);
+    const seeded = await seedSubmission(services, solver, problem, [
+      { role: "answer", filename: "answer.txt", media_type: "text/plain", content: "1234\n" },
+    ]);
+    await executeVerificationRun(services, seeded.verification_run_id);
+    const [stage] = await services.sql<{ result: string; mechanism: { sandbox: Record<string, unknown> } }[]>`
+      select result, mechanism from verification_stage_results where verification_run_id = ${seeded.verification_run_id}`;
+    return { runId: seeded.verification_run_id, stage: stage! };
+  }
+
+  it("runs in the bound image's root under bubblewrap and under Docker alike, and records the bytes that ran", async () => {
+    const underBwrap = await deployment("bwrap");
+    const admin = await newUser(underBwrap.sql, { admin: true });
+    const bound = await bindRuntime(underBwrap, admin.user.id, {
+      image_ref: PYTHON_RUNTIME,
+      backend: "bwrap",
+      local_image: reference,
+    });
+    expect(bound).toMatchObject({
+      backend: "bwrap",
+      local_image: chainId,
+      source: reference,
+      runtime_bytes_digest: chainId,
+    });
+    const bwrapRun = await probeRun(underBwrap);
+    expect(bwrapRun.stage.result).toBe("verified");
+    expect(bwrapRun.stage.mechanism.sandbox).toMatchObject({
+      backend: "bwrap",
+      runtime_bytes_digest: chainId,
+    });
+
+    const underDocker = await deployment("docker");
+    const dockerAdmin = await newUser(underDocker.sql, { admin: true });
+    await bindRuntime(underDocker, dockerAdmin.user.id, {
+      image_ref: PYTHON_RUNTIME,
+      backend: "docker",
+      local_image: IMAGE,
+    });
+    const dockerRun = await probeRun(underDocker);
+    expect(dockerRun.stage.mechanism.sandbox).toMatchObject({
+      backend: "docker",
+      runtime_bytes_digest: chainId,
+    });
+    expect(bwrapRun.stage.mechanism.sandbox.evidence_hash).toBe(
+      dockerRun.stage.mechanism.sandbox.evidence_hash,
+    );
+
+    // The attestation names the bytes and the backend.
+    await sequenceAttestations(underBwrap);
+    const [attestation] = await underBwrap.sql<{ envelope: string }[]>`
+      select envelope from attestations where verification_run_id = ${bwrapRun.runId}`;
+    const statement = JSON.parse(
+      Buffer.from(JSON.parse(attestation!.envelope).payload, "base64").toString(),
+    ) as RunStatement;
+    expect(statement.predicate.stages[0]!.sandbox).toMatchObject({
+      backend: "bwrap",
+      runtime_bytes_digest: chainId,
+    });
+  }, 300_000);
+
+  it("refuses a source it cannot copy, naming local_image, and binds nothing", async () => {
+    const services = await deployment("bwrap");
+    const admin = await newUser(services.sql, { admin: true });
+    await expect(
+      bindRuntime(services, admin.user.id, {
+        image_ref: PYTHON_RUNTIME,
+        backend: "bwrap",
+        local_image: `docker://${registry.host}/no-such-image:1`,
+      }),
+    ).rejects.toMatchObject({ code: "invalid_input", details: { field: "local_image" } });
+    expect(await services.sql`select 1 from sandbox_runtimes`).toHaveLength(0);
+  }, 120_000);
+});
