@@ -1,4 +1,4 @@
--- 033: a script runtime bound to an image's bytes for bubblewrap too (issue 34 item 1,
+-- 035: a script runtime bound to an image's bytes for bubblewrap too (issue 34 item 1,
 -- docs/sandbox.md "Runtimes from images"). `source` is where a host that lacks the unpacked root
 -- copies it from (a skopeo reference: docker-daemon:, docker://, oci:...); `runtime_bytes_digest` is
 -- the OCI ChainID of the image's layers, the digest runs record of the bytes that ran (the same
