@@ -3,6 +3,7 @@ import { ServiceError } from "../../core/errors/service-error.ts";
 import { httpRequestDuration, httpRequests } from "../../core/metrics/metrics.ts";
 import type { Services } from "../../core/services/services.ts";
 import { trace, tracingEnabled } from "../../core/tracing/tracing.ts";
+import { accessRoutes } from "../http/access-routes.ts";
 import { accountRoutes } from "../http/account-routes.ts";
 import { adminRoutes } from "../http/admin-routes.ts";
 import { apiRoutes } from "../http/api-routes.ts";
@@ -113,6 +114,7 @@ export function buildApp(services: Services, options: BuildAppOptions = {}) {
   app.register(dashboardRoutes, { services });
   app.register(participationRoutes, { services });
   app.register(connectRoutes, { services });
+  app.register(accessRoutes, { services });
   app.register(workAuditRoutes, { services });
   app.register(workRoutes, { services });
   app.register(draftRoutes, { services });

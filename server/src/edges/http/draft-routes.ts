@@ -6,6 +6,7 @@ import { getWorkDraft } from "../../drafts/get-work-draft.ts";
 import { listWorkDrafts } from "../../drafts/list-work-drafts.ts";
 import { prepareWorkDraft } from "../../drafts/prepare-work-draft.ts";
 import { type PublishedVisibility, publishWorkDraft } from "../../drafts/publish-work-draft.ts";
+import { describeRequests } from "../../publication-requests/describe-requests.ts";
 import { listDraftPublicationRequests } from "../../publication-requests/list-draft-publication-requests.ts";
 import { listPublicationRequests } from "../../publication-requests/list-publication-requests.ts";
 import { requestWorkPublication } from "../../publication-requests/request-work-publication.ts";
@@ -113,7 +114,13 @@ export const draftRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
       return sendHtmlPage(
         reply,
         renderPublicationRequestsPage(
-          { requests: page.requests, csrf, notice: noticeOf(request.query.done), nextHref },
+          {
+            requests: page.requests,
+            described: await describeRequests(services.sql, page.requests),
+            csrf,
+            notice: noticeOf(request.query.done),
+            nextHref,
+          },
           visitorOf(context.principal, "/work/publication-requests"),
         ),
       );

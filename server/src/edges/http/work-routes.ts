@@ -1,27 +1,35 @@
+import multipart from "@fastify/multipart";
 import { Visibility } from "@svc/schemas";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { archiveCampaign } from "../../authoring/archive-campaign.ts";
 import { archiveProblem } from "../../authoring/archive-problem.ts";
 import { findOwnUpload } from "../../authoring/authoring-upload.ts";
 import { publishAuthoringUpload } from "../../authoring/publish-authoring-upload.ts";
+import { receiveAuthoringUpload } from "../../authoring/receive-authoring-upload.ts";
+import { requestAuthoringUpload } from "../../authoring/request-authoring-upload.ts";
+import { MAX_UPLOAD_BYTES } from "../../authoring/upload-state.ts";
 import { validateAuthoringUpload } from "../../authoring/validate-authoring-upload.ts";
+import { BlobRefusedError } from "../../core/blobs/index.ts";
 import { ServiceError } from "../../core/errors/service-error.ts";
 import type { Services } from "../../core/services/services.ts";
+import { requestWorkPublication } from "../../publication-requests/request-work-publication.ts";
 import { yankReviewProtocol } from "../../review-protocols/yank-review-protocol.ts";
 import type { Principal } from "../../users/principal.ts";
 import { yankVerifierImplementation } from "../../verification/yank-verifier-implementation.ts";
 import { viewerOf } from "../../visibility/viewer.ts";
 import { listMyWork } from "../../work/list-my-work.ts";
 import { setWorkVisibility } from "../../work/set-work-visibility.ts";
+import { updateWorkDetails } from "../../work/update-work-details.ts";
 import { reasonMd } from "../inputs/verification-inputs.ts";
 import { browserSecret, formPrincipal, pageCaller } from "./browser-session.ts";
-import { acceptFormPosts, csrfField, type FormBody, formOf } from "./form-posts.ts";
+import { acceptFormPosts, csrfField, type FormBody, formOf, readMultipartForm } from "./form-posts.ts";
 import type { SiteVisitor } from "./html/render-site-page.ts";
 import { sendHtmlPage } from "./html/send-html-page.ts";
 import { renderErrorPage } from "./pages/render-error-page.ts";
 import { type MyWorkRefusal, renderMyWorkPage } from "./pages/render-my-work-page.ts";
 import { renderUploadPage } from "./pages/render-upload-page.ts";
 import { prefersJson } from "./prefers-json.ts";
+import { publicBaseUrl } from "./request-principal.ts";
 import { siteErrorPage } from "./site-error-page.ts";
 
 /** What a form did, shown on the page it goes back to. */
@@ -30,6 +38,9 @@ const NOTICES = {
   unchanged: "Visibility unchanged: the work already had it.",
   archived: "Archived: it takes no new Attempts and no new revisions.",
   yanked: "Yanked: the yank is recorded and cannot be undone.",
+  details: "Details saved.",
+  unchanged_details: "Details unchanged: they already read so.",
+  requested: "Listing requested: an administrator will approve or reject it.",
 } as const;
 type Notice = keyof typeof NOTICES;
 const WORK_KINDS = ["campaign", "problem"] as const;
@@ -54,10 +65,99 @@ export const workRoutes: FastifyPluginAsync<{ services: Services }> = async (app
   acceptFormPosts(app, services, {
     errorPage: siteErrorPage(services),
   });
+  // The package upload form is multipart, streamed (readMultipartForm); one file at most.
+  await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 5, parts: 6 } });
   const visitorOf = (request: FastifyRequest, principal: Principal): SiteVisitor => ({
     handle: principal.user.handle,
     path: request.url,
   });
+
+  /**
+   * `POST /work/uploads` (multipart: the CSRF token, then `package`, a ZIP): the browser's way to
+   * do what `svc upload` does. The file streams into the blob store (at most 64 MiB zipped, the
+   * upload ceiling), then the upload is requested with the size and hash measured
+   * (request_authoring_upload, its rules) and received from the stored bytes
+   * (receiveAuthoringUpload, as the signed PUT is), then validated (validate_authoring_upload); the
+   * browser goes to the upload's page to publish its plan.
+   */
+  app.post("/work/uploads", async (request, reply) => {
+    const principal = await formPrincipal(services, request, reply);
+    if (!principal) return reply;
+    try {
+      let stored: { content_hash: string; size_bytes: number } | null = null;
+      for await (const part of readMultipartForm(services, request)) {
+        if (part.kind !== "file") continue;
+        if (part.name !== "package" || part.filename === "" || stored) {
+          part.stream.resume();
+          continue;
+        }
+        try {
+          stored = await services.blobs.put(part.stream as never, { maxBytes: MAX_UPLOAD_BYTES });
+        } catch (error) {
+          if (!(error instanceof BlobRefusedError)) throw error;
+          throw new ServiceError(
+            "too_large",
+            `the package is over ${MAX_UPLOAD_BYTES} bytes (64 MiB) zipped, the server's ceiling: split it into shards (svc draft shards a package); nothing was kept`,
+            { field: "package", max_bytes: MAX_UPLOAD_BYTES },
+          );
+        }
+      }
+      if (!stored) {
+        throw new ServiceError("invalid_input", "package: choose the package's ZIP file, then upload", {
+          field: "package",
+        });
+      }
+      const baseUrl = publicBaseUrl(services, request);
+      const requested = await requestAuthoringUpload(services, principal, stored, baseUrl);
+      const bytes = await services.blobs.get(stored.content_hash);
+      await receiveAuthoringUpload(services, requested.upload_url.slice(baseUrl.length), bytes!);
+      await validateAuthoringUpload(services, principal, { upload_id: requested.upload_id });
+      return reply
+        .header("cache-control", "no-store")
+        .redirect(`/work/uploads/${encodeURIComponent(requested.upload_id)}`, 303);
+    } catch (error) {
+      reply.header("connection", "close");
+      throw error;
+    }
+  });
+
+  /**
+   * `POST /work/details` (update_work_details under the page's snapshot): title, summary, and a
+   * Problem's priority weight or a Campaign's description; an empty field is left as it is.
+   */
+  app.post("/work/details", (request, reply) =>
+    writeThenBack(request, reply, formOf(request).work ?? "", async (principal, form) => {
+      const weight = form.priority_weight?.trim();
+      const priority = weight ? Number(weight) : undefined;
+      if (priority !== undefined && !Number.isFinite(priority)) {
+        throw new ServiceError("invalid_input", "priority_weight: give a number from 0 to 1", {
+          field: "priority_weight",
+        });
+      }
+      const result = await updateWorkDetails(services, viewerOf(principal), {
+        work: workOf(form),
+        expected_snapshot: required(form, "expected_snapshot", "reload the page and submit it again"),
+        title: form.title?.trim() || undefined,
+        summary: form.summary?.trim() || undefined,
+        priority_weight: priority,
+        description_md: form.description_md?.trim() || undefined,
+      });
+      return result.changed.length > 0 ? "details" : "unchanged_details";
+    }),
+  );
+
+  /** `POST /work/request-listing` (request_work_publication pinning the page's snapshot, listed). */
+  app.post("/work/request-listing", (request, reply) =>
+    writeThenBack(request, reply, formOf(request).work ?? "", async (principal, form) => {
+      await requestWorkPublication(services, viewerOf(principal), {
+        work: workOf(form),
+        expected_snapshot: required(form, "expected_snapshot", "reload the page and submit it again"),
+        visibility: "listed",
+        note_md: form.note_md?.trim() || undefined,
+      });
+      return "requested";
+    }),
+  );
 
   async function sendMyWork(
     request: FastifyRequest,
@@ -73,7 +173,7 @@ export const workRoutes: FastifyPluginAsync<{ services: Services }> = async (app
     return sendHtmlPage(
       reply,
       renderMyWorkPage(
-        { work, csrf, notice, refusal, page },
+        { work, csrf, notice, refusal, page, administrator: principal.user.is_admin },
         { ...visitorOf(request, principal), path: "/work" },
       ),
     );

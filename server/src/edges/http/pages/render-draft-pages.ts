@@ -1,8 +1,10 @@
 import { DraftStatus, PublicationRequestStatus, Visibility } from "@svc/schemas";
 import type { WorkDraft } from "../../../drafts/work-draft.ts";
+import type { RequestDescription } from "../../../publication-requests/describe-requests.ts";
 import type { PublicationRequest } from "../../../publication-requests/publication-request.ts";
 import type { WorkAuditLine } from "../../../work-audit/list-work-audit.ts";
 import { type Html, html } from "../html/html.ts";
+import { renderMarkdown } from "../html/render-markdown.ts";
 import { renderSitePage, type SiteVisitor } from "../html/render-site-page.ts";
 
 const when = (iso: string) =>
@@ -168,6 +170,8 @@ ${
 export function renderPublicationRequestsPage(
   view: {
     requests: readonly PublicationRequest[];
+    /** Each request's titles, handles and plan, by id. */
+    described: ReadonlyMap<string, RequestDescription>;
     csrf: Html;
     notice: string | null;
     nextHref: string | null;
@@ -175,14 +179,19 @@ export function renderPublicationRequestsPage(
   visitor: SiteVisitor,
 ): Html {
   const { csrf } = view;
+  const named = (r: PublicationRequest) => {
+    const d = view.described.get(r.id);
+    return d
+      ? html`<a href="${d.href}">${d.title}</a>${d.slug ? html` <span class="muted">(${d.slug})</span>` : html``}<br><span class="muted">${requestedWork(r)}</span>`
+      : requestedWork(r);
+  };
   const rows = view.requests.map(
     (r) => html`<tr data-request="${r.id}">
-<td><code>${r.id}</code></td>
-<td>${requestedWork(r)}</td>
-<td><code>${r.requester_user_id}</code></td>
-<td>${r.visibility}</td>
-<td>${r.note_md || "-"}</td>
-<td>${when(r.created_at)}</td>
+<td data-label="Work" data-testid="request-title">${named(r)}</td>
+<td data-label="Requester" data-testid="request-requester">${view.described.get(r.id)?.requester_handle ?? r.requester_user_id}</td>
+<td data-label="Approving will" data-testid="request-plan">${view.described.get(r.id)?.plan ?? r.visibility}</td>
+<td data-label="Note">${r.note_md ? renderMarkdown(r.note_md) : "-"}</td>
+<td data-label="Asked">${when(r.created_at)}<br><code class="muted">${r.id}</code></td>
 <td><form method="post" action="/work/publication-requests/${r.id}/review">${csrf}
 <label for="reason-${r.id}">Reason for request ${r.id}</label>
 <textarea id="reason-${r.id}" name="reason_md" rows="2" maxlength="10000"></textarea>
@@ -198,7 +207,7 @@ ${
   rows.length === 0
     ? html`<p data-testid="no-requests">None pending.</p>`
     : html`<table data-testid="requests"><caption class="muted">Pending publication requests</caption>
-<thead><tr><th scope="col">Request</th><th scope="col">Pins</th><th scope="col">Requester</th><th scope="col">Visibility</th><th scope="col">Note</th><th scope="col">Asked</th><th scope="col">Decision</th></tr></thead>
+<thead><tr><th scope="col">Work</th><th scope="col">Requester</th><th scope="col">Approving will</th><th scope="col">Note</th><th scope="col">Asked</th><th scope="col">Decision</th></tr></thead>
 <tbody>${rows}</tbody></table>`
 }
 ${view.nextHref ? html`<p><a href="${view.nextHref}" data-testid="next-requests">Next page</a></p>` : ""}

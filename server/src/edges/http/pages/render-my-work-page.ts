@@ -20,6 +20,8 @@ export interface MyWorkView {
   refusal: MyWorkRefusal | null;
   /** The page of Problems shown, from 1. */
   page: number;
+  /** An administrator gets links to the publication-request queue and the access page. */
+  administrator?: boolean;
 }
 
 /**
@@ -61,6 +63,26 @@ ${
 </form>`
 }
 <a href="/work/audit?${w.kind}=${w.slug}">history</a>
+${
+  w.visibility !== "listed" && !w.archived_at
+    ? html`<form method="post" action="/work/request-listing" class="inline">${csrf}
+<input type="hidden" name="kind" value="${w.kind}"><input type="hidden" name="work" value="${w.id}"><input type="hidden" name="expected_snapshot" value="${snapshot}">
+<button type="submit" class="secondary" data-testid="request-listing" aria-label="Request listing of ${label}">Request listing</button>
+</form>`
+    : ""
+}
+<details><summary>Edit details</summary>
+<form method="post" action="/work/details" class="review" data-testid="details-form">${csrf}
+<input type="hidden" name="kind" value="${w.kind}"><input type="hidden" name="work" value="${w.id}"><input type="hidden" name="expected_snapshot" value="${snapshot}">
+<label for="title-${w.id}">Title</label><input id="title-${w.id}" name="title" value="${w.title}" maxlength="200">
+<label for="summary-${w.id}">Summary</label><input id="summary-${w.id}" name="summary" value="${w.summary ?? ""}" maxlength="1000">
+${
+  w.kind === "problem"
+    ? html`<label for="priority-${w.id}">Priority weight (0 to 1)</label><input id="priority-${w.id}" name="priority_weight" type="number" min="0" max="1" step="0.01" value="${String(w.priority_weight ?? "")}">`
+    : html`<label for="description-${w.id}">Description (Markdown)</label><textarea id="description-${w.id}" name="description_md" rows="4" maxlength="20000"></textarea>`
+}
+<p><button type="submit" data-testid="save-details">Save details</button></p>
+</form></details>
 ${refusalFor(w.id)}
 </td>
 </tr>`;
@@ -131,6 +153,17 @@ ${refusalFor(w.id)}
   const body = html`<h1>Authoring: my work</h1>
 ${view.notice && html`<p role="status" data-testid="notice">${view.notice}</p>`}
 ${refusal && html`<p role="alert" class="error" data-testid="page-refusal" data-code="${refusal.code}">Not done: ${refusal.message}</p>`}
+${
+  view.administrator
+    ? html`<p data-testid="admin-links"><strong>Administration:</strong> <a href="/work/publication-requests">Publication requests</a> · <a href="/admin/access">Author access</a></p>`
+    : ""
+}
+<h2 id="upload">Upload a package</h2>
+<form method="post" action="/work/uploads" enctype="multipart/form-data" class="submit" data-testid="upload-form">${csrf}
+<p><label for="package">Package ZIP (at most 64 MiB)</label><br><input type="file" id="package" name="package" accept=".zip,application/zip" required></p>
+<p><button type="submit" data-testid="upload-package">Upload and validate</button></p>
+</form>
+<p class="muted">The upload is validated at once; its page shows the plan to publish. <code>svc upload</code> does the same from a terminal.</p>
 <p class="muted">What you publish, as <code>get_work_management</code> shows it. A visibility change is refused if the work changed since this page was loaded; the history of every change is in <a href="/work/audit">the work history</a>. Packages kept in the service are your <a href="/work/drafts">drafts</a>. Publish packages with <code>svc draft</code> or <code>svc upload</code>.</p>
 <h2>Campaigns</h2>
 ${workTable(work.campaigns, "Your campaigns", "campaigns")}

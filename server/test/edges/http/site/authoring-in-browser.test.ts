@@ -5,7 +5,12 @@ import { launchBrowser } from "../../../../../test/support/browser.ts";
 import { requestAuthoringUpload } from "../../../../src/authoring/request-authoring-upload.ts";
 import { validateAuthoringUpload } from "../../../../src/authoring/validate-authoring-upload.ts";
 import { buildApp } from "../../../../src/edges/cli/build-app.ts";
-import { fixturePackage, putUpload, zipFiles } from "../../../authoring/support/authoring-harness.ts";
+import {
+  editJson,
+  fixturePackage,
+  putUpload,
+  zipFiles,
+} from "../../../authoring/support/authoring-harness.ts";
 import { describeWithBrowser } from "../../../support/describe-with-browser.ts";
 import {
   contractDocument,
@@ -41,6 +46,7 @@ describeWithBrowser("the authoring pages in a real browser", () => {
     const services = testServices(db.sql, { sandbox: builtinsOnly() });
     ada = await seedUser(db.sql, "ada", { capabilities: ["author", "trusted_author"] });
     await seedUser(db.sql, "bob", { capabilities: ["author"] });
+    await seedUser(db.sql, "root", { admin: true });
     await seedProblem(services, { owner: ada.id, slug: "moving-sat", title: "Moving satisfiability" });
     await seedProblem(services, { owner: ada.id, slug: "stale-sat", title: "Stale satisfiability" });
     await seedProblem(services, { owner: ada.id, slug: "old-sat", title: "Old satisfiability" });
@@ -298,4 +304,76 @@ describeWithBrowser("the authoring pages in a real browser", () => {
       await context.close();
     }
   }, 60_000);
+
+  it("9. an author uploads a ZIP, publishes it and requests listing; an administrator approves it from the linked queue and grants access", async () => {
+    const zip = await zipFiles(
+      editJson(fixturePackage("valid-builtin-sat"), "problem.json", (problem) => {
+        problem.slug = "browser-sat";
+        problem.title = "Satisfiability from a browser";
+      }),
+    );
+    const bob = await signedIn("bob");
+    try {
+      const page = await bob.newPage();
+      await page.goto(`${app.url}/work`);
+      await page
+        .getByLabel("Package ZIP")
+        .setInputFiles({ name: "package.zip", mimeType: "application/zip", buffer: zip });
+      await page.getByTestId("upload-package").click({ timeout: 60_000 });
+      await page.waitForURL(/\/work\/uploads\/aup_/);
+      expect(await page.getByTestId("upload-state").textContent()).toBe("validated");
+      await page.getByTestId("publish").click({ timeout: 60_000 });
+      expect(await page.getByTestId("upload-state").textContent()).toBe("published");
+      await page.goto(`${app.url}/work`);
+      expect(await row(page, "browser-sat").getByTestId("visibility").textContent()).toBe("private");
+      // Edit the details, then ask for a listing.
+      await row(page, "browser-sat").getByText("Edit details").click();
+      await row(page, "browser-sat").getByLabel("Summary").fill("Three variables, from the browser.");
+      await row(page, "browser-sat").getByTestId("save-details").click();
+      expect(await page.getByTestId("notice").textContent()).toBe("Details saved.");
+      await row(page, "browser-sat").getByTestId("request-listing").click();
+      expect(await page.getByTestId("notice").textContent()).toContain("Listing requested");
+      await expectAccessible(page);
+      await screenshot(page, "work-requested-listing");
+    } finally {
+      await bob.close();
+    }
+
+    const root = await signedIn("root");
+    try {
+      const page = await root.newPage();
+      await page.goto(`${app.url}/work`);
+      await page.getByTestId("admin-links").getByRole("link", { name: "Publication requests" }).click();
+      const request = page.locator("tr[data-request]").filter({ hasText: "Satisfiability from a browser" });
+      expect(await request.getByTestId("request-requester").textContent()).toBe("bob");
+      expect(await request.getByTestId("request-plan").textContent()).toContain(
+        "make problem browser-sat listed (now private)",
+      );
+      await expectAccessible(page);
+      await screenshot(page, "publication-requests");
+      await request.getByTestId("approve").click({ timeout: 60_000 });
+      expect(await visibilityOf("browser-sat")).toBe("listed");
+
+      await page.goto(`${app.url}/work`);
+      await page.getByTestId("admin-links").getByRole("link", { name: "Author access" }).click();
+      await page.getByLabel("Handle").fill("bob");
+      await page.getByLabel("Access").selectOption("trusted_author");
+      await page.getByTestId("grant-access").click();
+      expect(await page.locator('tr[data-holder="bob"][data-access="trusted_author"]').count()).toBe(1);
+      await expectAccessible(page);
+      await page
+        .locator('tr[data-holder="bob"][data-access="trusted_author"]')
+        .getByTestId("revoke-access")
+        .click();
+      expect(await page.locator('tr[data-holder="bob"][data-access="trusted_author"]').count()).toBe(0);
+      expect(await page.locator('tr[data-holder="bob"][data-access="author"]').count()).toBe(1);
+    } finally {
+      await root.close();
+    }
+    // Nobody else reaches the access page.
+    const response = await fetch(`${app.url}/admin/access`, {
+      headers: { accept: "text/html", authorization: `Bearer ${ada.token}` },
+    });
+    expect(response.status).toBe(403);
+  }, 120_000);
 });
