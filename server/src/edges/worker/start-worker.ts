@@ -26,7 +26,7 @@ import { provisionImage } from "../../sandbox-images/provision-image.ts";
 import { purgeExpiredGitHubStates } from "../../sessions/github-sign-in.ts";
 import { sweepAttestationDeadlines } from "../../verification/sweep-attestation-deadlines.ts";
 import { sweepStalledRuns } from "../../verification/sweep-stalled-runs.ts";
-import { verifyRunTask } from "./verify-run-task.ts";
+import { fleetSize, verifyRunTask } from "./verify-run-task.ts";
 
 export interface WorkerOptions {
   /** Jobs run at once by this process. */
@@ -84,7 +84,7 @@ export async function startWorker(services: Services, options: WorkerOptions = {
       else log.debug(entry, message);
     }),
     taskList: {
-      [TaskName.verifyRun]: verifyRunTask(services),
+      [TaskName.verifyRun]: verifyRunTask(services, fleetSize(services, deadAfterMs)),
       [TaskName.sweepStalledRuns]: async () => {
         await releaseDead();
         await sweepStalledRuns(services);

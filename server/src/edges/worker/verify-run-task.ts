@@ -22,15 +22,23 @@ export const WAIT_RETRY_MS = 5_000;
 export const COMPANION_RUNS = 15;
 
 /**
- * How long a worker waits before its next job while runs trickle in: after a batch that had
- * companions but was not full. Taking each run as it arrives would execute them in batches of
- * one or two, whose fixed cost (taking the job, planning the start, the verdict's commit) then
- * takes the cores from the work that creates them; waiting a little lets the batch grow, as
- * PostgreSQL's commit_delay does for commits. No wait after a lone run (no load: no latency
- * added) nor after a full batch (a deep queue: the next batch is full at once).
- * docs/operations.md, "Builtin verification", has the measurements.
+ * How long a worker waits before its next job while runs trickle in, per worker process of the
+ * fleet: after a batch that was not full, when the next job came at once (a batch that had
+ * companions, or a lone run whose next job came within the wait). Taking each run as it arrives
+ * would execute them in batches of one or two, whose fixed cost (taking the job, planning the
+ * start, the verdict's commit) then takes the cores from the work that creates them; waiting a
+ * little lets the batch grow, as PostgreSQL's commit_delay does for commits. With more worker
+ * processes each takes a share of the arrivals, so each waits as many times longer: the fleet
+ * then starts batches as often as one process would, however many there are (issue 38: idle
+ * processes had split the queue into batches of one or two, and four were slower than one). No
+ * wait for a job after a quiet spell (no load: no latency added) nor after a full batch (a deep
+ * queue: the next batch is full at once). docs/operations.md, "Builtin verification", has the
+ * measurements.
  */
 export const TRICKLE_WAIT_MS = 25;
+
+/** How often a worker process counts the live worker processes (worker_heartbeats). */
+const FLEET_COUNT_MS = 1000;
 
 /**
  * Executes one VerificationRun, with companions when its Contract allows. A stage that must wait
@@ -38,14 +46,19 @@ export const TRICKLE_WAIT_MS = 25;
  * graphile-worker with its backoff; the last attempt finishes the run `error`, so no run stays
  * unfinished. A companion that fails is enqueued again, to be retried as its own job.
  */
-export function verifyRunTask(services: Services): Task {
-  let trickling = false;
+export function verifyRunTask(services: Services, fleet: () => number = () => 1): Task {
+  // This process's last batch: how many companions it took, and when it ended.
+  let lastCompanions = COMPANION_RUNS;
+  let lastEnded = 0;
   return async (payload, helpers) => {
     const { verification_run_id: runId, traceparent } = payload as {
       verification_run_id: string;
       traceparent?: string;
     };
-    if (trickling) await sleep(TRICKLE_WAIT_MS);
+    const wait = TRICKLE_WAIT_MS * Math.max(1, fleet());
+    const trickling =
+      lastCompanions < COMPANION_RUNS && (lastCompanions > 0 || performance.now() - lastEnded < wait);
+    if (trickling) await sleep(wait);
     try {
       // The run's span joins the trace of the request that enqueued it (enqueue-run.ts).
       const { lead, companions } = await withSpan(
@@ -58,7 +71,7 @@ export function verifyRunTask(services: Services): Task {
         },
         contextFromTraceparent(traceparent),
       );
-      trickling = companions.length > 0 && companions.length < COMPANION_RUNS;
+      lastCompanions = companions.length;
       for (const companion of companions) await settleCompanion(services, helpers, companion);
       if (lead.status === "rejected") throw lead.reason;
       await waitIfAsked(helpers, runId, lead.value);
@@ -75,7 +88,37 @@ export function verifyRunTask(services: Services): Task {
         `the service failed while running the verification: ${String((error as Error).message ?? error)}`,
       );
       runsFinished.labels("error").inc();
+    } finally {
+      lastEnded = performance.now();
     }
+  };
+}
+
+/**
+ * The number of live worker processes (those whose heartbeat is within `deadAfterMs`), counted
+ * at most every FLEET_COUNT_MS in the background: verifyRunTask's `fleet`. Starts at 1.
+ */
+export function fleetSize(services: Services, deadAfterMs: number): () => number {
+  let size = 1;
+  let countedAt = Number.NEGATIVE_INFINITY;
+  let counting = false;
+  return () => {
+    if (!counting && performance.now() - countedAt >= FLEET_COUNT_MS) {
+      counting = true;
+      countedAt = performance.now();
+      const since = new Date(services.clock().getTime() - deadAfterMs);
+      services.sql<
+        { live: number }[]
+      >`select count(*)::int as live from worker_heartbeats where beat_at >= ${since}`
+        .then(([row]) => {
+          size = Math.max(1, row?.live ?? 1);
+        })
+        .catch(() => {})
+        .finally(() => {
+          counting = false;
+        });
+    }
+    return size;
   };
 }
 
