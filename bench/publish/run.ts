@@ -8,7 +8,10 @@
  * - the first `svc draft` (300 creates) and its ratio to the baseline;
  * - a noop republish: `svc draft --verify` of the unchanged package (replays the shard:
  *   upload, validate, publish, all noop) and its ratio;
- * - a rerun with unchanged state (`svc draft`, the shard skipped locally).
+ * - a rerun with unchanged state (`svc draft`, the shard skipped locally);
+ * - a campaign of BENCH_CAMPAIGN_PROBLEMS problems (default 2,000) published in shards of the
+ *   CLI's 300 by one `svc draft`, once, against `svc lint --json` of it (summary `publish campaign
+ *   in shards`).
  * Medians of BENCH_RUNS runs; each draft run publishes into a fresh database so every first
  * draft really creates. The CLI bundle is rebuilt first, so the figures are what `npx svc` runs.
  * Summary lines `publish first` and `publish noop` take `svc lint --json` of the same package as
@@ -32,6 +35,7 @@ import { printSummary } from "../support/measure.ts";
 
 const PROBLEMS = Number(process.env.BENCH_PROBLEMS ?? 300);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const CAMPAIGN_PROBLEMS = Number(process.env.BENCH_CAMPAIGN_PROBLEMS ?? 2000);
 const CLI = join(import.meta.dirname, "../../app/bin/svc.js");
 const log = pino({ level: "silent" });
 
@@ -56,8 +60,30 @@ function svc(args: string[], env: Record<string, string>): Promise<number> {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
+/** A fresh database with an author and a running service; `fn` gets the CLI's environment. */
+async function withService(fn: (env: Record<string, string>) => Promise<void>): Promise<string> {
+  const db = await benchDatabase();
+  try {
+    const author = await addUser(db.sql, { handle: "bench-author" });
+    await grantCapability(db.sql, { userId: author.id, capability: "author" });
+    const { token } = await issueToken(db.sql, "bench-author", ["read", "contribute"]);
+    const services = await openServices({ sql: db.sql, log, clock: () => new Date(), dataDir: db.dataDir });
+    const app = buildApp(services);
+    const url = await app.listen({ host: "127.0.0.1", port: 0 });
+    try {
+      await fn({ SVC_BASE_URL: url, SVC_TOKEN: token });
+    } finally {
+      await app.close();
+    }
+  } finally {
+    await db.close();
+  }
+  return db.description;
+}
+
 await buildCli();
 const packageDir = mkdtempSync(join(tmpdir(), "svc-bench-publish-"));
+const campaignDir = mkdtempSync(join(tmpdir(), "svc-bench-campaign-"));
 try {
   generateCampaign(packageDir, PROBLEMS);
   const lint: number[] = [];
@@ -66,28 +92,20 @@ try {
   const skipped: number[] = [];
   let description = "";
   for (let run = 0; run < RUNS; run++) {
-    const db = await benchDatabase();
-    description = db.description;
-    try {
-      const author = await addUser(db.sql, { handle: "bench-author" });
-      await grantCapability(db.sql, { userId: author.id, capability: "author" });
-      const { token } = await issueToken(db.sql, "bench-author", ["read", "contribute"]);
-      const services = await openServices({ sql: db.sql, log, clock: () => new Date(), dataDir: db.dataDir });
-      const app = buildApp(services);
-      const url = await app.listen({ host: "127.0.0.1", port: 0 });
-      const env = { SVC_BASE_URL: url, SVC_TOKEN: token };
-      try {
-        lint.push(await svc(["lint", packageDir, "--json"], env));
-        first.push(await svc(["draft", packageDir, "--fresh", "--json"], env));
-        replay.push(await svc(["draft", packageDir, "--verify", "--json"], env));
-        skipped.push(await svc(["draft", packageDir, "--json"], env));
-      } finally {
-        await app.close();
-      }
-    } finally {
-      await db.close();
-    }
+    description = await withService(async (env) => {
+      lint.push(await svc(["lint", packageDir, "--json"], env));
+      first.push(await svc(["draft", packageDir, "--fresh", "--json"], env));
+      replay.push(await svc(["draft", packageDir, "--verify", "--json"], env));
+      skipped.push(await svc(["draft", packageDir, "--json"], env));
+    });
   }
+  generateCampaign(campaignDir, CAMPAIGN_PROBLEMS);
+  let campaignLint = 0;
+  let campaignDraft = 0;
+  await withService(async (env) => {
+    campaignLint = await svc(["lint", campaignDir, "--json"], env);
+    campaignDraft = await svc(["draft", campaignDir, "--fresh", "--json"], env);
+  });
   const base = median(lint);
   const line = (label: string, values: number[]) =>
     console.log(
@@ -101,8 +119,19 @@ try {
   line("svc draft --verify, noop republish", replay);
   line("svc draft, unchanged (shard skipped)", skipped);
   const baselineName = "svc lint --json";
+  console.log(
+    `  ${CAMPAIGN_PROBLEMS}-problem campaign: svc lint ${(campaignLint / 1000).toFixed(2)} s, svc draft in ${Math.ceil(CAMPAIGN_PROBLEMS / 300)} shards ${(campaignDraft / 1000).toFixed(2)} s`,
+  );
   printSummary({ name: "publish first", figure: median(first), baseline: base, unit: "ms", baselineName });
+  printSummary({
+    name: "publish campaign in shards",
+    figure: campaignDraft,
+    baseline: campaignLint,
+    unit: "ms",
+    baselineName: `svc lint --json of ${CAMPAIGN_PROBLEMS}`,
+  });
   printSummary({ name: "publish noop", figure: median(replay), baseline: base, unit: "ms", baselineName });
 } finally {
   rmSync(packageDir, { recursive: true, force: true });
+  rmSync(campaignDir, { recursive: true, force: true });
 }
