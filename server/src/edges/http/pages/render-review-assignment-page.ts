@@ -3,6 +3,7 @@ import type { ReviewAssignmentResult } from "../../../reviews/read/get-review-as
 import { type Html, html } from "../html/html.ts";
 import type { SiteVisitor } from "../html/render-site-page.ts";
 import { factTable, jsonBlock, link, markdownBlock, reviewPage } from "./render-review-html.ts";
+import { renderMaterial } from "./render-review-case-page.ts";
 import { type FormRubric, type ResponseFormView, renderResponseForm } from "./review-response-form.ts";
 
 /** What the holder of a live claim may do on the page: respond, or decline. */
@@ -57,6 +58,7 @@ ${
 </div>`
 }
 ${typeof rubric.instructions_md === "string" && html`<h3>Instructions</h3>\n${markdownBlock(rubric.instructions_md, "instructions")}`}
+${renderMaterials(result.bundle)}
 ${renderResponseForm(rubric, actions.form)}
 <form method="post" action="${actions.declineAction}" class="inline">${actions.form.csrf}<button type="submit" class="secondary" data-testid="decline">Decline this seat</button></form>
 <p class="muted">Declining gives the seat up for good; it reopens for others.</p>
@@ -76,8 +78,16 @@ ${factTable([
 <p>Case: ${link(result.case_url, `${a.review_process_id} / ${a.node_id}`)} · ${link(`/review-processes/${a.review_process_id}`, "the review process")}</p>
 ${respond}
 ${judgment}
-${result.bundle && html`<h2>Bundle</h2>\n${jsonBlock(result.bundle, "bundle")}`}`;
+${result.bundle && html`<details><summary>The whole bundle, as JSON</summary>\n${jsonBlock(result.bundle, "bundle")}</details>`}`;
   return reviewPage(`Review assignment ${a.id}: ${a.status}`, visitor, body);
+}
+
+/** The material under review, above the form: each text inline, each file with its facts. */
+function renderMaterials(bundle: unknown): Html {
+  const materials = (bundle as { materials?: unknown } | null)?.materials;
+  if (!Array.isArray(materials) || materials.length === 0) return html``;
+  return html`<h3 id="materials">Material under review</h3>
+<div data-testid="materials">${materials.map(renderMaterial)}</div>`;
 }
 
 /** "Your hold lasts until T: N minutes left." */

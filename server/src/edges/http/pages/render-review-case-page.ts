@@ -47,12 +47,14 @@ ${assignment}
 ${instructions}
 <h2>Materials</h2>
 ${materials.length === 0 ? html`<p>No materials.</p>` : materials}
-<h2>Bundle</h2>
-${jsonBlock(c.bundle, "bundle")}`;
+<details><summary>The whole bundle, as JSON</summary>
+${jsonBlock(c.bundle, "bundle")}
+</details>`;
   return reviewPage(`Review case ${c.review_process_id} ${c.node_id}`, visitor, body);
 }
 
-function renderMaterial(item: unknown): Html {
+/** One material of a bundle: its facts, and its text inline (or its preview) when it has one. */
+export function renderMaterial(item: unknown): Html {
   const m = (item ?? {}) as Record<string, unknown>;
   const str = (value: unknown) => (value === null || value === undefined ? "-" : String(value));
   return html`<section class="material">

@@ -14,8 +14,24 @@ import { type Html, html } from "../html/html.ts";
 /** How one property of the response is entered. */
 export type ResponseField =
   | { name: string; kind: "enum"; options: unknown[]; required: boolean; description: string | null }
-  | { name: string; kind: "boolean" | "string" | "json"; required: boolean; description: string | null }
-  | { name: string; kind: "number" | "integer"; required: boolean; description: string | null };
+  | { name: string; kind: "boolean"; required: boolean; description: string | null }
+  | { name: string; kind: "json"; required: boolean; description: string | null }
+  | {
+      name: string;
+      kind: "string";
+      required: boolean;
+      description: string | null;
+      minLength?: number;
+      maxLength?: number;
+    }
+  | {
+      name: string;
+      kind: "number" | "integer";
+      required: boolean;
+      description: string | null;
+      minimum?: number;
+      maximum?: number;
+    };
 
 /** The rubric as the bundle carries it; only what the form needs. */
 export interface FormRubric {
@@ -42,8 +58,13 @@ export function responseFields(schema: unknown): ResponseField[] | null {
     if (Array.isArray(property.enum)) return { ...base, kind: "enum", options: property.enum };
     if ("const" in property) return { ...base, kind: "enum", options: [property.const] };
     const type = property.type;
-    if (type === "string" || type === "boolean") return { ...base, kind: type };
-    if (type === "number" || type === "integer") return { ...base, kind: type };
+    const bound = (key: string) => (typeof property[key] === "number" ? (property[key] as number) : undefined);
+    if (type === "boolean") return { ...base, kind: type };
+    if (type === "string")
+      return { ...base, kind: type, minLength: bound("minLength"), maxLength: bound("maxLength") };
+    if (type === "number" || type === "integer")
+      // The browser's min/max are inclusive: an exclusive bound is left to the rubric check.
+      return { ...base, kind: type, minimum: bound("minimum"), maximum: bound("maximum") };
     return { ...base, kind: "json" };
   });
 }
@@ -135,13 +156,13 @@ ${view.csrf}
 ${controls}
 </fieldset>
 <p><label for="rationale_md">Rationale, in Markdown${demand(rubric.rationale)}</label>
-<textarea id="rationale_md" name="rationale_md" rows="8" maxlength="20000">${values.rationale_md ?? ""}</textarea></p>
+<textarea id="rationale_md" name="rationale_md" rows="8" maxlength="20000"${rubric.rationale === "required" ? html` required` : html``}>${values.rationale_md ?? ""}</textarea></p>
 <fieldset>
 <legend>Citations (at least ${String(minItems)}; empty rows are left out)</legend>
 ${citations}
 </fieldset>
 <p><label for="confidence">Confidence, from 0 to 1${demand(rubric.confidence)}</label>
-<input id="confidence" name="confidence" type="number" min="0" max="1" step="any" value="${values.confidence ?? ""}"></p>
+<input id="confidence" name="confidence" type="number" min="0" max="1" step="any"${rubric.confidence === "required" ? html` required` : html``} value="${values.confidence ?? ""}"></p>
 <fieldset>
 <legend>Assistance: the agent or tool that helped you, if any</legend>
 <label for="assistance.provider">Provider</label>
@@ -157,13 +178,14 @@ ${citations}
 
 function renderField(field: ResponseField, value: string): Html {
   const id = fieldName(field.name);
+  const required = field.required ? html` required` : html``;
   const label = html`<label for="${id}">${field.name}${field.required ? " (required)" : ""}</label>${
     field.description && html` <span class="muted">${field.description}</span>`
   }`;
   if (field.kind === "enum" || field.kind === "boolean") {
     const options: unknown[] = field.kind === "enum" ? field.options : [true, false];
     return html`<p>${label}
-<select id="${id}" name="${id}">
+<select id="${id}" name="${id}"${required}>
 <option value=""${value === "" ? html` selected` : html``}>Choose</option>
 ${options.map((option) => {
   const encoded = field.kind === "boolean" ? String(option) : JSON.stringify(option);
@@ -174,14 +196,18 @@ ${options.map((option) => {
   }
   if (field.kind === "json") {
     return html`<p>${label} <span class="muted">(JSON)</span>
-<textarea id="${id}" name="${id}" rows="3">${value}</textarea></p>`;
+<textarea id="${id}" name="${id}" rows="3"${required}>${value}</textarea></p>`;
   }
   if (field.kind === "string") {
     return html`<p>${label}
-<textarea id="${id}" name="${id}" rows="2">${value}</textarea></p>`;
+<textarea id="${id}" name="${id}" rows="2"${required}${field.minLength === undefined ? html`` : html` minlength="${String(field.minLength)}"`}${field.maxLength === undefined ? html`` : html` maxlength="${String(field.maxLength)}"`}>${value}</textarea></p>`;
   }
   return html`<p>${label}
-<input id="${id}" name="${id}" type="number" step="${field.kind === "integer" ? "1" : "any"}" value="${value}"></p>`;
+<input id="${id}" name="${id}" type="number" step="${field.kind === "integer" ? "1" : "any"}"${field.minimum === undefined ? html`` : html` min="${String(field.minimum)}"`}${field.maximum === undefined ? html`` : html` max="${String(field.maximum)}"`}${required} value="${value}">${
+    field.minimum !== undefined || field.maximum !== undefined
+      ? html` <span class="muted">(${field.minimum ?? "any"} to ${field.maximum ?? "any"})</span>`
+      : html``
+  }</p>`;
 }
 
 /** As many citation rows as the rubric asks for, one more than entered, and at least two. */

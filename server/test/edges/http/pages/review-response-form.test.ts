@@ -81,6 +81,15 @@ describe("the review response form", () => {
       "any",
     ]);
     expect(attr(byName("response.score"), "value")).toBe("4.5");
+    // The schema's bounds and `required` reach the browser's own checks.
+    expect([attr(byName("response.score"), "min"), attr(byName("response.score"), "max")]).toEqual([
+      "0",
+      "10",
+    ]);
+    expect(attr(byName("response.score"), "required")).toBe("");
+    expect(attr(byName("response.verdict"), "required")).toBe("");
+    expect(attr(byName("response.count"), "required")).toBeUndefined();
+    expect(attr(byName("response.count"), "min")).toBeUndefined();
     expect(attr(byName("response.count"), "step")).toBe("1");
     expect(byName("response.sound").tagName).toBe("select");
     expect(byName("response.note").tagName).toBe("textarea");

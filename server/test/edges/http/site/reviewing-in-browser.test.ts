@@ -135,7 +135,15 @@ describeWithBrowser("the reviewing pages in a real browser", () => {
       );
       await check(page, "review-assignment");
 
-      // No verdict and no rationale: refused, every problem named, the values entered kept.
+      // The form carries the rubric's demands: the browser asks for the verdict and the rationale.
+      expect(await page.getByLabel("verdict (required)").getAttribute("required")).toBe("");
+      expect(await page.getByLabel(/^Rationale/).getAttribute("required")).toBe("");
+      expect(await page.getByTestId("materials").count()).toBe(1);
+      // Past the browser's checks (a client that skips them), the rubric check still refuses:
+      // no verdict and no rationale, every problem named, the values entered kept.
+      await page.getByTestId("response-form").evaluate((form) => {
+        (form as unknown as { noValidate: boolean }).noValidate = true;
+      });
       await page.getByLabel("Confidence, from 0 to 1").fill("0.7");
       await page.locator('[name="citations.0.source"]').fill("svc://artifacts/answer.txt");
       await page.getByLabel("Provider", { exact: true }).fill("anthropic");
