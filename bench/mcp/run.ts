@@ -4,7 +4,8 @@
  * Prints, in one run on one machine, over N generated listed problems (default 100,000):
  * - get_problem calls per second through the MCP endpoint (a real SDK client, bearer auth,
  *   visibility checks, the full envelope with signed URLs) and through a plain fastify route
- *   that selects the same problem and revision and returns them as JSON; their ratio;
+ *   that selects the same problem and revision and returns them as JSON; their ratio. The load
+ *   comes from a second process (load-client.ts), so the server's process pays only for serving;
  * - the same over MCP from a 2026-07-28 client (per-request envelopes, no SSE);
  * - search_problems latency p50 and p95 over MCP and through the plain route running the same
  *   full-text query (title and summary matches, then statement matches, each by priority); their
@@ -14,6 +15,9 @@
  * Ends with `printSummary` lines: `mcp get_problem`, `search broad p95`, `search selective p95`.
  * Run with `npm run bench:mcp` (DATABASE_URL, else the embedded PostgreSQL).
  */
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import Fastify from "fastify";
 import { pino } from "pino";
@@ -22,7 +26,7 @@ import { openServices } from "../../server/src/edges/cli/open-services.ts";
 import { addUser } from "../../server/src/users/add-user.ts";
 import { issueToken } from "../../server/src/users/issue-token.ts";
 import { benchDatabase } from "../support/bench-database.ts";
-import { ms, percentile, printSummary, sample, throughput } from "../support/measure.ts";
+import { ms, percentile, printSummary, sample } from "../support/measure.ts";
 import { seedProblems } from "./seed-problems.ts";
 
 const PROBLEMS = Number(process.env.BENCH_PROBLEMS ?? 100_000);
@@ -43,6 +47,14 @@ const QUERIES = [
 ];
 
 const log = pino({ level: "silent" });
+const LOAD_CLIENT = fileURLToPath(new URL("./load-client.ts", import.meta.url));
+
+/** get_problem calls/s of one target, driven from a process of its own (load-client.ts). */
+async function loadFromAnotherProcess(target: "mcp" | "mcp-modern" | "plain", url: string, token: string) {
+  const args = [LOAD_CLIENT, target, url, token, String(PROBLEMS), String(SECONDS), String(CONCURRENCY)];
+  const { stdout } = await promisify(execFile)(process.execPath, args);
+  return (JSON.parse(stdout.trim().split("\n").at(-1)!) as { callsPerSecond: number }).callsPerSecond;
+}
 const db = await benchDatabase();
 try {
   const seedStart = performance.now();
@@ -98,37 +110,15 @@ try {
       requestInit: { headers: { authorization: `Bearer ${token}` } },
     }),
   );
-  const modern = new Client(
-    { name: "bench-mcp-modern", version: "1.0.0" },
-    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
-  );
-  await modern.connect(
-    new StreamableHTTPClientTransport(new URL(`${serviceUrl}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
-  const slug = (i: number) => `bench-${(i * 7919) % PROBLEMS}`;
   const call = async (name: string, args: Record<string, unknown>) => {
     const result = await client.callTool({ name, arguments: args });
     if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);
     return result;
   };
 
-  const mcpGet = await throughput((i) => call("get_problem", { problem: slug(i) }), {
-    seconds: SECONDS,
-    concurrency: CONCURRENCY,
-  });
-  const modernGet = await throughput(
-    async (i) => {
-      const result = await modern.callTool({ name: "get_problem", arguments: { problem: slug(i) } });
-      if (result.isError) throw new Error(`get_problem failed: ${JSON.stringify(result.content)}`);
-    },
-    { seconds: SECONDS, concurrency: CONCURRENCY },
-  );
-  const plainGet = await throughput(async (i) => (await fetch(`${plainUrl}/problems/${slug(i)}`)).json(), {
-    seconds: SECONDS,
-    concurrency: CONCURRENCY,
-  });
+  const mcpGet = await loadFromAnotherProcess("mcp", serviceUrl, token);
+  const modernGet = await loadFromAnotherProcess("mcp-modern", serviceUrl, token);
+  const plainGet = await loadFromAnotherProcess("plain", plainUrl, token);
   const broad = (i: number) => QUERIES[i % QUERIES.length]!;
   const selective = (i: number) => String((i * 7919) % PROBLEMS);
   const searches = async (query: (i: number) => string) => ({
@@ -147,7 +137,6 @@ try {
   const selectiveSearch = await searches(selective);
 
   await client.close();
-  await modern.close();
   await app.close();
   await plain.close();
 
@@ -155,7 +144,7 @@ try {
     `bench/mcp: ${PROBLEMS} listed problems (seeded in ${seedSeconds.toFixed(1)} s), ${db.description}, node ${process.version}`,
   );
   console.log(
-    `  get_problem over MCP        ${mcpGet.toFixed(0)} calls/s (${CONCURRENCY} concurrent callers)`,
+    `  get_problem over MCP        ${mcpGet.toFixed(0)} calls/s (${CONCURRENCY} concurrent callers in another process)`,
   );
   console.log(`  the same, 2026-07-28 client  ${modernGet.toFixed(0)} calls/s`);
   console.log(`  plain fastify JSON route    ${plainGet.toFixed(0)} calls/s`);

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Sql } from "../core/db/connect-sql.ts";
+import { forgetPrincipals } from "../users/principal-cache.ts";
 
 /** What oidc-provider stores for one model instance (a code, a token, a grant, a client...). */
 export type OAuthPayload = Record<string, unknown> & {
@@ -88,9 +89,11 @@ export function oauthAdapter(sql: Sql, kind: string): OAuthAdapter {
     },
     async destroy(id) {
       await sql`delete from oauth_models where kind = ${kind} and id_hash = ${oauthIdHash(id)}`;
+      forgetPrincipals(sql);
     },
     async revokeByGrantId(grantId) {
       await sql`delete from oauth_models where grant_id = ${grantId}`;
+      forgetPrincipals(sql);
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { Sql } from "../core/db/connect-sql.ts";
+import { forgetPrincipals } from "../users/principal-cache.ts";
 
 /** One client the user has authorized, as the settings page lists it. */
 export interface OAuthGrantSummary {
@@ -57,5 +58,6 @@ export async function revokeOAuthGrant(sql: Sql, userId: string, grantId: string
     delete from oauth_models
     where grant_id = ${grantId}
       or (kind = 'Grant' and id_hash = encode(sha256(convert_to(${grantId}::text, 'UTF8')), 'hex'))`;
+  forgetPrincipals(sql);
   return true;
 }

@@ -1,8 +1,9 @@
 import type { Capability, Scope } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { liveCapabilities } from "./live-capabilities.ts";
-import { oauthAccessTokenPrincipal } from "./oauth-access-token.ts";
+import { oauthAccessToken } from "./oauth-access-token.ts";
 import type { Principal } from "./principal.ts";
+import { type CachedPrincipal, principalCacheOf } from "./principal-cache.ts";
 import { TOKEN_PATTERN, tokenHash } from "./token-format.ts";
 
 /** How fresh a token's recorded last use is kept. */
@@ -16,7 +17,9 @@ const OAUTH_TOKEN_PATTERN = /^[A-Za-z0-9_-]{20,128}$/;
  * revoked. Accepts the token alone or a whole `Authorization` value (`Bearer <token>`). The token
  * is looked up by its sha256, so the secret never reaches the database. A token that is not an
  * operator-issued `svc_` token may be an OAuth access token, accepted only for `audience` when
- * one is given (the MCP endpoint's URL for /mcp).
+ * one is given (the MCP endpoint's URL for /mcp). A token verified a moment ago is answered from
+ * the pool's PrincipalCache without a statement; any revocation empties that cache on every
+ * replica as it commits (migration 036).
  */
 export async function authenticate(
   sql: Sql,
@@ -24,9 +27,23 @@ export async function authenticate(
   audience?: string,
 ): Promise<Principal | null> {
   const token = (bearer ?? "").replace(/^bearer\s+/i, "").trim();
-  if (!TOKEN_PATTERN.test(token)) {
-    return OAUTH_TOKEN_PATTERN.test(token) ? oauthAccessTokenPrincipal(sql, token, audience) : null;
-  }
+  const operator = TOKEN_PATTERN.test(token);
+  if (!operator && !OAUTH_TOKEN_PATTERN.test(token)) return null;
+  const hash = tokenHash(token);
+  const cache = principalCacheOf(sql);
+  const key = `${hash} ${audience ?? ""}`;
+  const cached = await cache?.get(key);
+  if (cached !== undefined) return cached;
+  const generation = cache?.begin() ?? 0;
+  const found = operator ? await operatorToken(sql, hash) : await oauthAccessToken(sql, token, audience);
+  if (found === null) return null;
+  await found.touch();
+  cache?.set(key, generation, found);
+  return found.principal;
+}
+
+/** An operator-issued `svc_` token by its hash, unrevoked. */
+async function operatorToken(sql: Sql, hash: string): Promise<CachedPrincipal | null> {
   const [row] = await sql<
     {
       id: string;
@@ -37,21 +54,28 @@ export async function authenticate(
       capabilities: Capability[];
       token_id: string;
       last_used_at: Date | null;
+      expires_at: Date | null;
     }[]
   >`
     select u.id, u.handle, u.is_admin, u.created_at, t.scopes, ${liveCapabilities(sql)} as capabilities,
-      t.id as token_id, t.last_used_at
+      t.id as token_id, t.last_used_at, t.expires_at
     from api_tokens t join users u on u.id = t.user_id
-    where t.token_hash = ${tokenHash(token)} and t.revoked_at is null
+    where t.token_hash = ${hash} and t.revoked_at is null
       and (t.expires_at is null or t.expires_at > now())`;
   if (!row) return null;
-  const { scopes, capabilities, token_id, last_used_at, ...user } = row;
-  // The settings page shows when a token was last used; to the minute is enough, so a busy token
-  // costs one write a minute, not one per request.
-  if (last_used_at === null || Date.now() - last_used_at.getTime() >= LAST_USE_RESOLUTION_MS) {
-    await sql`
-      update api_tokens set last_used_at = now()
-      where id = ${token_id} and (last_used_at is null or last_used_at < now() - interval '1 minute')`;
-  }
-  return { user, scopes, capabilities, via: "operator_token" };
+  const { scopes, capabilities, token_id, last_used_at, expires_at, ...user } = row;
+  let recorded = last_used_at?.getTime() ?? 0;
+  return {
+    principal: { user, scopes, capabilities, via: "operator_token" },
+    ...(expires_at !== null && { expiresAt: expires_at }),
+    // The settings page shows when a token was last used; to the minute is enough, so a busy token
+    // costs one write a minute, not one per request.
+    touch: async () => {
+      if (Date.now() - recorded < LAST_USE_RESOLUTION_MS) return;
+      recorded = Date.now();
+      await sql`
+        update api_tokens set last_used_at = now()
+        where id = ${token_id} and (last_used_at is null or last_used_at < now() - interval '1 minute')`;
+    },
+  };
 }

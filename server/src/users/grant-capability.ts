@@ -3,6 +3,7 @@ import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import { isCapability } from "./capability.ts";
 import type { CapabilityGrant } from "./capability-grant.ts";
+import { forgetPrincipals } from "./principal-cache.ts";
 
 /**
  * Grants a capability, recording the grantor (null for an operator) and the time. Granting one
@@ -36,5 +37,6 @@ export async function grantCapability(
     select user_id, capability, granted_by, granted_at, revoked_by, revoked_at from user_capabilities
     where user_id = ${userId} and capability = ${capability} and revoked_at is null
       and not exists (select 1 from inserted)`;
+  forgetPrincipals(sql);
   return grant!;
 }

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { Capability, Scope } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
-import type { Principal } from "./principal.ts";
+import type { CachedPrincipal } from "./principal-cache.ts";
 
 /**
  * The principal an OAuth access token stands for (issued by the authorization server, stored
@@ -11,11 +11,11 @@ import type { Principal } from "./principal.ts";
  * still holds. Tokens are
  * stored by their sha256 (server/src/oauth/oauth-adapter.ts).
  */
-export async function oauthAccessTokenPrincipal(
+export async function oauthAccessToken(
   sql: Sql,
   token: string,
   audience: string | undefined,
-): Promise<Principal | null> {
+): Promise<CachedPrincipal | null> {
   const [row] = await sql<
     {
       id: string;
@@ -27,10 +27,11 @@ export async function oauthAccessTokenPrincipal(
       grant_scope: string | null;
       grant_hash: string;
       live: Capability[];
+      expires_at: Date;
     }[]
   >`
     select u.id, u.handle, u.is_admin, u.created_at, t.payload ->> 'scope' as scope, t.payload ->> 'aud' as aud,
-      g.payload -> 'resources' ->> (t.payload ->> 'aud') as grant_scope, g.id_hash as grant_hash,
+      g.payload -> 'resources' ->> (t.payload ->> 'aud') as grant_scope, g.id_hash as grant_hash, t.expires_at,
       array(select c.capability from user_capabilities c where c.user_id = u.id and c.revoked_at is null) as live
     from oauth_models t
     join users u on u.id = t.account_id
@@ -40,19 +41,24 @@ export async function oauthAccessTokenPrincipal(
     where t.kind = 'AccessToken' and t.id_hash = ${createHash("sha256").update(token).digest("hex")} and t.expires_at > now()`;
   if (!row) return null;
   if (audience !== undefined && row.aud !== audience) return null;
-  // The settings page shows when a client last used its grant; to the minute is enough.
-  await sql`
-    update oauth_models set last_used_at = now()
-    where kind = 'Grant' and id_hash = ${row.grant_hash} and (last_used_at is null or last_used_at < now() - interval '1 minute')`;
-  const { scope, aud: _aud, grant_scope, grant_hash: _hash, live, ...user } = row;
+  const { scope, aud: _aud, grant_scope, grant_hash, live, expires_at, ...user } = row;
   const tokenScopes = (scope ?? "").split(" ");
   const grantScopes = (grant_scope ?? "").split(" ");
   return {
-    user,
-    via: "oauth_token",
-    scopes: Object.values(Scope).filter((s) => tokenScopes.includes(s)),
-    // What the grant recorded at consent, intersected with what the user still holds (a revocation
-    // applies on the next request, whatever token the user holds).
-    capabilities: Object.values(Capability).filter((c) => grantScopes.includes(c) && live.includes(c)),
+    principal: {
+      user,
+      via: "oauth_token",
+      scopes: Object.values(Scope).filter((s) => tokenScopes.includes(s)),
+      // What the grant recorded at consent, intersected with what the user still holds (a revocation
+      // applies on the next request, whatever token the user holds).
+      capabilities: Object.values(Capability).filter((c) => grantScopes.includes(c) && live.includes(c)),
+    },
+    expiresAt: expires_at,
+    // The settings page shows when a client last used its grant; to the minute is enough.
+    touch: async () => {
+      await sql`
+        update oauth_models set last_used_at = now()
+        where kind = 'Grant' and id_hash = ${grant_hash} and (last_used_at is null or last_used_at < now() - interval '1 minute')`;
+    },
   };
 }

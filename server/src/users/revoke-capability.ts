@@ -2,6 +2,7 @@ import type { Capability } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import type { CapabilityGrant } from "./capability-grant.ts";
+import { forgetPrincipals } from "./principal-cache.ts";
 
 /**
  * Revokes a user's live grant of a capability, recording who (null for an operator) and when.
@@ -23,5 +24,6 @@ export async function revokeCapability(
       capability,
     });
   }
+  forgetPrincipals(sql);
   return grant;
 }

@@ -1,5 +1,6 @@
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
+import { forgetPrincipals } from "./principal-cache.ts";
 import { TOKEN_PREFIX_LENGTH, tokenPrefix } from "./token-format.ts";
 
 /**
@@ -26,6 +27,7 @@ export async function revokeToken(sql: Sql, prefix: string): Promise<{ prefix: s
     union all
     select prefix, revoked_at from api_tokens where prefix = ${wanted} and revoked_at is not null`;
   if (!row) throw new ServiceError("not_found", `no token has the prefix ${wanted}`, { prefix: wanted });
+  forgetPrincipals(sql);
   return row;
 }
 
@@ -38,5 +40,6 @@ export async function revokeOwnToken(sql: Sql, userId: string, tokenId: string):
     update api_tokens set revoked_at = now()
     where id = ${tokenId} and user_id = ${userId} and revoked_at is null
     returning id`;
+  forgetPrincipals(sql);
   return rows.length > 0;
 }
