@@ -161,8 +161,14 @@ export async function runCli(
 
   program
     .command("verify")
-    .description("run a published problem's sandbox stages on local files (no quota, nothing submitted)")
-    .argument("<problem>", "problem id or slug")
+    .description(
+      "run a published problem's sandbox stages on local files (no quota, nothing submitted); with --replay, re-run a verified run's sandbox stages here and compare them with its signed attestation",
+    )
+    .argument("<problem>", "problem id or slug (with --replay: the run id, vrn_...)")
+    .option(
+      "--replay",
+      "replay the run <problem> names and compare result, score and evidence digest with its attestation",
+    )
     .option("--artifact <role=path...>", "an artifact for a role (repeat for each role)")
     .option("--revision <n>", "revision number (default current)")
     .option(
@@ -172,7 +178,16 @@ export async function runCli(
     .option("--image <ref>", "Docker image realising svc-runtime/python:1 (default SVC_PYTHON_IMAGE)")
     .option("--sandbox <backend>", "force bwrap or docker (default SVC_SANDBOX, else detected)")
     .option("--server <url>", serverOption)
-    .action(async (problem: string, options: VerifyOptions) => {
+    .action(async (problem: string, options: VerifyOptions & { replay?: boolean }) => {
+      if (options.replay) {
+        exitCode = await (await import("./replay-command.ts")).replayCommand(
+          problem,
+          options,
+          io,
+          await services(),
+        );
+        return;
+      }
       exitCode = await (await import("./verify-command.ts")).verifyCommand(
         problem,
         options,

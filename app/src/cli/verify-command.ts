@@ -31,7 +31,7 @@ export interface VerifyOptions {
 }
 
 /** One implementation as `get_verifier_contract` summarizes it (server/src/verifier-contracts). */
-interface ImplementationSummary extends ImplementationCandidate {
+export interface ImplementationSummary extends ImplementationCandidate {
   id: string;
   stage_key: string;
   runtime: { image_ref: string; image_digest: string };
@@ -42,14 +42,14 @@ interface ImplementationSummary extends ImplementationCandidate {
 }
 
 /** The revision's fields the preflight reads (spec 2.3). */
-interface RevisionView {
+export interface RevisionView {
   revision_number: number;
   verifier_contract_id: string | null;
   verifier_input_bindings: Array<{ key: string; filename?: string; url?: string }>;
 }
 
 /** One `reference_resources` entry of the get_problem envelope (spec 4.1). */
-interface ReferenceResource {
+export interface ReferenceResource {
   key: string;
   media_type: string;
   content_hash: string;
@@ -212,7 +212,7 @@ export async function verifyCommand(
 }
 
 /** `get_verifier_contract`: the Contract's fields are at the top level of `verifier_contract`. */
-async function readContract(
+export async function readContract(
   client: ServiceClient,
   id: string,
 ): Promise<{ contract: VerifierContractFile; implementations: ImplementationSummary[] }> {
@@ -270,7 +270,7 @@ function finish(
  * The binding a stage's image runs on here: builtins need none, `svc-runtime/python:1` the
  * detected one, and a custom image (pinned by digest) itself, on the detected engine.
  */
-function bindingFor(imageRef: string, detected: RuntimeBinding | null): RuntimeBinding | null {
+export function bindingFor(imageRef: string, detected: RuntimeBinding | null): RuntimeBinding | null {
   if (imageRef.startsWith("svc-builtin/") || imageRef.startsWith("svc-runtime/") || detected === null)
     return detected;
   return { backend: detected.backend, local_image: imageRef };
@@ -326,7 +326,7 @@ async function readArtifacts(pairs: string[]): Promise<InputFile[]> {
   return files;
 }
 
-async function fetchBytes(url: string, token: string | undefined): Promise<Uint8Array> {
+export async function fetchBytes(url: string, token: string | undefined): Promise<Uint8Array> {
   const response = await fetch(url, token ? { headers: { authorization: `Bearer ${token}` } } : {});
   if (!response.ok)
     throw new ServiceCallError("download_failed", `GET ${url} answered ${response.status}`, {

@@ -6,13 +6,16 @@ import { promisify } from "node:util";
 import { bwrapRuns, chainIdOf, PYTHON_RUNTIME, pingDocker, type RunStatement } from "@svc/app";
 import Docker from "dockerode";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { runCli } from "../../../app/src/cli/main.ts";
 import { sequenceAttestations } from "../../src/attestations/sequence-attestations.ts";
 import { budgetedSandboxRunner, sandboxBudgetFromEnv } from "../../src/core/services/sandbox-budget.ts";
 import type { Services } from "../../src/core/services/services.ts";
 import { bindRuntime } from "../../src/sandbox-images/bind-runtime.ts";
+import { issueToken } from "../../src/users/issue-token.ts";
 import { executeVerificationRun } from "../../src/verification/execute-verification-run.ts";
 import { localSandboxRunner } from "../../src/verification/local-sandbox-runner.ts";
 import { editJson, fixturePackage, newAuthor, newUser } from "../authoring/support/authoring-harness.ts";
+import { startApp } from "../edges/mcp/support/start-app.ts";
 import { type LocalRegistry, startLocalRegistry } from "../support/local-registry.ts";
 import { createTestDatabase, describeWithDatabase, type TestDatabase } from "../support/test-database.ts";
 import { testServices } from "../support/test-services.ts";
@@ -87,25 +90,27 @@ describeIfEngines("script runtimes bound to an image's bytes", () => {
     return testServices(db.sql, { sandbox });
   }
 
-  async function probeRun(services: Services) {
+  async function probeRun(services: Services, checker = PROBE, slug = "runtime-probe") {
     const author = await newAuthor(services.sql);
     const solver = await newUser(services.sql);
     const files = editJson(
-      { ...fixturePackage("valid-script"), "checker.py": Buffer.from(PROBE) },
+      { ...fixturePackage("valid-script"), "checker.py": Buffer.from(checker) },
       "problem.json",
       (p) => {
-        p.slug = "runtime-probe";
+        p.slug = slug;
       },
     );
     const problem = await publishProblem(services, author, files);
     await passConformance(services.sql, problem.verifier_contract_id);
+    // Listed, as a Problem people take part in is: the participant replays it without the author.
+    await services.sql`update problems set visibility = 'listed' where id = ${problem.problem_id}`;
     const seeded = await seedSubmission(services, solver, problem, [
       { role: "answer", filename: "answer.txt", media_type: "text/plain", content: "1234\n" },
     ]);
     await executeVerificationRun(services, seeded.verification_run_id);
     const [stage] = await services.sql<{ result: string; mechanism: { sandbox: Record<string, unknown> } }[]>`
       select result, mechanism from verification_stage_results where verification_run_id = ${seeded.verification_run_id}`;
-    return { runId: seeded.verification_run_id, stage: stage! };
+    return { runId: seeded.verification_run_id, stage: stage!, solverHandle: solver.user.handle };
   }
 
   it("runs in the bound image's root under bubblewrap and under Docker alike, and records the bytes that ran", async () => {
@@ -156,6 +161,49 @@ describeIfEngines("script runtimes bound to an image's bytes", () => {
       backend: "bwrap",
       runtime_bytes_digest: chainId,
     });
+
+    // svc verify --replay, as the participant on a clean machine: the same bytes, the same verdict.
+    const app = await startApp(underBwrap);
+    try {
+      const { token } = await issueToken(underBwrap.sql, bwrapRun.solverHandle, ["read"]);
+      const home = mkdtempSync(join(tmpdir(), "svc-replay-"));
+      const env = {
+        SVC_BASE_URL: app.url,
+        SVC_TOKEN: token,
+        HOME: home,
+        XDG_CONFIG_HOME: join(home, "config"),
+        // Where the sandbox's unprivileged user can enter (a home folder is 0700).
+        SVC_RUNTIME_DIR: mkdtempSync(join(tmpdir(), "svc-replay-runtimes-")),
+        SVC_SANDBOX: "bwrap",
+      };
+      const replay = async (runId: string, ...argv: string[]) => {
+        let stdout = "";
+        const write = (text: string) => {
+          stdout += text;
+        };
+        const code = await runCli(
+          ["verify", "--replay", runId, ...argv],
+          { stdout: write, stderr: write, color: false },
+          { env },
+        );
+        return { code, stdout };
+      };
+      const same = await replay(bwrapRun.runId, "--image", reference);
+      expect(same.stdout).toContain(`SAME: every sandbox stage of ${bwrapRun.runId}`);
+      expect(same.code).toBe(0);
+      // A checker whose evidence is not a function of its inputs replays to another digest, and says so.
+      const nonce = "open('/output/evidence/nonce', 'w').write(os.urandom(8).hex())\n";
+      const random = await probeRun(underBwrap, PROBE + nonce, "random-probe");
+      await sequenceAttestations(underBwrap);
+      env.SVC_TOKEN = (await issueToken(underBwrap.sql, random.solverHandle, ["read"])).token;
+      const differs = await replay(random.runId, "--image", reference);
+      expect(differs.stdout).toMatch(
+        /DIFFERENT: stage check_answer evidence_hash: attested "sha256:[0-9a-f]{64}", replayed "sha256:[0-9a-f]{64}"/,
+      );
+      expect(differs.code).toBe(1);
+    } finally {
+      await app.close();
+    }
   }, 300_000);
 
   it("refuses a source it cannot copy, naming local_image, and binds nothing", async () => {
