@@ -79,7 +79,11 @@ export async function searchProblems(
     options.cursor === undefined ? undefined : decodeCursor(options.cursor, fingerprint, keyCount);
   const seed =
     options.order === ProblemOrder.random ? (position?.s ?? randomBytes(8).toString("hex")) : undefined;
-  const tier = textTiers ?? (seed === undefined ? undefined : shuffleFrom(sql, seed));
+  const tier =
+    textTiers ??
+    (seed === undefined
+      ? undefined
+      : shuffleFrom(sql, seed, query !== undefined && RARE_TOKEN_SYNTAX.test(query)));
   const keys = sortKeys(sql, options.order);
 
   const filters: postgres.Fragment[] = [
@@ -88,7 +92,7 @@ export async function searchProblems(
     sql`p.status = ${options.status}`,
   ];
   // The tiers match the query themselves; other orders filter on the whole document.
-  if (tsquery && !tier) filters.push(sql`p.search_document @@ ${tsquery}`);
+  if (tsquery && !textTiers) filters.push(sql`p.search_document @@ ${tsquery}`);
   if (campaignId !== undefined) filters.push(sql`p.campaign_id = ${campaignId}`);
   if (options.structure !== undefined) filters.push(sql`p.structure = ${options.structure}`);
   if (options.standalone === true) filters.push(sql`p.campaign_id is null`);
@@ -122,6 +126,16 @@ export async function searchProblems(
 const PHRASE_SYNTAX = /"|\S-\S/;
 
 /**
+ * Query text with a digit: a number or an identifier, the usual way to look one Problem up. Such
+ * a lexeme is rare and absent from the column's statistics, so PostgreSQL estimates it at 0.5% of
+ * the rows (its cap for a lexeme it has no figure for): at a million Problems, 5,000 matches, a
+ * priority walk it expected to stop early read the whole table instead (24 s for a title number at
+ * 1,000,000 Problems, issue 38). Its matches are read whole (the GIN indexes) and sorted: a
+ * number that is common after all costs a sort of its matches, never a walk of every row.
+ */
+const RARE_TOKEN_SYNTAX = /\d/;
+
+/**
  * Relevance within `priority` order, bounded in cost: Problems whose title and summary match the
  * query come first (tier 0), then those that match through their statement (tier 1), each tier by
  * priority. Ranking every match with ts_rank read each matching document (tens of milliseconds
@@ -137,10 +151,12 @@ function matchTiers(sql: Sql, query: string, tsquery: postgres.Fragment): TierKe
   // the priority walk testing the short title first, reads a page in under 4 ms.
   const titleAndDocument = sql`${title} and ts_match_vq(p.search_document, ${tsquery})`;
   // With a phrase, the title tier reads all title candidates (the title index, bounded by the
-  // titles holding the phrase's words) and sorts them; the statement tier still walks.
+  // titles holding the phrase's words) and sorts them; the statement tier still walks. With a
+  // number, both tiers read their matches whole.
+  const rare = RARE_TOKEN_SYNTAX.test(query);
   return {
     conditions: [titleAndDocument, sql`${document} and not ${title}`],
-    readEveryMatch: [PHRASE_SYNTAX.test(query), false],
+    readEveryMatch: [PHRASE_SYNTAX.test(query) || rare, rare],
   };
 }
 
@@ -152,14 +168,17 @@ function matchTiers(sql: Sql, query: string, tsquery: postgres.Fragment): TierKe
  * (tens of milliseconds per hundred thousand). Every search starts elsewhere; what it gives up is
  * that two searches' sequences are rotations of one another.
  */
-function shuffleFrom(sql: Sql, seed: string): TierKey {
+function shuffleFrom(sql: Sql, seed: string, readEveryMatch: boolean): TierKey {
   if (!/^[0-9a-f]{16}$/.test(seed)) {
     throw new ServiceError("invalid_input", "cursor is not one this search made: start again without it", {
       field: "cursor",
     });
   }
   const start = Number.parseInt(seed.slice(0, 8), 16) % 2_147_483_647;
-  return { conditions: [sql`p.shuffle_key >= ${start}`, sql`p.shuffle_key < ${start}`] };
+  return {
+    conditions: [sql`p.shuffle_key >= ${start}`, sql`p.shuffle_key < ${start}`],
+    readEveryMatch: [readEveryMatch, readEveryMatch],
+  };
 }
 
 /** The keyset for an order, all ascending: descending numbers are negated; the slug breaks ties. */

@@ -78,7 +78,21 @@ describeWithDatabase("search_problems", () => {
       // Ties on priority_weight: the slug decides, so paging still has a total order.
       await seed(`filler-${i}`, { priorityWeight: i < 4 ? 0.5 : 0.2, activeAttempts: i % 3 });
     }
+    // A number in a title and in a statement (numbers are read through the GIN indexes, not walked).
+    await seed("tiles-a", {
+      title: "Tiling 2031",
+      summary: "Cover a board.",
+      priorityWeight: 0.3,
+      revision: { statement: "Cover the board with tiles." },
+    });
+    await seed("tiles-b", {
+      title: "Tiling again",
+      summary: "Cover a board.",
+      priorityWeight: 0.8,
+      revision: { statement: "Tile the 2031 board." },
+    });
     listed.push("knapsack-title", "bag-statement", "petersen", "benchmark-sort", "discovery-primes");
+    listed.push("tiles-a", "tiles-b");
     for (let i = 0; i < 7; i++) listed.push(`filler-${i}`);
 
     await seed("archived-one", { archived: true });
@@ -96,6 +110,21 @@ describeWithDatabase("search_problems", () => {
       active_attempts: 3,
       visibility: "listed",
     });
+  });
+
+  it("finds a number: title matches first, then statement matches; in every order, page by page, only matches", async () => {
+    expect((await search(stranger, { query: "2031" })).problems.map((p) => p.slug)).toEqual([
+      "tiles-a",
+      "tiles-b",
+    ]);
+    expect(await allPages(stranger, { query: "2031", limit: 1 })).toEqual(["tiles-a", "tiles-b"]);
+    for (const order of ["random", "least_attempted"]) {
+      const found = await allPages(stranger, { query: "2031", order, limit: 1 });
+      expect([...found].sort()).toEqual(["tiles-a", "tiles-b"]);
+      // A broad query in these orders is filtered too, and pages without repeats.
+      const knapsack = await allPages(stranger, { query: "knapsack", order, limit: 1 });
+      expect([...knapsack].sort()).toEqual(["bag-statement", "knapsack-title"]);
+    }
   });
 
   it("understands web search syntax and stems words", async () => {
