@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url";
 const BENCHES: readonly { name: string; script: string }[] = [
   { name: "lint", script: "lint/run.ts" },
   { name: "reviews", script: "reviews/run.ts" },
+  { name: "attestations", script: "attestations/run.ts" },
   { name: "publish", script: "publish/run.ts" },
   { name: "mcp", script: "mcp/run.ts" },
   { name: "mcp-million", script: "mcp/million.ts" },

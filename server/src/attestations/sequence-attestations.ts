@@ -89,7 +89,16 @@ export async function sequenceAttestations(
     const { nodes, root } = await appendLeaves(tx, start, leaves);
     const treeSize = start + leaves.length;
     const note = signCheckpoint({ origin, treeSize, rootHash: root }, origin, key.privateKey, key.publicKey);
-    await tx`insert into attestations ${tx(rows)}`;
+    // Arrays, not one parameter per value: a batch is one statement of seven parameters.
+    await tx`
+      insert into attestations (log_index, verification_run_id, reason, envelope, payload_sha256, key_id,
+        supersedes_log_index, openings, issued_at)
+      select log_index, run_id, reason, envelope, payload_sha256, ${key.keyId}, supersedes, openings::jsonb, ${now}
+      from unnest(${rows.map((row) => row.log_index)}::bigint[], ${rows.map((row) => row.verification_run_id)}::text[],
+        ${rows.map((row) => row.reason)}::text[], ${rows.map((row) => row.envelope)}::text[],
+        ${rows.map((row) => row.payload_sha256)}::text[], ${rows.map((row) => row.supersedes_log_index)}::bigint[],
+        ${rows.map((row) => (row.openings === null ? null : JSON.stringify(row.openings)))}::text[])
+        as row(log_index, run_id, reason, envelope, payload_sha256, supersedes, openings)`;
     for (let i = 0; i < nodes.length; i += 5000) {
       const chunk = nodes.slice(i, i + 5000);
       await tx`
@@ -129,17 +138,25 @@ async function earlierAttestations(
   queue: readonly AttestationRequest[],
 ): Promise<Map<string, EarlierAttestation>> {
   const ids = [...new Set(queue.map((row) => row.verification_run_id))];
-  const rows = await tx<{ verification_run_id: string; log_index: string; payload_sha256: string }[]>`
-    select distinct on (r.id) r.id as verification_run_id, a.log_index, a.payload_sha256
-    from verification_runs r
-    join attestations a on a.verification_run_id = r.id
-      or (r.trigger <> 'submission' and a.verification_run_id in (
-        select other.id from verification_runs other
-        where other.submission_id = r.submission_id and other.created_at < r.created_at))
-    where r.id = any(${ids})
-    order by r.id, (a.verification_run_id = r.id) desc, a.log_index desc`;
+  type Row = { verification_run_id: string; log_index: string; payload_sha256: string };
+  const own = await tx<Row[]>`
+    select distinct on (verification_run_id) verification_run_id, log_index, payload_sha256
+    from attestations where verification_run_id = any(${ids})
+    order by verification_run_id, log_index desc`;
+  const found = new Map(own.map((row) => [row.verification_run_id, row]));
+  const rest = ids.filter((id) => !found.has(id));
+  const reruns =
+    rest.length === 0
+      ? []
+      : await tx<Row[]>`
+          select distinct on (r.id) r.id as verification_run_id, a.log_index, a.payload_sha256
+          from verification_runs r
+          join verification_runs other on other.submission_id = r.submission_id and other.created_at < r.created_at
+          join attestations a on a.verification_run_id = other.id
+          where r.id = any(${rest}) and r.trigger <> 'submission'
+          order by r.id, a.log_index desc`;
   return new Map(
-    rows.map((row) => [
+    [...own, ...reruns].map((row) => [
       row.verification_run_id,
       { log_index: Number(row.log_index), payload_sha256: row.payload_sha256 },
     ]),
