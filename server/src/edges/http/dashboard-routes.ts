@@ -2,6 +2,8 @@ import type { FastifyPluginAsync } from "fastify";
 import { listMyAttempts } from "../../attempts/list-my-attempts.ts";
 import { ServiceError } from "../../core/errors/service-error.ts";
 import type { Services } from "../../core/services/services.ts";
+import { ownStandings } from "../../leaderboards/campaign-standings.ts";
+import { readBoards, scoredProblemsOf } from "../../leaderboards/read-boards.ts";
 import { readSubmissions } from "../../submissions/read-submissions.ts";
 import { viewerOf } from "../../visibility/viewer.ts";
 import { pageCaller } from "./browser-session.ts";
@@ -11,6 +13,8 @@ import { renderErrorPage } from "./pages/render-error-page.ts";
 
 /** Attempts per dashboard page: each brings its Submissions along. */
 const PAGE_SIZE = 20;
+/** Leaderboards read for "Your best scores": the Problems scored on most recently. */
+const BEST_SCORES = 20;
 
 /**
  * The participant's dashboard, `GET /me` (`?cursor=` for the next page): signed in only (the
@@ -47,9 +51,22 @@ export const dashboardRoutes: FastifyPluginAsync<{ services: Services }> = async
         submissions: submissions.filter((submission) => submission.attempt_id === attempt.id),
       }));
       const nextHref = page.cursor ? `/me?${new URLSearchParams({ cursor: page.cursor })}` : null;
+      // Your best score on each Problem you scored on, as its leaderboard ranks it (first page only).
+      const reader = { viewer: viewerOf(context.principal), now: services.clock() };
+      const best =
+        cursor === undefined
+          ? ownStandings(
+              await readBoards(
+                services.sql,
+                reader,
+                await scoredProblemsOf(services.sql, context.principal.user.id, BEST_SCORES),
+              ),
+              context.principal.user.id,
+            )
+          : [];
       return sendHtmlPage(
         reply,
-        renderDashboardPage({ attempts, nextHref, paged: cursor !== undefined }, visitor),
+        renderDashboardPage({ attempts, nextHref, paged: cursor !== undefined, best }, visitor),
       );
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;

@@ -5,9 +5,11 @@ import { ServiceError } from "../../core/errors/service-error.ts";
 import type { Services } from "../../core/services/services.ts";
 import { getCampaign } from "../../discovery/get-campaign.ts";
 import { getProblem, type ProblemEnvelope, problemEnvelope } from "../../discovery/get-problem.ts";
+import { campaignStandings } from "../../leaderboards/campaign-standings.ts";
 import { countEntries } from "../../leaderboards/count-entries.ts";
 import { getLeaderboard } from "../../leaderboards/get-leaderboard.ts";
 import type { LeaderboardEntry } from "../../leaderboards/leaderboard.ts";
+import { readBoards } from "../../leaderboards/read-boards.ts";
 import { listProblemRevisions } from "../../problems/list-problem-revisions.ts";
 import { toProblem } from "../../problems/problem.ts";
 import { toProblemRevision } from "../../problems/problem-revision.ts";
@@ -29,7 +31,7 @@ import { browserSecret, optionalPageCaller } from "./browser-session.ts";
 import { csrfField } from "./form-posts.ts";
 import type { SiteVisitor } from "./html/render-site-page.ts";
 import { sendHtmlPage } from "./html/send-html-page.ts";
-import { renderCampaignPage } from "./pages/render-campaign-page.ts";
+import { renderCampaignLeaderboardPage, renderCampaignPage } from "./pages/render-campaign-page.ts";
 import { renderErrorPage } from "./pages/render-error-page.ts";
 import { type ExploreFilters, renderExplorePage } from "./pages/render-explore-page.ts";
 import { renderLeaderboardPage } from "./pages/render-leaderboard-page.ts";
@@ -148,6 +150,30 @@ export const siteRoutes: FastifyPluginAsync<{ services: Services }> = async (app
         ? `/campaigns/${encodeURIComponent(result.campaign.slug)}?cursor=${encodeURIComponent(result.open_problems_cursor)}`
         : null;
       return sendHtmlPage(reply, renderCampaignPage(result, next, visitorOf(request, context)));
+    }),
+  );
+
+  app.get(
+    "/campaigns/:campaign/leaderboard",
+    page(async (request, reply, context) => {
+      const { campaign } = request.params as { campaign: string };
+      const viewer = context ? viewerOf(context.principal) : null;
+      const result = await getCampaign(services.sql, viewer, { campaign, limit: PAGE_SIZE });
+      const boards = await readBoards(
+        services.sql,
+        { viewer, now: services.clock() },
+        result.open_problems.map((p) => p.id),
+      );
+      return sendHtmlPage(
+        reply,
+        renderCampaignLeaderboardPage(
+          result.campaign,
+          boards.filter((b) => b.withheld === null).map((b) => b.problem_slug),
+          campaignStandings(boards),
+          viewer?.userId ?? null,
+          visitorOf(request, context),
+        ),
+      );
     }),
   );
 

@@ -1,4 +1,5 @@
 import type { Attempt } from "../../../attempts/attempt.ts";
+import type { OwnStanding } from "../../../leaderboards/campaign-standings.ts";
 import type { Submission } from "../../../submissions/submission.ts";
 import { type Html, html } from "../html/html.ts";
 import { renderSitePage, type SiteVisitor } from "../html/render-site-page.ts";
@@ -10,6 +11,8 @@ export interface DashboardView {
   nextHref: string | null;
   /** True when this is not the first page. */
   paged: boolean;
+  /** Your row on each leaderboard you are on (first page only). */
+  best?: readonly OwnStanding[];
 }
 
 /**
@@ -31,8 +34,25 @@ ${
 <tbody>${rows}</tbody>
 </table>`
 }
-${view.nextHref && html`<p class="pager"><a href="${view.nextHref}" rel="next">Next page</a></p>`}`;
+${view.nextHref && html`<p class="pager"><a href="${view.nextHref}" rel="next">Next page</a></p>`}
+${view.best && view.best.length > 0 ? renderBest(view.best) : html``}`;
   return renderSitePage("My attempts", visitor, "me", body);
+}
+
+/** Your best score per Problem, with its rank on the current revision's leaderboard. */
+function renderBest(best: readonly OwnStanding[]): Html {
+  const rows = best.map((row) => {
+    const board = `/problems/${encodeURIComponent(row.problem_slug)}/leaderboard`;
+    return html`<tr data-best="${row.problem_slug}">
+<td data-label="Problem"><a href="/problems/${encodeURIComponent(row.problem_slug)}">${row.problem_slug}</a></td>
+<td data-label="Best score" data-testid="best-score">${row.entry ? `${row.entry.score}${row.metric.unit ? ` ${row.metric.unit}` : ""}` : "withheld"}</td>
+<td data-label="Rank">${row.entry ? html`<a href="${board}">${String(row.entry.rank)} of ${String(row.entry.of)}</a>` : html`<a href="${board}">leaderboard</a>`}</td>
+<td data-label="Metric">${row.metric.name}, ${row.metric.direction === "lower_is_better" ? "lower is better" : "higher is better"}</td>
+</tr>`;
+  });
+  return html`<h2 id="best">Your best scores</h2>
+<table data-testid="best-scores"><thead><tr><th scope="col">Problem</th><th scope="col">Best score</th><th scope="col">Rank</th><th scope="col">Metric</th></tr></thead>
+<tbody>${rows}</tbody></table>`;
 }
 
 function renderAttempt(attempt: Attempt, submissions: readonly Submission[]): Html {

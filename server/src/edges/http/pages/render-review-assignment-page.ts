@@ -2,8 +2,8 @@ import type { ResponseProblem } from "../../../core/services/review-response.ts"
 import type { ReviewAssignmentResult } from "../../../reviews/read/get-review-assignment.ts";
 import { type Html, html } from "../html/html.ts";
 import type { SiteVisitor } from "../html/render-site-page.ts";
-import { factTable, jsonBlock, link, markdownBlock, reviewPage } from "./render-review-html.ts";
 import { renderMaterial } from "./render-review-case-page.ts";
+import { factTable, jsonBlock, link, markdownBlock, reviewPage } from "./render-review-html.ts";
 import { type FormRubric, type ResponseFormView, renderResponseForm } from "./review-response-form.ts";
 
 /** What the holder of a live claim may do on the page: respond, or decline. */

@@ -58,7 +58,8 @@ export function responseFields(schema: unknown): ResponseField[] | null {
     if (Array.isArray(property.enum)) return { ...base, kind: "enum", options: property.enum };
     if ("const" in property) return { ...base, kind: "enum", options: [property.const] };
     const type = property.type;
-    const bound = (key: string) => (typeof property[key] === "number" ? (property[key] as number) : undefined);
+    const bound = (key: string) =>
+      typeof property[key] === "number" ? (property[key] as number) : undefined;
     if (type === "boolean") return { ...base, kind: type };
     if (type === "string")
       return { ...base, kind: type, minLength: bound("minLength"), maxLength: bound("maxLength") };

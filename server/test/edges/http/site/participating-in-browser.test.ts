@@ -9,6 +9,7 @@ import { sealedContract, sealing } from "../../../sealing/support/sealed-fixture
 import { describeWithBrowser } from "../../../support/describe-with-browser.ts";
 import {
   type SeededUser,
+  seedCampaign,
   seedContract,
   seedFinishedRun,
   seedImplementation,
@@ -79,10 +80,18 @@ describeWithBrowser("taking part from the browser", () => {
     // A scored Problem with finished runs: bob ahead of dee.
     const contractId = await seedContract(db.sql, ada.id, sealedContract());
     await seedImplementation(db.sql, { contractId, stageKey: "check", author: ada.id });
+    const speed = await seedCampaign(db.sql, {
+      owner: ada.id,
+      slug: "speed",
+      title: "Speed",
+      summary: "Fast things.",
+      visibility: "listed",
+    });
     const fastest = await seedProblem(services, {
       owner: ada.id,
       slug: "fastest",
       title: "Fastest",
+      campaignId: speed,
       structure: "BENCHMARK",
       visibility: "listed",
       revision: {
@@ -227,14 +236,30 @@ describeWithBrowser("taking part from the browser", () => {
     await page.close();
   }, 90_000);
 
-  it("2. marks the participant's own row on the leaderboard", async () => {
+  it("2. marks the participant's own row on the problem's and the campaign's leaderboards, and shows the best score on /me", async () => {
     const page = await context.newPage();
     await page.goto(`${app.url}/problems/fastest/leaderboard`);
-    const mine = page.locator("tr.you");
+    const mine = page.getByTestId("your-row");
     expect(await mine.count()).toBe(1);
-    expect(await mine.textContent()).toContain("dee");
-    expect(await mine.textContent()).toContain("25");
+    expect(await mine.locator('td[data-label="Participant"]').textContent()).toContain("dee");
+    expect(await mine.locator('td[data-label="Score"]').textContent()).toBe("25");
+    expect(await mine.locator('td[data-label="Entries"]').textContent()).toBe("2");
     await expectAccessible(page);
+    await screenshot(page, "participate-leaderboard");
+
+    await page.goto(`${app.url}/campaigns/speed`);
+    await page.getByTestId("campaign-leaderboard-link").click();
+    const standing = page.getByTestId("your-row");
+    expect(await standing.locator('td[data-label="Rank"]').textContent()).toBe("2");
+    expect(await standing.locator('td[data-label="fastest"]').textContent()).toBe("2");
+    await expectAccessible(page);
+
+    await page.goto(`${app.url}/me`);
+    const best = page.locator('[data-testid="best-scores"] tr[data-best="fastest"]');
+    expect(await best.getByTestId("best-score").textContent()).toBe("25 ms");
+    expect(await best.locator('td[data-label="Rank"]').textContent()).toBe("2 of 2");
+    await expectAccessible(page);
+    await screenshot(page, "participate-me");
     await page.close();
   });
 
