@@ -147,6 +147,15 @@ describeWithDatabase("signed attestations and the transparency log", () => {
       await client.callTool("get_verification", { verification_run_id: run.verification_run_id }),
     );
     expect(result).toMatchObject({ attestation_log_index: attestation.log_index });
+
+    // The run page says where the attestation is and how to check it.
+    const page = await fetch(`${app.url}/verifications/${run.verification_run_id}`, {
+      headers: { authorization: `Bearer ${token}`, accept: "text/html" },
+    });
+    const text = await page.text();
+    expect(text).toContain(`data-testid="log-index">${attestation.log_index}<`);
+    expect(text).toContain(`value="npx svc attestation verify ${run.verification_run_id}"`);
+    expect(text).toContain(`value="npx svc verify --replay ${run.verification_run_id}"`);
   });
 
   it("refuses the envelope to anyone who may not read the run, but serves the log to everyone", async () => {

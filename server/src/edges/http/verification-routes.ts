@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { latestLogIndex } from "../../attestations/read-run-attestations.ts";
 import type { Services } from "../../core/services/services.ts";
 import { evidenceListing } from "../../verification/evidence-listing.ts";
 import { getVerification } from "../../verification/get-verification.ts";
@@ -65,6 +66,7 @@ export const verificationRoutes: FastifyPluginAsync<{ services: Services }> = as
         { handle: context.principal.user.handle, path: request.url },
         await readWaitingStages(services.sql, run.id),
         await readRunLinks(services.sql, run.id),
+        { log_index: await latestLogIndex(services.sql, run.id) },
       ),
     );
   });

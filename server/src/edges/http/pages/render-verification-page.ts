@@ -17,6 +17,8 @@ export function renderVerificationPage(
   visitor: SiteVisitor,
   waiting: readonly WaitingStage[] = [],
   links: RunLinks | null = null,
+  /** The run's newest attestation in the transparency log (null: still queued, or not finished). */
+  attestation: { log_index: number | null } | null = null,
 ): Html {
   const stages = [
     ...run.stage_results.map((stage) => renderStage(run.id, stage)),
@@ -50,7 +52,8 @@ ${links && renderRelated(links)}
 <h2>Stages</h2>
 ${stages.length === 0 ? html`<p>No stage has started yet.</p>` : stages}
 <h2>Evidence</h2>
-<div class="evidence" data-testid="evidence">${renderMarkdown(run.evidence_md)}</div>`;
+<div class="evidence" data-testid="evidence">${renderMarkdown(run.evidence_md)}</div>
+${run.status === "finished" && renderAttestation(run.id, attestation?.log_index ?? null)}`;
   return renderSitePage(`Verification ${run.id}: ${run.result ?? run.status}`, visitor, "none", body, {
     refreshSeconds: inProgress ? REFRESH_SECONDS : undefined,
   });
@@ -105,5 +108,24 @@ ${mechanism}
 ${evidence}
 ${log}
 <div class="evidence">${renderMarkdown(stage.evidence_md)}</div>
+</section>`;
+}
+
+/**
+ * Where anyone checks this verdict without trusting the service (docs/attestations.md): the signed
+ * attestation's place in the transparency log and the two commands, as read-only fields to copy.
+ */
+function renderAttestation(runId: string, logIndex: number | null): Html {
+  const verify = `npx svc attestation verify ${runId}`;
+  const replay = `npx svc verify --replay ${runId}`;
+  return html`<h2 id="attestation">Check it yourself</h2>
+<section data-testid="attestation">
+${
+  logIndex === null
+    ? html`<p>The signed attestation of this run is being added to the transparency log; it is there within seconds.</p>`
+    : html`<p>This verdict is signed (an in-toto attestation in a DSSE envelope) and is entry <strong data-testid="log-index">${String(logIndex)}</strong> of the service's transparency log. Its envelope and inclusion proof are at <code>GET /api/verifications/${runId}/attestations</code>; the signing keys at <code>/.well-known/svc-attestation-keys</code>.</p>`
+}
+<p><label>Check the signature, your files and the log<br><input class="copy" readonly value="${verify}" aria-label="Command that checks the attestation"></label></p>
+<p><label>Re-run the sandbox stages on your machine and compare<br><input class="copy" readonly value="${replay}" aria-label="Command that replays the run"></label></p>
 </section>`;
 }
