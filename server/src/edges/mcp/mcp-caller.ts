@@ -33,11 +33,13 @@ export interface McpConnection {
  * The SDK's `authInfo` for an authenticated caller. The SDK passes it through untouched to the
  * server factory of both protocol eras; it never derives it from headers itself.
  */
-export function callerAuthInfo(caller: McpCaller, token: string): AuthInfo {
+export function callerAuthInfo(caller: McpCaller, token: string, resourceMetadataUrl: string): AuthInfo {
   return {
     token,
     clientId: caller.principal.user.id,
     scopes: [...caller.principal.scopes],
+    // Named in the step-up challenge (scopeChallenge), as in the 401's.
+    resourceMetadataUrl,
     extra: { [CALLER_KEY]: caller },
   };
 }

@@ -123,7 +123,13 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
         request.log.info({ res: reply, responseTime: reply.elapsedTime }, "request completed"),
       );
       const served = serve(
-        Object.assign(request.raw, { auth: callerAuthInfo(caller, token) }),
+        Object.assign(request.raw, {
+          auth: callerAuthInfo(
+            caller,
+            token,
+            protectedResourceMetadataUrl(publicBaseUrl(services, request), MCP_PATH),
+          ),
+        }),
         reply.raw,
         request.body,
       );
