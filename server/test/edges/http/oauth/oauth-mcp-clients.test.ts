@@ -11,6 +11,24 @@ import { type RunningApp, startApp } from "../../mcp/support/start-app.ts";
 import { authorize } from "./support/oauth-driver.ts";
 import { lines, REDIRECT, TestAuthProvider } from "./support/sdk-oauth-clients.ts";
 
+/** Waits (at most a second) until /mcp refuses `token`: a change reaches the token cache by NOTIFY. */
+async function refusedSoon(url: string, token: string): Promise<void> {
+  const deadline = performance.now() + 1000;
+  for (;;) {
+    const response = await fetch(`${url}/mcp`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+    });
+    await response.arrayBuffer();
+    if (response.status === 401 || performance.now() > deadline) return;
+  }
+}
+
 describeWithDatabase("MCP clients' own OAuth support against the authorization server", () => {
   const db = useTestDatabase();
   let app: RunningApp;
@@ -94,6 +112,8 @@ describeWithDatabase("MCP clients' own OAuth support against the authorization s
         // The access token expires: the client refreshes on the 401 and carries on.
         const before = provider.accessToken;
         await db.sql`delete from oauth_models where kind = 'AccessToken'`;
+        // Replicas learn of the deletion from its notice, a few milliseconds after the commit.
+        await refusedSoon(app.url, before);
         const again = await line.connect(app.url, provider);
         expect(await again.whoami()).toMatchObject({ user: { handle: "ada" } });
         expect(provider.accessToken).not.toBe(before);
