@@ -62,9 +62,16 @@ export async function sequenceAttestations(
 
     const rows: AttestationRow[] = [];
     const leaves: Buffer[] = [];
+    // What this batch appended, per Submission: a rerun follows its Submission's newest attestation.
+    const bySubmission = new Map<string, EarlierAttestation>();
     built.forEach(({ statement, openings }, i) => {
       const request = queue[i]!;
-      statement.predicate.supersedes = earlier.get(request.verification_run_id) ?? null;
+      const { run } = statement.predicate;
+      statement.predicate.supersedes =
+        earlier.own.get(request.verification_run_id) ??
+        (run.trigger === "submission"
+          ? null
+          : (bySubmission.get(run.submission_id) ?? earlier.reruns.get(request.verification_run_id) ?? null));
       const payload = Buffer.from(canonicalJson(statement));
       const envelope: DsseEnvelope = signEnvelope(IN_TOTO_PAYLOAD_TYPE, payload, key);
       const text = canonicalJson(envelope);
@@ -82,8 +89,9 @@ export async function sequenceAttestations(
         issued_at: now,
       });
       leaves.push(leafHash(Buffer.from(text)));
-      // A later request for the same run in this batch follows this one.
-      earlier.set(request.verification_run_id, { log_index: logIndex, payload_sha256: payloadSha256 });
+      // A later request for the same run, or a rerun of the same Submission, in this batch follows this one.
+      earlier.own.set(request.verification_run_id, { log_index: logIndex, payload_sha256: payloadSha256 });
+      bySubmission.set(run.submission_id, { log_index: logIndex, payload_sha256: payloadSha256 });
     });
 
     const { nodes, root } = await appendLeaves(tx, start, leaves);
@@ -136,7 +144,7 @@ interface AttestationRow {
 async function earlierAttestations(
   tx: Sql,
   queue: readonly AttestationRequest[],
-): Promise<Map<string, EarlierAttestation>> {
+): Promise<{ own: Map<string, EarlierAttestation>; reruns: Map<string, EarlierAttestation> }> {
   const ids = [...new Set(queue.map((row) => row.verification_run_id))];
   type Row = { verification_run_id: string; log_index: string; payload_sha256: string };
   const own = await tx<Row[]>`
@@ -155,12 +163,14 @@ async function earlierAttestations(
           join attestations a on a.verification_run_id = other.id
           where r.id = any(${rest}) and r.trigger <> 'submission'
           order by r.id, a.log_index desc`;
-  return new Map(
-    [...own, ...reruns].map((row) => [
-      row.verification_run_id,
-      { log_index: Number(row.log_index), payload_sha256: row.payload_sha256 },
-    ]),
-  );
+  const toMap = (rows: Row[]) =>
+    new Map(
+      rows.map((row) => [
+        row.verification_run_id,
+        { log_index: Number(row.log_index), payload_sha256: row.payload_sha256 },
+      ]),
+    );
+  return { own: toMap(own), reruns: toMap(reruns) };
 }
 
 /**

@@ -18,6 +18,8 @@ import type { Services } from "../../src/core/services/services.ts";
 import { issueToken } from "../../src/users/issue-token.ts";
 import type { Principal } from "../../src/users/principal.ts";
 import { executeVerificationRun } from "../../src/verification/execute-verification-run.ts";
+import { redactStageLog } from "../../src/verification/redact-stage-log.ts";
+import { rerunVerification } from "../../src/verification/rerun-verification.ts";
 import { revokeVerification } from "../../src/verification/revoke-verification.ts";
 import { viewerOf } from "../../src/visibility/viewer.ts";
 import { newAuthor, newUser } from "../authoring/support/authoring-harness.ts";
@@ -194,6 +196,30 @@ describeWithDatabase("signed attestations and the transparency log", () => {
     expect(statement.predicate.run.revocation).toMatchObject({
       reason_sha256: expect.stringMatching(/^sha256:/),
     });
+  });
+
+  it("attests a log redaction after the finish, and a rerun as following the Submission's earlier run", async () => {
+    const run = await finishedRun("v 1 2 -3 0\n");
+    await sequenceAttestations(services);
+    const [stage] = await db.sql<{ stage_key: string }[]>`
+      select stage_key from verification_stage_results where verification_run_id = ${run.verification_run_id}`;
+    await redactStageLog(services, null, {
+      verification_run_id: run.verification_run_id,
+      stage_key: stage!.stage_key,
+      reason: "personal_data",
+    });
+    const rerun = await rerunVerification(db.sql, viewerOf(solver), run.submission_id);
+    await executeVerificationRun(services, rerun.verification_run_id);
+    await sequenceAttestations(services);
+    const first = (await get(`/api/verifications/${run.verification_run_id}/attestations`, solver)).body;
+    expect(first.attestations.map((a: any) => a.reason)).toEqual(["finished", "log_redacted"]);
+    const redacted = JSON.parse(
+      Buffer.from(first.attestations[1].envelope.payload, "base64").toString(),
+    ) as RunStatement;
+    expect(redacted.predicate.stages[0]!.log).toMatchObject({ redacted: true });
+    const second = (await get(`/api/verifications/${rerun.verification_run_id}/attestations`, solver)).body;
+    expect(second.attestations).toHaveLength(1);
+    expect(second.attestations[0].supersedes_log_index).toBe(first.attestations[1].log_index);
   });
 
   it("keeps every checkpoint consistent with the earlier ones, and a rotated key keeps verifying what it signed", async () => {
