@@ -5,9 +5,9 @@ import { csrfToken, isCsrfToken } from "../../sessions/csrf.ts";
 import { sessionSecretOf } from "../../sessions/sessions.ts";
 import { errorHandler } from "./error-handler.ts";
 import { type Html, html } from "./html/html.ts";
-import { renderPage } from "./html/render-page.ts";
 import { sendHtmlPage } from "./html/send-html-page.ts";
 import { prefersJson } from "./prefers-json.ts";
+import { siteErrorPage } from "./site-error-page.ts";
 
 /** The form field that carries the CSRF token. */
 export const CSRF_FIELD = "_csrf";
@@ -32,7 +32,7 @@ export function acceptFormPosts(
   options: {
     /** The largest body in bytes; 16 KiB unless given. */
     bodyLimit?: number;
-    /** The page a refusal shows a browser; the plain "Not done" page unless given. */
+    /** The page a refusal shows a browser; the site's error page (siteErrorPage) unless given. */
     errorPage?: (request: FastifyRequest, error: ServiceError) => Promise<Html>;
   } = {},
 ): void {
@@ -54,11 +54,11 @@ export function acceptFormPosts(
     const body = request.body as FormBody | undefined;
     checkFormOrigin(services, request, body && typeof body === "object" ? body[CSRF_FIELD] : undefined);
   });
+  const page = errorPage ?? siteErrorPage(services);
   app.setErrorHandler(async (error, request, reply) => {
     if (error instanceof ServiceError && !prefersJson(request.headers.accept)) {
-      if (!errorPage) return sendErrorPage(reply, error);
       reply.status(error.status).header("cache-control", "no-store");
-      return sendHtmlPage(reply, await errorPage(request, error));
+      return sendHtmlPage(reply, await page(request, error));
     }
     return errorHandler(error as ServiceError, request, reply);
   });
@@ -145,22 +145,6 @@ export async function* readMultipartForm(
 /** The hidden field every form rendered for this browser carries. */
 export function csrfField(services: Services, browserSecret: string): Html {
   return html`<input type="hidden" name="${CSRF_FIELD}" value="${csrfToken(services, browserSecret)}">`;
-}
-
-/** A ServiceError as a page, with its status. */
-export function sendErrorPage(reply: FastifyReply, error: ServiceError): FastifyReply {
-  reply.status(error.status).header("cache-control", "no-store");
-  return sendHtmlPage(
-    reply,
-    renderPage(
-      "svc: not done",
-      "account",
-      html`<h1>Not done</h1>
-<p data-testid="error-code"><code>${error.code}</code></p>
-<p data-testid="error-message">${error.message}</p>
-<p><a href="/sign-in">Sign in</a> · <a href="/settings">Settings</a></p>`,
-    ),
-  );
 }
 
 /** The fields of a form POST (empty when the body was not a form). */

@@ -80,6 +80,7 @@ math[display="block"] { margin: 0.6rem 0; overflow-x: auto; } .math-error { colo
 .evidence { border-left: 3px solid var(--line); padding-left: 0.8rem; overflow-wrap: anywhere; }
 dl.api dt { margin-top: 0.6rem; } dl.api dd { margin-left: 1rem; }
 input.snippet { font-family: ui-monospace, monospace; font-size: 0.85rem; width: 100%; max-width: 40rem; }
+a.button { display: inline-block; padding: 0.3rem 0.9rem; border-radius: 0.3rem; text-decoration: none; background: var(--accent); color: var(--on-accent); }
 ul.related { display: flex; flex-wrap: wrap; gap: 0.3rem 1.2rem; padding: 0; list-style: none; }
 @media (max-width: 40rem) {
   main table, main thead, main tbody, main tr, main th, main td { display: block; width: auto; }

@@ -1,5 +1,5 @@
 import { type Html, html } from "../html/html.ts";
-import { renderPage } from "../html/render-page.ts";
+import { renderSitePage } from "../html/render-site-page.ts";
 
 /** What the consent page shows about one authorization request. */
 export interface ConsentView {
@@ -38,11 +38,11 @@ export function renderConsentPage(view: ConsentView): Html {
   const csrf = view.csrfToken && html`<input type="hidden" name="csrf_token" value="${view.csrfToken}">`;
   const body = html`<h1>Authorize <span data-testid="client-name">${view.clientName}</span></h1>
 <p>Signed in as <strong data-testid="handle">${view.handle}</strong>.</p>
-<table>
+<table><tbody>
 <tr><th>Client</th><td><code data-testid="client-id">${view.clientId}</code></td></tr>
 <tr><th>Returns to</th><td><code>${view.redirectUri}</code></td></tr>
 <tr><th>Resource</th><td><code>${view.resource}</code></td></tr>
-</table>
+</tbody></table>
 <h2>It will be able to</h2>
 <ul>
 ${scopes}
@@ -51,7 +51,12 @@ ${immutable}
 <form method="post" action="/oauth/interaction/${view.uid}">
 ${csrf}
 <button type="submit" name="decision" value="approve" data-testid="approve">Approve</button>
-<button type="submit" name="decision" value="deny" data-testid="deny">Deny</button>
+<button type="submit" name="decision" value="deny" class="secondary" data-testid="deny">Deny</button>
 </form>`;
-  return renderPage(`Authorize ${view.clientName}`, "review", body);
+  return renderSitePage(
+    `Authorize ${view.clientName}`,
+    { handle: view.handle, path: `/oauth/interaction/${view.uid}` },
+    "none",
+    body,
+  );
 }

@@ -9,7 +9,7 @@ export function renderErrorPage(code: string, message: string, visitor: SiteVisi
     visitor,
     "none",
     html`<h1>${title}</h1>
-<p role="alert" data-testid="error" data-code="${code}">${message}</p>
-<p><a href="/">Back to Explore</a></p>`,
+<p role="alert" data-testid="error" data-code="${code}"><span data-testid="error-message">${message}</span></p>
+<p class="muted">Code <code data-testid="error-code">${code}</code> · <a href="/">Back to Explore</a></p>`,
   );
 }

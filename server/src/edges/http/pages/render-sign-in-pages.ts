@@ -1,5 +1,5 @@
 import { type Html, html } from "../html/html.ts";
-import { renderPage } from "../html/render-page.ts";
+import { renderSitePage } from "../html/render-site-page.ts";
 
 /**
  * The sign-in page: Sign in with GitHub when the service is configured for it, and how to get a
@@ -7,9 +7,10 @@ import { renderPage } from "../html/render-page.ts";
  */
 export function renderSignInPage(input: { returnTo: string | null; github: boolean }): Html {
   const githubHref = `/sign-in/github${input.returnTo ? `?return_to=${encodeURIComponent(input.returnTo)}` : ""}`;
-  return renderPage(
-    "Sign in · svc",
-    "account",
+  return renderSitePage(
+    "Sign in",
+    { handle: null, path: "/sign-in" },
+    "none",
     html`<h1>Sign in to svc</h1>
 ${input.github && html`<p><a class="button primary" href="${githubHref}" data-testid="sign-in-with-github">Sign in with GitHub</a></p>`}
 <p class="note">${input.github ? "Or use" : "Use"} a one-time sign-in link from an operator
@@ -22,15 +23,16 @@ ${input.github && html`<p><a class="button primary" href="${githubHref}" data-te
  * preview that fetches the address does not use up the link.
  */
 export function renderSignInLinkPage(input: { token: string; csrf: Html }): Html {
-  return renderPage(
-    "Sign in · svc",
-    "account",
+  return renderSitePage(
+    "Sign in",
+    { handle: null, path: "/sign-in" },
+    "none",
     html`<h1>Sign in to svc</h1>
 <p>This one-time link signs you in on this browser.</p>
 <form method="post" action="/sign-in/link">
 ${input.csrf}
 <input type="hidden" name="token" value="${input.token}">
-<button class="primary" type="submit" data-testid="confirm-sign-in">Sign in</button>
+<button type="submit" data-testid="confirm-sign-in">Sign in</button>
 </form>`,
   );
 }
