@@ -55,7 +55,11 @@ export function localSandboxRunner(
   return {
     async engines(): Promise<SandboxEngines> {
       const found = await backends();
-      return { docker: found.docker !== undefined, bwrap: found.bwrap !== undefined };
+      return {
+        docker: found.docker !== undefined,
+        bwrap: found.bwrap !== undefined,
+        hostInterpreter: (options.env ?? process.env).SVC_BWRAP_HOST_INTERPRETER !== "0",
+      };
     },
     async close() {
       if (probed === undefined) return;

@@ -64,8 +64,14 @@ export async function resolveBinding(
           },
         };
       }
-      const python = bound?.backend === "bwrap" ? bound.local_image : HOST_PYTHON;
-      return { kind: "ready", binding: { backend: "bwrap", local_image: python, bytes_digest: null } };
+      if (engines.hostInterpreter !== false) {
+        const python = bound?.backend === "bwrap" ? bound.local_image : HOST_PYTHON;
+        return { kind: "ready", binding: { backend: "bwrap", local_image: python, bytes_digest: null } };
+      }
+      return {
+        kind: "unbound",
+        reason: `the script runtime ${imageRef} is not bound to an image on this deployment, and runs on the host's interpreter are off (SVC_BWRAP_HOST_INTERPRETER=0): an operator binds it with svc-server runtime bind`,
+      };
     }
     return {
       kind: "unbound",

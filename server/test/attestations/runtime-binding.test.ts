@@ -11,9 +11,11 @@ import { sequenceAttestations } from "../../src/attestations/sequence-attestatio
 import { budgetedSandboxRunner, sandboxBudgetFromEnv } from "../../src/core/services/sandbox-budget.ts";
 import type { Services } from "../../src/core/services/services.ts";
 import { bindRuntime } from "../../src/sandbox-images/bind-runtime.ts";
+import { liveImageState } from "../../src/sandbox-images/image-state.ts";
 import { issueToken } from "../../src/users/issue-token.ts";
 import { executeVerificationRun } from "../../src/verification/execute-verification-run.ts";
 import { localSandboxRunner } from "../../src/verification/local-sandbox-runner.ts";
+import { resolveBinding } from "../../src/verification/resolve-binding.ts";
 import { editJson, fixturePackage, newAuthor, newUser } from "../authoring/support/authoring-harness.ts";
 import { startApp } from "../edges/mcp/support/start-app.ts";
 import { type LocalRegistry, startLocalRegistry } from "../support/local-registry.ts";
@@ -205,6 +207,30 @@ describeIfEngines("script runtimes bound to an image's bytes", () => {
       await app.close();
     }
   }, 300_000);
+
+  it("with host interpreters off, an unbound runtime is unbound until an operator binds it to an image", async () => {
+    const services = await deployment("bwrap");
+    const strict = { docker: false, bwrap: true, hostInterpreter: false };
+    expect(await resolveBinding(services.sql, strict, PYTHON_RUNTIME)).toMatchObject({
+      kind: "unbound",
+      reason: expect.stringContaining("svc-server runtime bind"),
+    });
+    expect(await liveImageState(services.sql, strict, PYTHON_RUNTIME)).toMatchObject({ state: "unbound" });
+    const admin = await newUser(services.sql, { admin: true });
+    await bindRuntime(services, admin.user.id, {
+      image_ref: PYTHON_RUNTIME,
+      backend: "bwrap",
+      local_image: reference,
+    });
+    expect(await resolveBinding(services.sql, strict, PYTHON_RUNTIME)).toMatchObject({
+      kind: "ready",
+      binding: { backend: "bwrap", local_image: chainId, source: reference, bytes_digest: chainId },
+    });
+    expect(await liveImageState(services.sql, strict, PYTHON_RUNTIME)).toMatchObject({
+      state: "available",
+      runtime_digest: chainId,
+    });
+  }, 120_000);
 
   it("refuses a source it cannot copy, naming local_image, and binds nothing", async () => {
     const services = await deployment("bwrap");

@@ -4,6 +4,12 @@ import type { CheckerJob, CheckerOutcome, KeepEvidence, RuntimeBinding } from "@
 export interface SandboxEngines {
   docker: boolean;
   bwrap: boolean;
+  /**
+   * Whether bubblewrap may run an unbound script runtime on the host's own interpreter (whose
+   * bytes no record can name). False with SVC_BWRAP_HOST_INTERPRETER=0: such a runtime is unbound
+   * until an operator binds it to an image. Absent: allowed.
+   */
+  hostInterpreter?: boolean;
 }
 
 /** Whose work a checker run is, for the per-user cap of the sandbox budget; null: the service's own. */
