@@ -18,6 +18,7 @@ import { findRevision } from "../sealing/find-revision.ts";
 import type { SkillResourceEntry } from "../skills/skill-resource-entries.ts";
 import { readContractTerms } from "../submissions/submission-requirements.ts";
 import type { Caller } from "../users/caller.ts";
+import { runWaiting } from "../verification/run-waiting.ts";
 import { type Viewer, viewerOf } from "../visibility/viewer.ts";
 import { canReadWork } from "../visibility/work-access.ts";
 import { attemptContinues, type Continues } from "./attempt-continues.ts";
@@ -41,6 +42,10 @@ export interface StartedAttempt {
   reference_resources: ReferenceResourceEntry[];
   /** Present when the caller already had active Attempts on this Problem. */
   hint?: string;
+  /** The caller's other active Attempts on this Problem, newest first, when there are any. */
+  other_active_attempts?: string[];
+  /** How to wait for the verification run of a submission (poll, or be woken by an event). */
+  waiting_for_runs: typeof runWaiting;
 }
 
 /**
@@ -107,10 +112,12 @@ export async function startAttempt(
     next_steps: nextSteps(attempt.id, terms, continues),
     skill_resources: lists.skill_resources,
     reference_resources: lists.reference_resources,
+    waiting_for_runs: runWaiting,
   };
   const others = await otherActiveAttempts(sql, viewer.userId, problem.id, attempt.id);
   if (others.length > 0) {
-    result.hint = `You have ${others.length} other active Attempt${others.length === 1 ? "" : "s"} on ${problem.slug} (${others.join(", ")}): end those you no longer work on with end_attempt.`;
+    result.hint = `You have ${others.length} other active Attempt${others.length === 1 ? "" : "s"} on ${problem.slug} (${others.join(", ")}): keep working in one of them, or end those you no longer work on with end_attempt.`;
+    result.other_active_attempts = others;
   }
   return result;
 }

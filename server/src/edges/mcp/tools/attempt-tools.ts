@@ -26,7 +26,8 @@ const startAttemptTool = defineTool({
   description:
     "Starts your Attempt on a Problem (id or slug), pinned to a revision (default current). With continues_attempt_id it " +
     "continues your ended Attempt and returns what it left in `continues` (summary, submissions with verification results " +
-    "and evidence, artifacts to reuse). Returns {attempt, continues, next_steps, skill_resources, reference_resources}; the " +
+    "and evidence, artifacts to reuse). Returns {attempt, continues, next_steps, skill_resources, reference_resources, " +
+    "waiting_for_runs (how to wait for a verification), other_active_attempts (yours on this Problem, if any)}; the " +
     "resource URIs carry your Attempt id. " +
     "With organization the Attempt is attributed to a team you belong to (whoami lists yours).",
   scope: "contribute",

@@ -1,4 +1,4 @@
-import { IdPrefix, idPattern, Role } from "@svc/schemas";
+import { IdPrefix, idPattern, Role, RunStatus } from "@svc/schemas";
 import { z } from "zod";
 import { latestLogIndex } from "../../../attestations/read-run-attestations.ts";
 import { evidenceListing } from "../../../verification/evidence-listing.ts";
@@ -9,6 +9,7 @@ import { redactStageLog } from "../../../verification/redact-stage-log.ts";
 import { rerunVerification } from "../../../verification/rerun-verification.ts";
 import { revokeImplementationRuns } from "../../../verification/revoke-implementation-runs.ts";
 import { revokeVerification } from "../../../verification/revoke-verification.ts";
+import { runWaiting } from "../../../verification/run-waiting.ts";
 import { startManualVerification } from "../../../verification/start-manual-verification.ts";
 import { readWaitingStages } from "../../../verification/waiting-stages.ts";
 import { yankVerifierImplementation } from "../../../verification/yank-verifier-implementation.ts";
@@ -35,7 +36,8 @@ const getVerificationTool = defineTool({
     "One VerificationRun: status (queued, running, finished), result (verified, refuted, inconclusive, error), score, " +
     "evidence_md and every stage attempted with its mechanism and log link; beside it, waiting_stages: stages not started yet " +
     "(waiting for an image, conformance or an attestation) and why; attestation_log_index: the run's newest signed " +
-    "attestation in the transparency log (get_run_attestations), null until it is sequenced. Yours, or on a Problem you manage.",
+    "attestation in the transparency log (get_run_attestations), null until it is sequenced; until the run finishes, " +
+    "waiting: the poll interval, or events/subscribe to be woken. Yours, or on a Problem you manage.",
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.solving,
@@ -54,6 +56,8 @@ const getVerificationTool = defineTool({
       waiting_stages: await readWaitingStages(services.sql, verification.id),
       // The run's newest signed attestation in the transparency log; null until it is sequenced.
       attestation_log_index: await latestLogIndex(services.sql, verification.id),
+      // Until it finishes: how to wait for it without calling in a tight loop.
+      ...(verification.status !== RunStatus.finished && { waiting: runWaiting }),
     };
   },
 });
