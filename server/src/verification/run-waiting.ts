@@ -16,6 +16,6 @@ export const runWaiting = {
       method: "events/subscribe",
       params: { kinds: [EventKind.runFinished], delivery: { type: "stream" } },
     },
-    then: "events/stream with the subscription_id: each run_finished event names its verification_run_id",
+    stream: "events/stream with the subscription_id: each run_finished event names its verification_run_id",
   },
 } as const;
