@@ -105,3 +105,12 @@ export async function latestLogIndex(sql: Sql, runId: string): Promise<number | 
     select log_index from attestations where verification_run_id = ${runId} order by log_index desc limit 1`;
   return row ? Number(row.log_index) : null;
 }
+
+/** The newest attestation's log index of each run that has one (leaderboard rows). */
+export async function latestLogIndexes(sql: Sql, runIds: readonly string[]): Promise<Map<string, number>> {
+  if (runIds.length === 0) return new Map();
+  const rows = await sql<{ verification_run_id: string; log_index: string }[]>`
+    select distinct on (verification_run_id) verification_run_id, log_index from attestations
+    where verification_run_id = any(${[...runIds]}) order by verification_run_id, log_index desc`;
+  return new Map(rows.map((row) => [row.verification_run_id, Number(row.log_index)]));
+}

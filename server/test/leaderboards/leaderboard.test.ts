@@ -1,6 +1,7 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { browserMissing, launchBrowser } from "../../../test/support/browser.ts";
+import { sequenceAttestations } from "../../src/attestations/sequence-attestations.ts";
 import { expectAccessible, screenshot } from "../edges/http/site/site-support.ts";
 import { clientLines, envelopeOf, type TestClient } from "../edges/mcp/support/mcp-clients.ts";
 import { type RunningApp, startApp } from "../edges/mcp/support/start-app.ts";
@@ -249,6 +250,28 @@ describeWithDatabase("leaderboards", () => {
     });
     expect(asProgram.status).toBe(404);
     expect(await asProgram.json()).toMatchObject({ error: { code: "not_found" } });
+  });
+
+  it("8. each row names its run's signed attestation in the transparency log, linked for those who may read the run", async () => {
+    await sequenceAttestations({ sql: db.sql, clock: () => new Date(), baseUrl: undefined });
+    const page = async (token: string | null) => {
+      const response = await fetch(`${app.url}/problems/fastest/leaderboard`, {
+        headers: { accept: "text/html", ...(token && { authorization: `Bearer ${token}` }) },
+      });
+      const rows = [...(await response.text()).matchAll(/<tr data-participant="(\w+)"[^>]*>(.*?)<\/tr>/g)];
+      return Object.fromEntries(
+        rows.map(([, who, cells]) => [
+          who,
+          /href="\/verifications\/vrn_\w+#attestation"[^>]*>log #\d+</.test(cells!)
+            ? "link"
+            : /log #\d+/.test(cells!)
+              ? "index"
+              : "none",
+        ]),
+      );
+    };
+    expect(await page(null)).toEqual({ bob: "index", carol: "index", alice: "index" });
+    expect(await page(users.bob!.token)).toEqual({ bob: "link", carol: "index", alice: "index" });
   });
 
   it("7. an unknown path answers a browser with the site's HTML 404 and a program with JSON", async () => {

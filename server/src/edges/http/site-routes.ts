@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
+import { latestLogIndexes } from "../../attestations/read-run-attestations.ts";
 import { listCampaigns } from "../../campaigns/list-campaigns.ts";
 import { ServiceError } from "../../core/errors/service-error.ts";
 import type { Services } from "../../core/services/services.ts";
@@ -292,6 +293,10 @@ export const siteRoutes: FastifyPluginAsync<{ services: Services }> = async (app
           canOpenRun,
           viewer?.userId ?? null,
           entries,
+          await latestLogIndexes(
+            services.sql,
+            board.entries.map((entry) => entry.verification_run_id),
+          ),
         ),
       );
     }),
