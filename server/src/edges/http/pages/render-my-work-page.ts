@@ -169,11 +169,6 @@ ${
 ${workTable(work.campaigns, "Your campaigns", "campaigns")}
 <h2>Problems</h2>
 ${workTable(work.problems, `Your problems, page ${view.page}`, "problems")}
-${
-  view.page > 1 || work.more_problems
-    ? html`<p class="pager">${view.page > 1 ? html`<a href="/work?page=${String(view.page - 1)}" rel="prev">Previous page</a>` : ""}${work.more_problems ? html`<a href="/work?page=${String(view.page + 1)}" rel="next" data-testid="next-problems">Next page</a>` : ""}</p>`
-    : ""
-}
 <h2>Verifier implementations</h2>
 ${
   implementations.length === 0
@@ -203,6 +198,12 @@ ${
 <thead><tr><th scope="col">Upload</th><th scope="col">State</th><th scope="col">Plan hash</th><th scope="col">Requested</th></tr></thead>
 <tbody>${uploads}</tbody>
 </table>`
+}
+${
+  view.page > 1 || work.more
+    ? html`<p class="pager">${view.page > 1 ? html`<a href="/work?page=${String(view.page - 1)}" rel="prev">Previous page</a>` : ""}${work.more ? html`<a href="/work?page=${String(view.page + 1)}" rel="next" data-testid="next-problems">Next page</a>` : ""}</p>
+<p class="muted">Each list shows 50 a page, newest first: page ${String(view.page)} holds rows ${String((view.page - 1) * 50 + 1)} to ${String(view.page * 50)} of every list.</p>`
+    : ""
 }`;
   return renderSitePage("Authoring", visitor, "work", body);
 }
