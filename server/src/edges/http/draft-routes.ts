@@ -6,6 +6,7 @@ import { getWorkDraft } from "../../drafts/get-work-draft.ts";
 import { listWorkDrafts } from "../../drafts/list-work-drafts.ts";
 import { prepareWorkDraft } from "../../drafts/prepare-work-draft.ts";
 import { type PublishedVisibility, publishWorkDraft } from "../../drafts/publish-work-draft.ts";
+import { saveWorkDraft } from "../../drafts/save-work-draft.ts";
 import { describeRequests } from "../../publication-requests/describe-requests.ts";
 import { listDraftPublicationRequests } from "../../publication-requests/list-draft-publication-requests.ts";
 import { listPublicationRequests } from "../../publication-requests/list-publication-requests.ts";
@@ -25,8 +26,20 @@ import {
 } from "./pages/render-draft-pages.ts";
 import { siteErrorPage } from "./site-error-page.ts";
 
+/** The largest draft form: one text file of a package and the fields around it. */
+const DRAFT_FORM_BYTES = 1024 * 1024;
+
+/** The bytes of a stored blob (a draft's file). */
+async function readAll(stream: NodeJS.ReadableStream | null): Promise<Buffer> {
+  if (!stream) throw new ServiceError("not_found", "a file of this draft is missing from the store");
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks);
+}
+
 /** What a form did, shown on the page it goes back to. */
 const NOTICES = {
+  saved: "Saved: a new version of the draft.",
   requested: "Publication requested: an administrator will approve or reject it.",
   prepared: "Prepared: this version is materialized as private work.",
   published: "Published: the draft's work has the visibility asked for.",
@@ -56,6 +69,8 @@ const noticeOf = (done: string | undefined) =>
 export const draftRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
   acceptFormPosts(app, services, {
     errorPage: siteErrorPage(services),
+    // The file form carries a text file of the package.
+    bodyLimit: DRAFT_FORM_BYTES,
   });
   const visitorOf = (principal: Principal, path: string): SiteVisitor => ({
     handle: principal.user.handle,
@@ -149,6 +164,40 @@ export const draftRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
         note_md: form.note_md ?? "",
       }),
     ),
+  );
+  /**
+   * `POST /work/drafts/{id}/files` (save_work_draft pinning the version shown): writes one text
+   * file of the package (a new path adds it), with `delete` set removes it; every other file is
+   * carried over with its bytes unchanged. The new version replaces the draft's files as a whole,
+   * as the tool does.
+   */
+  app.post<{ Params: { id: string } }>(
+    "/work/drafts/:id/files",
+    draftForm("saved", async (viewer, id, form) => {
+      const path = (form.path ?? "").trim();
+      if (path === "") {
+        throw new ServiceError("invalid_input", "path: name the file, as problem.json or statement.md", {
+          field: "path",
+        });
+      }
+      const { draft } = await getWorkDraft(services.sql, viewer, id);
+      const kept = draft.files.filter((f) => f.path !== path);
+      const carried = await Promise.all(
+        kept.map(async (f) => ({
+          path: f.path,
+          content_base64: Buffer.from(await readAll(await services.blobs.get(f.content_hash))).toString(
+            "base64",
+          ),
+        })),
+      );
+      const files =
+        form.delete === "yes" ? carried : [...carried, { path, content_text: form.content ?? "" }];
+      return saveWorkDraft(services, viewer, {
+        draft_id: id,
+        expected_version: expectedVersionOf(form),
+        files,
+      });
+    }),
   );
   app.post<{ Params: { id: string } }>(
     "/work/drafts/:id/prepare",

@@ -117,6 +117,20 @@ ${
 <thead><tr><th scope="col">Path</th><th scope="col">Size</th><th scope="col">Content hash</th></tr></thead>
 <tbody>${files}</tbody></table>`
 }
+<details><summary>Write a file</summary>
+<form method="post" action="/work/drafts/${draft.id}/files" class="review" data-testid="file-form">${csrf}
+<input type="hidden" name="expected_version" value="${draft.version}">
+<label for="file-path">Path in the package</label>
+<input id="file-path" name="path" required maxlength="300" list="draft-paths" placeholder="statement.md">
+<datalist id="draft-paths">${draft.files.map((f) => html`<option value="${f.path}"></option>`)}</datalist>
+<label for="file-content">Content (text; replaces the file, or adds it under a new path)</label>
+<textarea id="file-content" name="content" rows="12" maxlength="1000000"></textarea>
+<label for="file-delete">Or remove the file at that path</label>
+<select id="file-delete" name="delete"><option value="no" selected>keep it (write the content)</option><option value="yes">remove it</option></select>
+<p><button type="submit" data-testid="save-file">Save a new version</button></p>
+</form>
+<p class="muted">Saving pins version ${draft.version}: a save made since (in another tab, by <code>svc draft</code>) is refused with the current version named. Binary files and whole packages are saved with <code>svc draft</code>.</p>
+</details>
 ${lint.length > 0 ? html`<h2>Lint errors</h2><ul data-testid="lint-errors">${lint}</ul>` : ""}
 <h2>Publication requests</h2>
 ${

@@ -83,6 +83,20 @@ describeWithBrowser("the drafts and publication-request pages in a real browser"
       await expectAccessible(page);
       await screenshot(page, "work-draft");
 
+      // Write a file from the page: a new version carrying every other file unchanged.
+      const before = await db.sql<{ files: Array<{ path: string; content_hash: string }> }[]>`
+        select files from work_drafts where id = ${draftId}`;
+      await page.getByText("Write a file").click();
+      await page.getByLabel("Path in the package").fill("NOTES.md");
+      await page.getByLabel(/^Content/).fill("# Notes\n\nWritten in a browser.\n");
+      await page.getByTestId("save-file").click();
+      expect(await page.getByTestId("notice").textContent()).toContain("Saved");
+      expect(await page.getByTestId("draft-version").textContent()).toBe("2");
+      expect(await page.getByTestId("files").textContent()).toContain("NOTES.md");
+      const [after] = await db.sql<{ files: Array<{ path: string; content_hash: string }> }[]>`
+        select files from work_drafts where id = ${draftId}`;
+      expect(after!.files.filter((f) => f.path !== "NOTES.md")).toEqual(before[0]!.files);
+
       await page.getByLabel("Visibility to ask for").selectOption("unlisted");
       await page.getByLabel("Note for the reviewer (optional)").fill("Ready for review.");
       await page.getByTestId("request-publication").click();
