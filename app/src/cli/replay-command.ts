@@ -110,6 +110,10 @@ export async function replayCommand(
     const artifacts = await runArtifacts(client, statement, download);
     const local = await detectSandbox({
       env: deps.env,
+      // A local image name is Docker's to run; a skopeo source is unpacked for bubblewrap.
+      ...(options.image !== undefined && !RUNTIME_SOURCE.test(options.image)
+        ? { pythonImage: options.image }
+        : {}),
       ...(options.sandbox === "bwrap" || options.sandbox === "docker" ? { prefer: options.sandbox } : {}),
     });
 

@@ -193,6 +193,10 @@ describeIfEngines("script runtimes bound to an image's bytes", () => {
       const same = await replay(bwrapRun.runId, "--image", reference);
       expect(same.stdout).toContain(`SAME: every sandbox stage of ${bwrapRun.runId}`);
       expect(same.code).toBe(0);
+      // With a container engine instead: the local image is checked by its layers, then run.
+      const inDocker = await replay(bwrapRun.runId, "--sandbox", "docker", "--image", IMAGE);
+      expect(inDocker.stdout).toMatch(/same check_answer: verified, evidence sha256:[0-9a-f]{64} on docker/);
+      expect(inDocker.code).toBe(0);
       // A checker whose evidence is not a function of its inputs replays to another digest, and says so.
       const nonce = "open('/output/evidence/nonce', 'w').write(os.urandom(8).hex())\n";
       const random = await probeRun(underBwrap, PROBE + nonce, "random-probe");
