@@ -36691,6 +36691,10 @@ var verification_run_schema_default = {
             verifier_implementation_id: { $ref: "common.schema.json#/$defs/vfi_id" },
             implementation_content_hash: { $ref: "common.schema.json#/$defs/hash" },
             runtime_image_digest: { $ref: "common.schema.json#/$defs/hash" },
+            runtime_bytes_digest: {
+              description: "This service's addition (docs/attestations.md): the OCI ChainID of the image layers that ran, the same under Docker and bubblewrap; null when the host's own interpreter ran or for a builtin.",
+              $ref: "common.schema.json#/$defs/hash_or_null"
+            },
             backend: { type: "string", minLength: 1, maxLength: 80 },
             exit_code: { description: "Null when killed by a limit.", type: ["integer", "null"] },
             duration_ms: { description: "Null for the builtin backend.", type: ["integer", "null"], minimum: 0 },
