@@ -27,6 +27,7 @@ import { reviewRoutes } from "../http/review-routes.ts";
 import { settingsRoutes } from "../http/settings-routes.ts";
 import { signInRoutes } from "../http/sign-in-routes.ts";
 import { siteRoutes } from "../http/site-routes.ts";
+import { toolRoutes } from "../http/tool-routes.ts";
 import { tracedServer } from "../http/traced-server.ts";
 import { unusedConnections } from "../http/unused-connections.ts";
 import { uploadRoutes } from "../http/upload-routes.ts";
@@ -97,6 +98,7 @@ export function buildApp(services: Services, options: BuildAppOptions = {}) {
   registerOpenApi(app);
   app.register(healthRoutes, { sql, draining: options.draining });
   app.register(apiRoutes, { services });
+  app.register(toolRoutes, { services });
   app.register(attestationRoutes, { services });
   app.register(accountRoutes, { services });
   app.register(downloadRoutes, { services });

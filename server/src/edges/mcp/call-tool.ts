@@ -10,7 +10,7 @@ import { internalError } from "./internal-error.ts";
 import { invalidInputError } from "./invalid-input-error.ts";
 import type { McpCaller } from "./mcp-caller.ts";
 import { toolEnvelope } from "./tool-envelope.ts";
-import { ToolKind } from "./tools/tool.ts";
+import { type ToolContext, ToolKind } from "./tools/tool.ts";
 import { checkWorkingAttempt, WORKING_ATTEMPT_PARAMETER } from "./working-attempt.ts";
 
 /**
@@ -47,44 +47,55 @@ async function answerToolCall(
   caller: McpCaller,
   args: unknown,
 ): Promise<CallToolResult> {
-  const { tool } = adapted;
   try {
-    checkScope(adapted, caller);
-    refuseUnsafeText(args, tool.name);
-    const parsed = adapted.input.safeParse(args ?? {});
-    if (!parsed.success) throw invalidInputError(tool.name, parsed.error.issues, adapted.acceptedFields);
-    const input: Record<string, unknown> = { ...parsed.data };
-    const workingAttemptId = input[WORKING_ATTEMPT_PARAMETER];
-    if (adapted.stripsWorkingAttempt) delete input[WORKING_ATTEMPT_PARAMETER];
-    const result = await tool.run(caller, input);
-    if (result === null || typeof result !== "object" || Array.isArray(result)) {
-      throw new Error(`tool ${tool.name} returned ${JSON.stringify(result)}, not one JSON object`);
-    }
-    // Spec 4.1: a read names the caller's working Attempt; the outcome rides beside the result.
-    if (tool.kind === ToolKind.read && typeof workingAttemptId === "string") {
-      return toolEnvelope({
-        ...result,
-        working_attempt: await checkWorkingAttempt(caller, workingAttemptId),
-      });
-    }
-    // A read on a Problem without one, where the caller has exactly one active Attempt, asks for it.
-    if (
-      tool.kind === ToolKind.read &&
-      tool.privateRead !== true &&
-      workingAttemptId === undefined &&
-      typeof input.problem === "string" &&
-      !("hint" in result)
-    ) {
-      const hint = await oneActiveAttemptHint(caller.services.sql, caller.principal.user.id, {
-        problem: input.problem,
-      });
-      if (hint) return toolEnvelope({ ...result, hint });
-    }
-    return toolEnvelope(result);
+    return toolEnvelope(await runTool(adapted, caller, args));
   } catch (error) {
     if (error instanceof ServiceError) return toolEnvelope(error.toBody(), true);
-    return toolEnvelope(internalError(caller, error, { tool: tool.name }).toBody(), true);
+    return toolEnvelope(internalError(caller, error, { tool: adapted.tool.name }).toBody(), true);
   }
+}
+
+/**
+ * A tool's result for a caller, whichever door the call came through (`/mcp`, or the tool's
+ * `GET /api/tools/...` twin): the scope, the text guard, the arguments against the schema, `run`,
+ * then what a read adds (the working Attempt's check, the one-active-Attempt hint). A refusal is
+ * thrown as a ServiceError, for the door to send in its own form.
+ */
+export async function runTool(
+  adapted: AdaptedTool,
+  caller: ToolContext,
+  args: unknown,
+): Promise<Record<string, unknown>> {
+  const { tool } = adapted;
+  checkScope(adapted, caller);
+  refuseUnsafeText(args, tool.name);
+  const parsed = adapted.input.safeParse(args ?? {});
+  if (!parsed.success) throw invalidInputError(tool.name, parsed.error.issues, adapted.acceptedFields);
+  const input: Record<string, unknown> = { ...parsed.data };
+  const workingAttemptId = input[WORKING_ATTEMPT_PARAMETER];
+  if (adapted.stripsWorkingAttempt) delete input[WORKING_ATTEMPT_PARAMETER];
+  const result = await tool.run(caller, input);
+  if (result === null || typeof result !== "object" || Array.isArray(result)) {
+    throw new Error(`tool ${tool.name} returned ${JSON.stringify(result)}, not one JSON object`);
+  }
+  // Spec 4.1: a read names the caller's working Attempt; the outcome rides beside the result.
+  if (tool.kind === ToolKind.read && typeof workingAttemptId === "string") {
+    return { ...result, working_attempt: await checkWorkingAttempt(caller, workingAttemptId) };
+  }
+  // A read on a Problem without one, where the caller has exactly one active Attempt, asks for it.
+  if (
+    tool.kind === ToolKind.read &&
+    tool.privateRead !== true &&
+    workingAttemptId === undefined &&
+    typeof input.problem === "string" &&
+    !("hint" in result)
+  ) {
+    const hint = await oneActiveAttemptHint(caller.services.sql, caller.principal.user.id, {
+      problem: input.problem,
+    });
+    if (hint) return { ...result, hint };
+  }
+  return result;
 }
 
 /**
@@ -92,7 +103,7 @@ async function answerToolCall(
  * the way to get it: an OAuth client re-authorizes with the scope (the 403 step-up challenge of
  * scopeChallenge, where the transport sends one), an operator token is replaced by an operator.
  */
-function checkScope({ tool }: AdaptedTool, caller: McpCaller): void {
+function checkScope({ tool }: AdaptedTool, caller: ToolContext): void {
   try {
     requireScope(caller.principal, tool.scope);
   } catch (error) {

@@ -1,6 +1,9 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type App, buildApp } from "../../../src/edges/cli/build-app.ts";
+import { apiRouteOf } from "../../../src/edges/http/tool-routes.ts";
+import type { Tool } from "../../../src/edges/mcp/tools/tool.ts";
+import { tools } from "../../../src/edges/mcp/tools/tools.ts";
 import { type SeededUser, seedUser } from "../../support/seed-records.ts";
 import { describeWithDatabase, useTestDatabase } from "../../support/test-database.ts";
 import { testServices } from "../../support/test-services.ts";
@@ -21,7 +24,7 @@ const VFI = "vfi_0000000000";
  * Bad input for every `/api` route, keyed by the route as fastify registers it. The test below
  * fails for a route added without an entry here, so every route's refusals are checked.
  */
-const BAD_INPUT: Readonly<Record<string, readonly BadInput[]>> = {
+const HAND_WRITTEN_BAD_INPUT: Readonly<Record<string, readonly BadInput[]>> = {
   "/api/openapi.json": [],
   "/api/problems": [
     { url: "/api/problems?limit=0", parameter: "limit", in: "query" },
@@ -79,10 +82,42 @@ const BAD_INPUT: Readonly<Record<string, readonly BadInput[]>> = {
     },
     { url: `/api/verifications/${VRN}?format=html`, parameter: "format", in: "query" },
   ],
+  // Public, like the document itself: no token to ask for first.
+  "/api/transparency-log": [],
+  "/api/verifications/:id/attestations": [
+    { url: "/api/verifications/nope/attestations", parameter: "id", in: "path" },
+  ],
   "/api/verifier-implementations/:id/program": [
     { url: `/api/verifier-implementations/${VRN}/program`, parameter: "id", in: "path" },
     { url: `/api/verifier-implementations/${VFI}/program?raw=true`, parameter: "raw", in: "query" },
   ],
+};
+
+/**
+ * The routes generated from the read tools (tool-routes.ts) refuse an unknown parameter, naming it;
+ * their tools' own fields are checked by the tools' schemas, as over /mcp.
+ */
+function firstRequiredField(tool: Tool): string | undefined {
+  return Object.entries(tool.input.shape).find(([, field]) => !field.safeParse(undefined).success)?.[0];
+}
+
+const BAD_INPUT: Readonly<Record<string, readonly BadInput[]>> = {
+  ...HAND_WRITTEN_BAD_INPUT,
+  ...Object.fromEntries(
+    tools
+      .filter((tool) => tool.kind === "read" && tool.apiRoute === undefined)
+      .map((tool) => [
+        apiRouteOf(tool),
+        [
+          {
+            url: `${apiRouteOf(tool)}?unknown_parameter=1`,
+            // A required field missing is named first; a tool with none names the unknown one.
+            parameter: firstRequiredField(tool) ?? "unknown_parameter",
+            in: "query" as const,
+          },
+        ],
+      ]),
+  ),
 };
 
 describeWithDatabase("the /api OpenAPI document and request schemas", () => {

@@ -20,6 +20,7 @@ const whoamiTool = defineTool({
   scope: Scope.read,
   kind: ToolKind.read,
   toolset: Toolset.solving,
+  apiRoute: "/api/whoami",
   output: whoamiResult,
   input: z.object({}),
   run: async (context) => ({ ...(await whoami(context.services.sql, context.principal)) }),

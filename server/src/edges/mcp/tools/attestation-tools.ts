@@ -17,6 +17,7 @@ const getRunAttestationsTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.workbench,
+  apiRoute: "/api/verifications/:id/attestations",
   input: z.strictObject({ verification_run_id: verificationRunId }),
   async run({ services, principal }, input) {
     return {
@@ -40,6 +41,7 @@ const getTransparencyLogTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.workbench,
+  apiRoute: "/api/transparency-log",
   input: transparencyLogInput,
   async run({ services }, input) {
     return { ...(await readTransparencyLog(services.sql, input)) };

@@ -81,6 +81,7 @@ const searchProblemsTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.discovery,
+  apiRoute: "/api/problems",
   output: searchProblemsResult,
   input: searchProblemsInput,
   async run({ services, principal }, input) {
@@ -98,6 +99,7 @@ const getProblemTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.discovery,
+  apiRoute: "/api/problems/:problem",
   output: problemEnvelope,
   input: getProblemInput,
   async run(context, input) {
@@ -181,6 +183,7 @@ const getLeaderboardTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.campaigns,
+  apiRoute: "/api/problems/:problem/leaderboard",
   output: leaderboardResult,
   input: getLeaderboardInput,
   async run({ services, principal }, input) {

@@ -39,6 +39,7 @@ const getOrganizationTool = defineTool({
   scope: Scope.read,
   kind: ToolKind.read,
   toolset: Toolset.organizations,
+  apiRoute: "/api/organizations/:organization",
   input: z.strictObject({ organization }),
   run: async (context, input) => ({ ...(await getOrganization(context.services, context, input)) }),
 });

@@ -58,6 +58,11 @@ export interface Tool<Input extends z.ZodObject = z.ZodObject> {
    * (z.looseObject) so a field the domain adds is served before it is described.
    */
   output?: z.ZodObject;
+  /**
+   * A read whose `GET /api` twin is written by hand (its path here) rather than generated at
+   * `/api/tools/<name>` (tool-routes.ts); either way every read tool has one.
+   */
+  apiRoute?: string;
   run(context: ToolContext, input: z.output<Input>): Promise<Record<string, unknown>>;
 }
 

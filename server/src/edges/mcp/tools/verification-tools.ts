@@ -41,6 +41,7 @@ const getVerificationTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.solving,
+  apiRoute: "/api/verifications/:id",
   output: getVerificationResult,
   input: getVerificationInput,
   async run({ services, principal, baseUrl }, input) {
