@@ -30,8 +30,8 @@ const PAGE_TAGS = new Set(
     "html head meta title style body h1 h2 h3 p code table tbody tr th td pre section span a",
     // The site's frame, and the response form on a held seat and the Claim button.
     "header nav main footer div ul li strong form input fieldset legend label select option textarea button",
-    // The bundle folded under a summary; the run page's related links.
-    "details summary",
+    // The bundle folded under a summary; the run page's check-it-yourself fields break their labels.
+    "details summary br",
   ]
     .join(" ")
     .split(" "),
@@ -64,6 +64,7 @@ const PAGE_ATTRIBUTES = new Set([
   "step",
   "required",
   "minlength",
+  "readonly",
 ]);
 
 type Element = DefaultTreeAdapterMap["element"];
