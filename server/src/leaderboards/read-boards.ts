@@ -13,16 +13,18 @@ export async function readBoards(
   reader: { viewer: Viewer | null; now: Date },
   problems: readonly string[],
 ): Promise<Leaderboard[]> {
-  const boards: Leaderboard[] = [];
-  for (const problem of problems) {
-    try {
-      boards.push(await getLeaderboard(sql, reader, { problem }));
-    } catch (error) {
-      if (error instanceof ServiceError && error.code === "leaderboard_not_applicable") continue;
-      throw error;
-    }
-  }
-  return boards;
+  // Read together: the page waits for the slowest board, not for their sum.
+  const boards = await Promise.all(
+    problems.map(async (problem) => {
+      try {
+        return await getLeaderboard(sql, reader, { problem });
+      } catch (error) {
+        if (error instanceof ServiceError && error.code === "leaderboard_not_applicable") return null;
+        throw error;
+      }
+    }),
+  );
+  return boards.filter((board): board is Leaderboard => board !== null);
 }
 
 /** The Problems (ids) on whose current revision the user has a verified score, newest first, at most `limit`. */

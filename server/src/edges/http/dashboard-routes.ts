@@ -14,7 +14,7 @@ import { renderErrorPage } from "./pages/render-error-page.ts";
 /** Attempts per dashboard page: each brings its Submissions along. */
 const PAGE_SIZE = 20;
 /** Leaderboards read for "Your best scores": the Problems scored on most recently. */
-const BEST_SCORES = 20;
+const BEST_SCORES = 10;
 
 /**
  * The participant's dashboard, `GET /me` (`?cursor=` for the next page): signed in only (the
