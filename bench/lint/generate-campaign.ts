@@ -21,15 +21,28 @@ function instance(seed: number, vars: number, clauses: number): string {
 }
 
 /**
+ * The conformance fixture's instance: instance(0, 20, 60) with each clause's first literal made
+ * positive, and one clause of positive literals only, so the `good` fixture (every variable true)
+ * satisfies it and the `bad` one (every variable false) does not, as the checker's own
+ * conformance run requires (svc draft exits 3 when a checker fails its fixtures).
+ */
+function fixtureInstance(): string {
+  const [header, ...clauses] = instance(0, 20, 60).trim().split("\n");
+  const positiveFirst = clauses.map((clause) => clause.replace(/^-/, ""));
+  return `${[header!.replace(/ 60$/, " 61"), ...positiveFirst, "1 2 3 0"].join("\n")}\n`;
+}
+
+/**
  * Writes a campaign of `problems` problems (300 is the CLI shard ceiling): a shared contract with
  * a builtin SAT stage and a review stage, a shared protocol, a shared skill and fixtures, and per
  * problem a problem.json, a statement of about 2 KB and its own reference instance.
  */
 export function generateCampaign(dir: string, problems: number): void {
   const files: Record<string, string> = {};
-  const fixtureCnf = instance(0, 20, 60);
-  const good = "v 1 2 3 0\n";
-  const bad = "v -1 -2 -3 0\n";
+  const fixtureCnf = fixtureInstance();
+  const variables = Array.from({ length: 20 }, (_, i) => i + 1);
+  const good = `v ${variables.join(" ")} 0\n`;
+  const bad = `v ${variables.map((v) => -v).join(" ")} 0\n`;
   files["campaign.json"] = json({
     slug: "bench-campaign",
     title: "Benchmark campaign",
