@@ -3,6 +3,7 @@ import type { Runner } from "graphile-worker";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Services } from "../../src/core/services/services.ts";
 import { startWorker } from "../../src/edges/worker/start-worker.ts";
+import { wakeLaggingSubscriptions } from "../../src/events/wake-lagging-subscriptions.ts";
 import { type RunningApp, startApp } from "../edges/mcp/support/start-app.ts";
 import { type SeededUser, seedUser } from "../support/seed-records.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
@@ -114,6 +115,24 @@ describeWithDatabase("webhook delivery", () => {
     await receiver.until((d) => d.length >= 1);
     expect(receiver.deliveries.map((d) => d.body.id)).toEqual([written]);
     expect(receiver.deliveries[0]).toMatchObject({ verified: true, answered: 200 });
+  }, 60_000);
+
+  it("the minute sweep wakes a subscription whose wake-up was lost: the event is delivered", async () => {
+    const dan = users["dan-wh"]!.id;
+    const { receiver } = await subscribed("dan-wh");
+    // An event committed with no delivery job queued, as when a worker took the subscription's
+    // job between add_job's clearing of running keys and its insert.
+    await db.sql`
+      insert into pending_events (kind, occurred_at, audience_user_id, data)
+      values (${EventKind.runFinished}, ${new Date()}, ${dan}, ${db.sql.json({ n: 77 })})`;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(receiver.deliveries).toEqual([]);
+    expect(await wakeLaggingSubscriptions(services)).toBeGreaterThanOrEqual(1);
+    await receiver.until((d) => d.length >= 1);
+    expect(receiver.deliveries.map((d) => d.body.data)).toEqual([{ n: 77 }]);
+    // Once delivered, nothing lags: the next sweep wakes nobody.
+    while ((await wakeLaggingSubscriptions(services)) > 0)
+      await new Promise((resolve) => setTimeout(resolve, 50));
   }, 60_000);
 
   it("resumes after the worker was down: every event once, in order", async () => {

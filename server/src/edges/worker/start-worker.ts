@@ -18,6 +18,7 @@ import {
 import type { Services } from "../../core/services/services.ts";
 import { deliverEvents } from "../../events/deliver-events.ts";
 import { pruneEvents } from "../../events/prune-events.ts";
+import { wakeLaggingSubscriptions } from "../../events/wake-lagging-subscriptions.ts";
 import { purgeExpiredOAuthState } from "../../oauth/purge-expired-oauth-state.ts";
 import { advanceReviewProcess } from "../../reviews/advance-review-process.ts";
 import { runAgentSeat } from "../../reviews/run-agent-seat.ts";
@@ -91,6 +92,7 @@ export async function startWorker(services: Services, options: WorkerOptions = {
         await sweepPendingConformance(services);
         await sweepReviewProcesses(services);
         await sweepAttestationDeadlines(services);
+        await wakeLaggingSubscriptions(services);
         await purgeExpiredOAuthState(services.sql);
         await purgeExpiredGitHubStates(services);
       },
