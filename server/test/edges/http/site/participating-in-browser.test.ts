@@ -5,23 +5,15 @@ import { launchBrowser } from "../../../../../test/support/browser.ts";
 import type { Services } from "../../../../src/core/services/services.ts";
 import { startWorker } from "../../../../src/edges/worker/start-worker.ts";
 import { editJson, fixturePackage } from "../../../authoring/support/authoring-harness.ts";
-import { sealedContract, sealing } from "../../../sealing/support/sealed-fixture.ts";
+import { sealing } from "../../../sealing/support/sealed-fixture.ts";
 import { describeWithBrowser } from "../../../support/describe-with-browser.ts";
-import {
-  type SeededUser,
-  seedCampaign,
-  seedContract,
-  seedFinishedRun,
-  seedImplementation,
-  seedProblem,
-  seedUser,
-} from "../../../support/seed-records.ts";
+import { type SeededUser, seedCampaign, seedUser } from "../../../support/seed-records.ts";
 import { signInInBrowser } from "../../../support/sign-in-in-browser.ts";
 import { useTestDatabase } from "../../../support/test-database.ts";
 import { testServices } from "../../../support/test-services.ts";
 import { publishProblem } from "../../../verification/support/verification-harness.ts";
 import { type RunningApp, startApp } from "../../mcp/support/start-app.ts";
-import { expectAccessible, screenshot } from "./site-support.ts";
+import { expectAccessible, screenshot, seedScoredAndSealed } from "./site-support.ts";
 
 const STATEMENT = [
   "# A small SAT instance",
@@ -78,8 +70,6 @@ describeWithBrowser("taking part from the browser", () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     // A scored Problem with finished runs: bob ahead of dee.
-    const contractId = await seedContract(db.sql, ada.id, sealedContract());
-    await seedImplementation(db.sql, { contractId, stageKey: "check", author: ada.id });
     const speed = await seedCampaign(db.sql, {
       owner: ada.id,
       slug: "speed",
@@ -87,45 +77,15 @@ describeWithBrowser("taking part from the browser", () => {
       summary: "Fast things.",
       visibility: "listed",
     });
-    const fastest = await seedProblem(services, {
-      owner: ada.id,
-      slug: "fastest",
-      title: "Fastest",
+    // dee scores twice, bob once and better; the sealed Problem allows one submission a day.
+    await seedScoredAndSealed(services, ada.id, {
       campaignId: speed,
-      structure: "BENCHMARK",
-      visibility: "listed",
-      revision: {
-        statement: "Go fast.",
-        verifierContractId: contractId,
-        benchmark: { metric_name: "wall time", direction: "minimize", unit: "ms", baseline: 50 },
-      },
-    });
-    for (const [user, score] of [
-      [bob.id, 20],
-      [dee.id, 30],
-      [dee.id, 25],
-    ] as const) {
-      await seedFinishedRun(db.sql, {
-        problemId: fastest.problemId,
-        revisionId: fastest.revisionId,
-        contractId,
-        userId: user,
-        result: "verified",
-        score,
-      });
-    }
-    // A sealed Problem allowing one submission a day.
-    await seedProblem(services, {
-      owner: ada.id,
-      slug: "sealed-sat",
-      title: "Sealed satisfiability",
-      visibility: "listed",
-      revision: {
-        statement: "Satisfy the sealed instance.",
-        verifierContractId: contractId,
-        bindings: [{ key: "instance", bytes: "p cnf 1 1\n1 0\n", filename: "instance.cnf" }],
-        sealing: sealing({ mode: "immediate", max: 1, sealedUntil: "2099-03-01T00:00:00.000Z" }),
-      },
+      scores: [
+        [bob.id, 20],
+        [dee.id, 30],
+        [dee.id, 25],
+      ],
+      sealing: sealing({ mode: "immediate", max: 1, sealedUntil: "2099-03-01T00:00:00.000Z" }),
     });
     app = await startApp(services);
     worker = await startWorker(services, { concurrency: 1, pollInterval: 100 });

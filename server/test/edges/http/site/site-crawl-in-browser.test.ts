@@ -3,22 +3,15 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { launchBrowser } from "../../../../../test/support/browser.ts";
 import type { Services } from "../../../../src/core/services/services.ts";
 import { fixturePackage } from "../../../authoring/support/authoring-harness.ts";
-import { sealedContract, sealing } from "../../../sealing/support/sealed-fixture.ts";
+import { sealing } from "../../../sealing/support/sealed-fixture.ts";
 import { describeWithBrowser } from "../../../support/describe-with-browser.ts";
-import {
-  seedCampaign,
-  seedContract,
-  seedFinishedRun,
-  seedImplementation,
-  seedProblem,
-  seedUser,
-} from "../../../support/seed-records.ts";
+import { seedCampaign, seedProblem, seedUser } from "../../../support/seed-records.ts";
 import { signInInBrowser } from "../../../support/sign-in-in-browser.ts";
 import { useTestDatabase } from "../../../support/test-database.ts";
 import { testServices } from "../../../support/test-services.ts";
 import { publishProblem } from "../../../verification/support/verification-harness.ts";
 import { type RunningApp, startApp } from "../../mcp/support/start-app.ts";
-import { expectAccessible, screenshot } from "./site-support.ts";
+import { expectAccessible, screenshot, seedScoredAndSealed } from "./site-support.ts";
 
 /** Links the crawl does not follow: bytes (downloads, logs, evidence files) and the machine document. */
 const NOT_PAGES = [/^\/dl\//, /\/log$/, /\/evidence\/./, /^\/api\/openapi\.json$/, /^\/up\//];
@@ -70,43 +63,13 @@ describeWithBrowser("the whole site, crawled as each role", () => {
     });
     const sat = await publishProblem(services, ada.principal, fixturePackage("valid-builtin-sat"));
     await db.sql`update problems set visibility = 'listed' where id = ${sat.problem_id}`;
-    const contractId = await seedContract(db.sql, ada.id, sealedContract());
-    await seedImplementation(db.sql, { contractId, stageKey: "check", author: ada.id });
-    const fastest = await seedProblem(services, {
-      owner: ada.id,
-      slug: "fastest",
-      title: "Fastest",
-      structure: "BENCHMARK",
-      visibility: "listed",
-      revision: {
-        statement: "Go fast.",
-        verifierContractId: contractId,
-        benchmark: { metric_name: "wall time", direction: "minimize", unit: "ms", baseline: 50 },
-      },
-    });
-    await seedFinishedRun(db.sql, {
-      problemId: fastest.problemId,
-      revisionId: fastest.revisionId,
-      contractId,
-      userId: dee.id,
-      result: "verified",
-      score: 42,
-    });
-    await seedProblem(services, {
-      owner: ada.id,
-      slug: "sealed-sat",
-      title: "Sealed satisfiability",
-      visibility: "listed",
-      revision: {
-        statement: "Satisfy the sealed instance.",
-        verifierContractId: contractId,
-        bindings: [{ key: "instance", bytes: "p cnf 1 1\n1 0\n", filename: "instance.cnf" }],
-        sealing: sealing({
-          mode: "final_only",
-          releaseAt: "2099-02-01T00:00:00.000Z",
-          sealedUntil: "2099-03-01T00:00:00.000Z",
-        }),
-      },
+    await seedScoredAndSealed(services, ada.id, {
+      scores: [[dee.id, 42]],
+      sealing: sealing({
+        mode: "final_only",
+        releaseAt: "2099-02-01T00:00:00.000Z",
+        sealedUntil: "2099-03-01T00:00:00.000Z",
+      }),
     });
     app = await startApp(services);
     browser = await launchBrowser();

@@ -2,6 +2,14 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { expect } from "vitest";
+import type { Services } from "../../../../src/core/services/services.ts";
+import { sealedContract } from "../../../sealing/support/sealed-fixture.ts";
+import {
+  seedContract,
+  seedFinishedRun,
+  seedImplementation,
+  seedProblem,
+} from "../../../support/seed-records.ts";
 
 /** Where page screenshots go for a reviewer to look at: `test-results/screenshots/` at the root. */
 export const SCREENSHOT_DIR = new URL("../../../../../test-results/screenshots/", import.meta.url).pathname;
@@ -11,7 +19,8 @@ const AXE_SOURCE = readFileSync(new URL(import.meta.resolve("axe-core/axe.min.js
 /** Saves a full-page screenshot named `name`.png under SCREENSHOT_DIR. */
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+  // A long page on a loaded machine can take a while to capture: more than an action's default.
+  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true, timeout: 60_000 });
 }
 
 /**
@@ -35,4 +44,58 @@ export async function expectAccessible(page: Page): Promise<void> {
       );
   });
   expect(violations, `accessibility of ${page.url()}`).toEqual([]);
+}
+
+/**
+ * The scored and sealed Problems the participation pages are read against: a BENCHMARK
+ * "fastest" (wall time, lower is better, baseline 50) with a finished verified run per
+ * `[user id, score]`, and a listed "sealed-sat" sealed as `sealingPolicy` says, both on one
+ * sealed Contract with a builtin implementation.
+ */
+export async function seedScoredAndSealed(
+  services: Services,
+  owner: string,
+  options: {
+    campaignId?: string;
+    scores: ReadonlyArray<readonly [string, number]>;
+    sealing: Record<string, unknown>;
+  },
+): Promise<void> {
+  const contractId = await seedContract(services.sql, owner, sealedContract());
+  await seedImplementation(services.sql, { contractId, stageKey: "check", author: owner });
+  const fastest = await seedProblem(services, {
+    owner,
+    slug: "fastest",
+    title: "Fastest",
+    campaignId: options.campaignId,
+    structure: "BENCHMARK",
+    visibility: "listed",
+    revision: {
+      statement: "Go fast.",
+      verifierContractId: contractId,
+      benchmark: { metric_name: "wall time", direction: "minimize", unit: "ms", baseline: 50 },
+    },
+  });
+  for (const [userId, score] of options.scores) {
+    await seedFinishedRun(services.sql, {
+      problemId: fastest.problemId,
+      revisionId: fastest.revisionId,
+      contractId,
+      userId,
+      result: "verified",
+      score,
+    });
+  }
+  await seedProblem(services, {
+    owner,
+    slug: "sealed-sat",
+    title: "Sealed satisfiability",
+    visibility: "listed",
+    revision: {
+      statement: "Satisfy the sealed instance.",
+      verifierContractId: contractId,
+      bindings: [{ key: "instance", bytes: "p cnf 1 1\n1 0\n", filename: "instance.cnf" }],
+      sealing: options.sealing,
+    },
+  });
 }
