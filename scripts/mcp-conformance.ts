@@ -22,7 +22,15 @@ import { issueToken } from "../server/src/users/issue-token.ts";
 const RELEASE = "@modelcontextprotocol/conformance@0.1.16";
 
 /** The server scenarios that test the protocol rather than the reference server's fixtures. */
-const APPLICABLE = ["server-initialize", "ping", "tools-list", "resources-list", "dns-rebinding-protection"];
+const APPLICABLE = [
+  "server-initialize",
+  "ping",
+  "tools-list",
+  "resources-list",
+  "server-sse-polling",
+  "server-sse-multiple-streams",
+  "dns-rebinding-protection",
+];
 
 /** The suite's other server scenarios, and why they do not apply to svc. */
 const NOT_APPLICABLE: Record<string, string> = {
@@ -31,7 +39,6 @@ const NOT_APPLICABLE: Record<string, string> = {
   "tools-call-*": "need the reference server's test_* tools",
   "json-schema-2020-12": "needs the reference server's json_schema_2020_12_tool",
   "elicitation-*": "svc sends no elicitation",
-  "server-sse-*": "svc is stateless: GET streams answer 405",
   "resources-read-*, resources-templates-read, resources-subscribe, resources-unsubscribe":
     "need the reference server's test:// resources",
   "prompts-*": "svc declares no prompts",
