@@ -1,6 +1,7 @@
 import { GrantedRole } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
+import { forgetPrincipals } from "./principal-cache.ts";
 import type { RoleGrant } from "./role-grant.ts";
 
 /** Whether a string names a role that is granted (trusted_author, administrator). */
@@ -41,5 +42,7 @@ export async function grantRole(
     select user_id, role, granted_by, granted_at, revoked_by, revoked_at from user_roles
     where user_id = ${userId} and role = ${role} and revoked_at is null
       and not exists (select 1 from inserted)`;
+  // Roles are live: the grant holds on this process's next request, not after the notice.
+  forgetPrincipals(sql);
   return grant!;
 }

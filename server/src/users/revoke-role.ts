@@ -1,6 +1,7 @@
 import type { GrantedRole } from "@svc/schemas";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
+import { forgetPrincipals } from "./principal-cache.ts";
 import type { RoleGrant } from "./role-grant.ts";
 
 /**
@@ -23,5 +24,7 @@ export async function revokeRole(
       role,
     });
   }
+  // Roles are live: an administrator revoked here is not one on this process's next request.
+  forgetPrincipals(sql);
   return grant;
 }
