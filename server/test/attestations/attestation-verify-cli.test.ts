@@ -1,9 +1,8 @@
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type CliIo, MemoryMerkleTree, signCheckpoint } from "@svc/app";
+import { type CliIo, MemoryMerkleTree, runCli, signCheckpoint } from "@svc/app";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "../../../app/src/cli/main.ts";
 import { activeSigningKey } from "../../src/attestations/attestation-keys.ts";
 import { sequenceAttestations } from "../../src/attestations/sequence-attestations.ts";
 import type { Services } from "../../src/core/services/services.ts";

@@ -27,7 +27,6 @@ import { reviewRoutes } from "../http/review-routes.ts";
 import { settingsRoutes } from "../http/settings-routes.ts";
 import { signInRoutes } from "../http/sign-in-routes.ts";
 import { siteRoutes } from "../http/site-routes.ts";
-import { toolRoutes } from "../http/tool-routes.ts";
 import { tracedServer } from "../http/traced-server.ts";
 import { unusedConnections } from "../http/unused-connections.ts";
 import { uploadRoutes } from "../http/upload-routes.ts";
@@ -35,6 +34,7 @@ import { verificationRoutes } from "../http/verification-routes.ts";
 import { workAuditRoutes } from "../http/work-audit-routes.ts";
 import { workRoutes } from "../http/work-routes.ts";
 import { MCP_PATH, mcpRoutes } from "../mcp/mcp-routes.ts";
+import { toolRoutes } from "../mcp/tool-routes.ts";
 
 /**
  * The HTTP application, not yet listening: `serve` calls `listen`, tests call `inject`. Each

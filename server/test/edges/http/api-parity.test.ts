@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { apiRouteOf } from "../../../src/edges/http/tool-routes.ts";
+import { apiRouteOf } from "../../../src/edges/mcp/tool-routes.ts";
 import { tools } from "../../../src/edges/mcp/tools/tools.ts";
 import { useSolvingFixture } from "../../attempts/support/solving-fixture.ts";
 import { describeWithDatabase } from "../../support/test-database.ts";

@@ -1,7 +1,7 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type App, buildApp } from "../../../src/edges/cli/build-app.ts";
-import { apiRouteOf } from "../../../src/edges/http/tool-routes.ts";
+import { apiRouteOf } from "../../../src/edges/mcp/tool-routes.ts";
 import type { Tool } from "../../../src/edges/mcp/tools/tool.ts";
 import { tools } from "../../../src/edges/mcp/tools/tools.ts";
 import { type SeededUser, seedUser } from "../../support/seed-records.ts";

@@ -1,13 +1,13 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Services } from "../../core/services/services.ts";
+import { jsonResponse, readErrors } from "../http/api-responses.ts";
+import { readCaller } from "../http/read-caller.ts";
 import { fromQueryString } from "../inputs/from-query-string.ts";
-import { adaptTool } from "../mcp/adapt-tool.ts";
-import { runTool } from "../mcp/call-tool.ts";
-import { type Tool, ToolKind } from "../mcp/tools/tool.ts";
-import { tools as registeredTools } from "../mcp/tools/tools.ts";
-import { jsonResponse, readErrors } from "./api-responses.ts";
-import { readCaller } from "./read-caller.ts";
+import { adaptTool } from "./adapt-tool.ts";
+import { runTool } from "./call-tool.ts";
+import { type Tool, ToolKind } from "./tools/tool.ts";
+import { tools as registeredTools } from "./tools/tools.ts";
 
 /** Where a read tool without a hand-written route is served over HTTP. */
 export const TOOL_ROUTE_PREFIX = "/api/tools/";
