@@ -75,7 +75,6 @@ export { CHECK_SUMMARY_MAX_BYTES, formatCheckSummary } from "./checks/format-che
 export { type PublishOutcome, publishValidated } from "./checks/publish-validated.ts";
 export type { CliDeps } from "./cli/cli-deps.ts";
 export { type CliIo, processIo, UsageError } from "./cli/cli-io.ts";
-export { runCli } from "./cli/main.ts";
 export { scaffoldPackage } from "./cli/scaffold-package.ts";
 export { CONFORMANCE_WAIT_MS } from "./client/authoring-steps.ts";
 export { openServiceClient, type ServiceClient } from "./client/service-client.ts";

@@ -1,8 +1,9 @@
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type CliIo, MemoryMerkleTree, runCli, signCheckpoint } from "@svc/app";
+import { MemoryMerkleTree, signCheckpoint } from "@svc/app";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { svcWith } from "../../../app/test/cli/support-run.ts";
 import { activeSigningKey } from "../../src/attestations/attestation-keys.ts";
 import { sequenceAttestations } from "../../src/attestations/sequence-attestations.ts";
 import type { Services } from "../../src/core/services/services.ts";
@@ -50,21 +51,8 @@ describeWithDatabase("svc attestation verify", () => {
     await app?.close();
   });
 
-  async function svc(...argv: string[]) {
-    let stdout = "";
-    let stderr = "";
-    const io: CliIo = {
-      stdout: (text) => {
-        stdout += text;
-      },
-      stderr: (text) => {
-        stderr += text;
-      },
-      color: false,
-    };
-    const code = await runCli(argv, io, { env });
-    return { code, stdout, stderr };
-  }
+  /** The `svc` command line in process, with this test's service and config folder. */
+  const svc = (...argv: string[]) => svcWith({ env }, argv);
 
   async function attestedRun(text: string) {
     const seeded = await seedSubmission(services, solver, sat, [

@@ -3,9 +3,10 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { bwrapRuns, chainIdOf, PYTHON_RUNTIME, pingDocker, type RunStatement, runCli } from "@svc/app";
+import { bwrapRuns, chainIdOf, PYTHON_RUNTIME, pingDocker, type RunStatement } from "@svc/app";
 import Docker from "dockerode";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { svcWith } from "../../../app/test/cli/support-run.ts";
 import { sequenceAttestations } from "../../src/attestations/sequence-attestations.ts";
 import { budgetedSandboxRunner, sandboxBudgetFromEnv } from "../../src/core/services/sandbox-budget.ts";
 import type { Services } from "../../src/core/services/services.ts";
@@ -178,16 +179,8 @@ describeIfEngines("script runtimes bound to an image's bytes", () => {
         SVC_SANDBOX: "bwrap",
       };
       const replay = async (runId: string, ...argv: string[]) => {
-        let stdout = "";
-        const write = (text: string) => {
-          stdout += text;
-        };
-        const code = await runCli(
-          ["verify", "--replay", runId, ...argv],
-          { stdout: write, stderr: write, color: false },
-          { env },
-        );
-        return { code, stdout };
+        const run = await svcWith({ env }, ["verify", "--replay", runId, ...argv]);
+        return { code: run.code, stdout: run.stdout + run.stderr };
       };
       const same = await replay(bwrapRun.runId, "--image", reference);
       expect(same.stdout).toContain(`SAME: every sandbox stage of ${bwrapRun.runId}`);
