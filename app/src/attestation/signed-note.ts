@@ -94,6 +94,8 @@ export function openNote(
     if (!line.startsWith(SIGNATURE_PREFIX)) return { ok: false, reason: "a signature line is malformed" };
     const [name, blobText] = line.slice(SIGNATURE_PREFIX.length).split(" ");
     const blob = Buffer.from(blobText ?? "", "base64");
+    // Only the canonical base64 of the bytes: a changed padding bit decodes to the same signature.
+    if (blob.toString("base64") !== blobText) return { ok: false, reason: "a signature line is malformed" };
     for (const key of trusted) {
       if (key.name !== name || blob.length !== 68) continue;
       if (!blob.subarray(0, 4).equals(noteKeyHash(key.name, key.publicKey))) continue;
