@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { canonicalJson, IN_TOTO_PAYLOAD_TYPE, leafHash, MemoryMerkleTree, signEnvelope } from "@svc/app";
 import { pino } from "pino";
 import { activeSigningKey } from "../../server/src/attestations/attestation-keys.ts";
-import { sequenceAttestations } from "../../server/src/attestations/sequence-attestations.ts";
+import { insertLogNodes, sequenceAttestations } from "../../server/src/attestations/sequence-attestations.ts";
 import { inclusionProof } from "../../server/src/attestations/transparency-log.ts";
 import { openLocalBlobStore } from "../../server/src/core/blobs/open-local-blob-store.ts";
 import { sandboxBudgetFromEnv } from "../../server/src/core/services/sandbox-budget.ts";
@@ -149,10 +149,7 @@ try {
   const tree = new MemoryMerkleTree();
   let nodes: Array<{ level: number; index: number; hash: Buffer }> = [];
   const flush = async () => {
-    await db.sql`
-      insert into transparency_log_nodes (level, idx, hash)
-      select level, idx, decode(hash, 'hex') from unnest(${nodes.map((n) => n.level)}::smallint[],
-        ${nodes.map((n) => n.index)}::bigint[], ${nodes.map((n) => n.hash.toString("hex"))}::text[]) as node(level, idx, hash)`;
+    await insertLogNodes(db.sql, nodes);
     nodes = [];
   };
   const leaf = Buffer.alloc(8);

@@ -10,7 +10,7 @@ import {
 import type { RunPredicateStage, RunStatement } from "../attestation/run-statement.ts";
 import { resolveCredential } from "../client/credentials.ts";
 import { ServiceCallError } from "../client/service-call-error.ts";
-import { type ContentHash, sha256 } from "../hash/sha256.ts";
+import { sha256 } from "../hash/sha256.ts";
 import type { InputFile, RuntimeBinding } from "../sandbox/checker-job.ts";
 import { detectSandbox } from "../sandbox/detect-sandbox.ts";
 import { runChecker } from "../sandbox/run-checker.ts";
@@ -26,6 +26,7 @@ import {
   type ReferenceResource,
   type RevisionView,
   readContract,
+  referenceFile,
 } from "./verify-command.ts";
 
 export interface ReplayOptions {
@@ -233,14 +234,7 @@ async function referenceInputs(
     const bytes = await download(resource.download_url);
     if (sha256(bytes) !== resource.content_hash)
       throw new UsageError(`reference input "${binding.key}" does not match its hash`);
-    files.push({
-      name: binding.key,
-      filename: binding.filename ?? binding.key,
-      media_type: resource.media_type,
-      content_hash: resource.content_hash as ContentHash,
-      size_bytes: bytes.length,
-      bytes,
-    });
+    files.push(referenceFile(binding, resource, bytes));
   }
   return files;
 }

@@ -154,14 +154,7 @@ export async function verifyCommand(
             { transient: false },
           );
         }
-        reference.push({
-          name: binding.key,
-          filename: binding.filename ?? binding.key,
-          media_type: resource.media_type,
-          content_hash: resource.content_hash as ContentHash,
-          size_bytes: bytes.length,
-          bytes,
-        });
+        reference.push(referenceFile(binding, resource, bytes));
       }
       if (report.notes.some((note) => note.startsWith("sealed slot"))) {
         report.summary = "the stage mounts a sealed slot, so it runs only on the service";
@@ -333,4 +326,20 @@ export async function fetchBytes(url: string, token: string | undefined): Promis
       transient: false,
     });
   return new Uint8Array(await response.arrayBuffer());
+}
+
+/** A checked reference input's bytes as the file a stage mounts (svc verify and its --replay). */
+export function referenceFile(
+  binding: { key: string; filename?: string },
+  resource: ReferenceResource,
+  bytes: Uint8Array,
+): InputFile {
+  return {
+    name: binding.key,
+    filename: binding.filename ?? binding.key,
+    media_type: resource.media_type,
+    content_hash: resource.content_hash as ContentHash,
+    size_bytes: bytes.length,
+    bytes,
+  };
 }

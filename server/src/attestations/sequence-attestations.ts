@@ -107,14 +107,7 @@ export async function sequenceAttestations(
         ${rows.map((row) => row.payload_sha256)}::text[], ${rows.map((row) => row.supersedes_log_index)}::bigint[],
         ${rows.map((row) => (row.openings === null ? null : JSON.stringify(row.openings)))}::text[])
         as row(log_index, run_id, reason, envelope, payload_sha256, supersedes, openings)`;
-    for (let i = 0; i < nodes.length; i += 5000) {
-      const chunk = nodes.slice(i, i + 5000);
-      await tx`
-        insert into transparency_log_nodes (level, idx, hash)
-        select level, idx, decode(hash, 'hex')
-        from unnest(${chunk.map((n) => n.level)}::smallint[], ${chunk.map((n) => n.index)}::bigint[],
-          ${chunk.map((n) => n.hash.toString("hex"))}::text[]) as node(level, idx, hash)`;
-    }
+    await insertLogNodes(tx, nodes);
     await tx`
       insert into transparency_log_checkpoints (tree_size, root_hash, note, key_id, signed_at)
       values (${treeSize}, ${root}, ${note}, ${key.keyId}, ${now})`;
@@ -209,4 +202,19 @@ async function appendLeaves(
   });
   const root = foldRange(perfectNodes([0, start + leaves.length]).map((id) => known.get(keyOf(id))!));
   return { nodes, root };
+}
+
+/** Stores completed perfect subtrees, as arrays in chunks (the sequencer; the bench seeds with it too). */
+export async function insertLogNodes(
+  sql: Sql,
+  nodes: ReadonlyArray<NodeId & { hash: Buffer }>,
+): Promise<void> {
+  for (let i = 0; i < nodes.length; i += 5000) {
+    const chunk = nodes.slice(i, i + 5000);
+    await sql`
+      insert into transparency_log_nodes (level, idx, hash)
+      select level, idx, decode(hash, 'hex')
+      from unnest(${chunk.map((n) => n.level)}::smallint[], ${chunk.map((n) => n.index)}::bigint[],
+        ${chunk.map((n) => n.hash.toString("hex"))}::text[]) as node(level, idx, hash)`;
+  }
 }
