@@ -20,12 +20,13 @@ COPY lint-action/package.json lint-action/package.json
 RUN npm ci --omit=dev --ignore-scripts --no-fund --no-audit
 
 FROM ${NODE_IMAGE}
-# Sandboxes for script checkers: bubblewrap (workers that run them in process), python3 for the
-# builtin runtime, mkfs.ext4 for a run's disk; workers that use a host's Docker engine instead
-# mount its socket (docs/deployment.md, "Workers").
+# Sandboxes for script checkers: bubblewrap (workers that run them in process) in the root of the
+# image an operator bound (skopeo copies it, umoci unpacks it: docs/sandbox.md), mkfs.ext4 for a
+# run's disk; python3 only for a trial's SVC_BWRAP_HOST_INTERPRETER=1; workers that use a host's
+# Docker engine instead mount its socket (docs/deployment.md, "Workers").
 RUN apt-get update \
   && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-     bubblewrap python3 e2fsprogs ca-certificates \
+     bubblewrap python3 e2fsprogs ca-certificates skopeo umoci \
   && rm -rf /var/lib/apt/lists/*
 WORKDIR /srv/svc
 COPY --from=dependencies /srv/svc/node_modules node_modules

@@ -59,7 +59,7 @@ export async function liveImageState(
           registered_at,
         };
       }
-      if (engines.bwrap && engines.hostInterpreter !== false) {
+      if (engines.bwrap && engines.hostInterpreter) {
         return {
           state: ImageState.available,
           state_reason:
@@ -73,7 +73,7 @@ export async function liveImageState(
         state_reason: bound
           ? `bound to ${bound.local_image} on ${bound.backend}, but that engine does not answer here`
           : engines.bwrap
-            ? "no operator has bound this runtime to an image (svc-server runtime bind), and runs on the host's interpreter are off (SVC_BWRAP_HOST_INTERPRETER=0)"
+            ? "no operator has bound this runtime to an image (svc-server runtime bind), and runs on the host's interpreter are off (SVC_BWRAP_HOST_INTERPRETER is not 1)"
             : "no operator has bound this runtime (POST /admin/sandbox-runtimes) and bubblewrap is not available",
         runtime_digest: null,
         registered_at,

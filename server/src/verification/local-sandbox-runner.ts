@@ -58,7 +58,8 @@ export function localSandboxRunner(
       return {
         docker: found.docker !== undefined,
         bwrap: found.bwrap !== undefined,
-        hostInterpreter: (options.env ?? process.env).SVC_BWRAP_HOST_INTERPRETER !== "0",
+        // Off unless asked for: the host's interpreter is bytes no record can name (docs/sandbox.md).
+        hostInterpreter: (options.env ?? process.env).SVC_BWRAP_HOST_INTERPRETER === "1",
       };
     },
     async close() {

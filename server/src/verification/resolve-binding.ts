@@ -64,13 +64,13 @@ export async function resolveBinding(
           },
         };
       }
-      if (engines.hostInterpreter !== false) {
+      if (engines.hostInterpreter) {
         const python = bound?.backend === "bwrap" ? bound.local_image : HOST_PYTHON;
         return { kind: "ready", binding: { backend: "bwrap", local_image: python, bytes_digest: null } };
       }
       return {
         kind: "unbound",
-        reason: `the script runtime ${imageRef} is not bound to an image on this deployment, and runs on the host's interpreter are off (SVC_BWRAP_HOST_INTERPRETER=0): an operator binds it with svc-server runtime bind`,
+        reason: `the script runtime ${imageRef} is not bound to an image on this deployment, and runs on the host's interpreter are off: an operator binds it with svc-server runtime bind (docs/sandbox.md)`,
       };
     }
     return {

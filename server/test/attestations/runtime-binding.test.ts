@@ -204,7 +204,17 @@ describeIfEngines("script runtimes bound to an image's bytes", () => {
     }
   }, 300_000);
 
-  it("with host interpreters off, an unbound runtime is unbound until an operator binds it to an image", async () => {
+  it("by default an unbound runtime is unbound until an operator binds it to an image", async () => {
+    // The host's interpreter is a trial's opt-in (SVC_BWRAP_HOST_INTERPRETER=1), never the default.
+    expect((await localSandboxRunner({ env: {}, backends: {} }).engines()).hostInterpreter).toBe(false);
+    expect(
+      (await localSandboxRunner({ env: { SVC_BWRAP_HOST_INTERPRETER: "0" }, backends: {} }).engines())
+        .hostInterpreter,
+    ).toBe(false);
+    expect(
+      (await localSandboxRunner({ env: { SVC_BWRAP_HOST_INTERPRETER: "1" }, backends: {} }).engines())
+        .hostInterpreter,
+    ).toBe(true);
     const services = await deployment("bwrap");
     const strict = { docker: false, bwrap: true, hostInterpreter: false };
     expect(await resolveBinding(services.sql, strict, PYTHON_RUNTIME)).toMatchObject({

@@ -71,5 +71,8 @@ export function builtinsOnly(): SandboxRunner {
  */
 export function scriptRuntimesBound(): SandboxRunner {
   const runner = builtinsOnly();
-  return { ...runner, engines: async () => ({ ...(await runner.engines()), bwrap: true }) };
+  return {
+    ...runner,
+    engines: async () => ({ ...(await runner.engines()), bwrap: true, hostInterpreter: true }),
+  };
 }

@@ -6,10 +6,10 @@ export interface SandboxEngines {
   bwrap: boolean;
   /**
    * Whether bubblewrap may run an unbound script runtime on the host's own interpreter (whose
-   * bytes no record can name). False with SVC_BWRAP_HOST_INTERPRETER=0: such a runtime is unbound
-   * until an operator binds it to an image. Absent: allowed.
+   * bytes no record can name): only with SVC_BWRAP_HOST_INTERPRETER=1, a trial's opt-in. Otherwise
+   * such a runtime is unbound until an operator binds it to an image (docs/sandbox.md).
    */
-  hostInterpreter?: boolean;
+  hostInterpreter: boolean;
 }
 
 /** Whose work a checker run is, for the per-user cap of the sandbox budget; null: the service's own. */

@@ -1,4 +1,5 @@
 import { EventEmitter } from "node:events";
+import { PYTHON_RUNTIME } from "@svc/app";
 import { Logger, type Runner, run, type TaskList, type WorkerEvents } from "graphile-worker";
 import { canSeeEvent } from "../../agents/can-see-event.ts";
 import { recordScheduledReleases } from "../../agents/record-scheduled-releases.ts";
@@ -23,6 +24,7 @@ import { purgeExpiredOAuthState } from "../../oauth/purge-expired-oauth-state.ts
 import { advanceReviewProcess } from "../../reviews/advance-review-process.ts";
 import { runAgentSeat } from "../../reviews/run-agent-seat.ts";
 import { sweepReviewProcesses } from "../../reviews/sweep-review-processes.ts";
+import { liveImageState } from "../../sandbox-images/image-state.ts";
 import { provisionImage } from "../../sandbox-images/provision-image.ts";
 import { purgeExpiredGitHubStates } from "../../sessions/github-sign-in.ts";
 import { sweepAttestationDeadlines } from "../../verification/sweep-attestation-deadlines.ts";
@@ -130,6 +132,7 @@ export async function startWorker(services: Services, options: WorkerOptions = {
       job_key => 'release_sealed_inputs:startup', max_attempts => 5)`;
   // The id this process locks jobs with: what an operator matches against `locked_by`.
   log.info({ worker_ids: [...workerIds] }, "verification workers started");
+  warnIfScriptRuntimeUnbound(services, log).catch(() => {});
   // Signs finished runs and appends them to the transparency log, after their commits.
   const sequencer = startAttestationSequencer(services);
   const stopped = () => {
@@ -140,4 +143,20 @@ export async function startWorker(services: Services, options: WorkerOptions = {
   };
   runner.promise.then(stopped, stopped);
   return runner;
+}
+
+/**
+ * Says at start, once, what an operator must do before script checkers can run here: an unbound
+ * svc-runtime/python:1 makes their stages inconclusive (docs/sandbox.md), which is otherwise only
+ * seen on a run's record.
+ */
+async function warnIfScriptRuntimeUnbound(services: Services, log: Services["log"]): Promise<void> {
+  const live = await liveImageState(services.sql, await services.sandbox.engines(), PYTHON_RUNTIME);
+  if (live.state === "available" && live.runtime_digest !== null) return;
+  log.warn(
+    { image_ref: PYTHON_RUNTIME, state: live.state, reason: live.state_reason },
+    live.state === "available"
+      ? "script checkers run on this host's python3 (SVC_BWRAP_HOST_INTERPRETER=1): their records name no runtime bytes"
+      : "script checkers cannot run until an operator binds the runtime: scripts/build-python-image.sh, then svc-server runtime bind svc-runtime/python:1 docker-daemon:svc-python:1 (docs/sandbox.md)",
+  );
 }

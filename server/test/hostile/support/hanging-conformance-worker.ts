@@ -16,7 +16,7 @@ const services = await openServices({
   signingSecret: "test-signing-secret-of-32-bytes!",
   env: {},
   sandbox: {
-    engines: async () => ({ docker: false, bwrap: false }),
+    engines: async () => ({ docker: false, bwrap: false, hostInterpreter: false }),
     run: async (job) => {
       process.stdout.write(`started ${job.stage_key}\n`);
       return await new Promise(() => {});

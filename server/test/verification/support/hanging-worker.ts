@@ -14,7 +14,7 @@ const services = await openServices({
   blobDir: process.argv[3]!,
   signingSecret: "test-signing-secret-of-32-bytes!",
   sandbox: {
-    engines: async () => ({ docker: false, bwrap: false }),
+    engines: async () => ({ docker: false, bwrap: false, hostInterpreter: false }),
     run: async (job) => {
       process.stdout.write(`started ${job.stage_key}\n`);
       return await new Promise(() => {});
