@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { bwrapRuns } from "@svc/app";
+import { bwrapRuns, leafHash, MemoryMerkleTree, verifyInclusion } from "@svc/app";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { svcWith } from "../../../app/test/cli/support-run.ts";
 import { addUser } from "../../src/users/add-user.ts";
@@ -305,6 +305,51 @@ describeWithDatabase("a fleet: two web replicas and two workers over one databas
     },
     240_000,
   );
+
+  it("every replica serves one log: each finished run attested once, no gap, whichever worker's sequencer took it", async () => {
+    // Both workers sequence (one killed above); the queue drains into one tree.
+    await waitFor(
+      "the attestation queue to drain",
+      async () => (await count("select count(*) as n from attestation_queue")) === 0,
+    );
+    const entries = await db.sql<
+      { log_index: string; verification_run_id: string; reason: string; envelope: string }[]
+    >`
+      select log_index, verification_run_id, reason, envelope from attestations order by log_index`;
+    expect(entries.map((row) => Number(row.log_index))).toEqual([...entries.keys()]);
+    const finished = await db.sql<
+      { id: string }[]
+    >`select id from verification_runs where status = 'finished'`;
+    const attested = entries.filter((row) => row.reason === "finished").map((row) => row.verification_run_id);
+    expect(attested).toHaveLength(finished.length);
+    expect(new Set(attested)).toEqual(new Set(finished.map((row) => row.id)));
+
+    // The same signed checkpoint and the same proofs from either web replica, and they hold.
+    const read = async (replica: FleetProcess, query: string) => {
+      const response = await fetch(`${replica.url}/api/transparency-log?${query}`);
+      expect(response.status).toBe(200);
+      return (await response.json()) as {
+        checkpoint: { tree_size: number; root_hash: string; note: string };
+        entry: { leaf_hash: string; inclusion_proof: { hashes: string[] } } | null;
+        consistency_proof: { hashes: string[] } | null;
+      };
+    };
+    const newest = (await read(webA, "")).checkpoint;
+    expect(newest.tree_size).toBe(entries.length);
+    const tree = new MemoryMerkleTree();
+    for (const row of entries) tree.append(leafHash(Buffer.from(row.envelope)));
+    expect(newest.root_hash).toBe(tree.root().toString("base64"));
+    for (const index of [0, Math.floor(entries.length / 2), entries.length - 1]) {
+      const query = `tree_size=${newest.tree_size}&log_index=${index}&from_size=1`;
+      const [fromA, fromB] = await Promise.all([read(webA, query), read(webB, query)]);
+      expect(fromB).toEqual(fromA);
+      const root = Buffer.from(fromA.checkpoint.root_hash, "base64");
+      const leaf = leafHash(Buffer.from(entries[index]!.envelope));
+      expect(fromA.entry!.leaf_hash).toBe(leaf.toString("base64"));
+      const proof = fromA.entry!.inclusion_proof.hashes.map((hash) => Buffer.from(hash, "base64"));
+      expect(verifyInclusion(leaf, index, newest.tree_size, proof, root)).toBeNull();
+    }
+  }, 180_000);
 
   it("a web replica is stopped: the CLI's retries carry on against the other, and nothing is published twice", async () => {
     expect(await webA.stop("SIGTERM")).toBe(0);
