@@ -96,6 +96,7 @@ export async function replayCommand(
     fetchBytes(url, url.startsWith(server) ? (token ?? undefined) : undefined);
   const differences: Difference[] = [];
   const lines: string[] = [];
+  let published: { runtimes: PublishedRuntime[] } | undefined;
   try {
     const { problem } = statement.predicate;
     const envelope = await client.callTool("get_problem", {
@@ -136,7 +137,18 @@ export async function replayCommand(
       if (program && sha256(program) !== impl.program!.content_hash) {
         throw new UsageError(`the program of ${impl.id} does not match its content hash`);
       }
-      const binding = await runtimeFor(attested, impl.runtime.image_ref, local.binding, options, deps);
+      const binding = await runtimeFor(
+        attested,
+        impl.runtime.image_ref,
+        local.binding,
+        options,
+        deps,
+        async () => {
+          published ??= (await getJson("/api/runtimes")) as { runtimes: PublishedRuntime[] };
+          return published.runtimes;
+        },
+        local.backends.bwrap !== undefined,
+      );
       const job = stageJob(contract, stage, checkerImplementation(impl, program), { artifacts, reference });
       const outcome = await runChecker(job, { binding, backends: local.backends });
       const compare = (field: Difference["field"], a: unknown, b: unknown) => {
@@ -240,10 +252,19 @@ async function referenceInputs(
 }
 
 /**
+/** A runtime's bound bytes as the service publishes them (GET /api/runtimes). */
+interface PublishedRuntime {
+  image_ref: string;
+  runtime_bytes_digest: string | null;
+  source: string | null;
+}
+
+/**
  * The runtime a stage is replayed on: builtins need none; a script runtime whose attested bytes
  * are an image's ChainID runs on an image with that ChainID (--image: a skopeo source unpacked for
- * bubblewrap, or a local Docker image; default SVC_PYTHON_IMAGE from the local engine); one that
- * ran on a host's interpreter runs on this machine's, as the record says it did.
+ * bubblewrap, or a local Docker image; else SVC_PYTHON_IMAGE from the local engine; else the
+ * registry reference the service publishes for those bytes); one that ran on a host's interpreter
+ * runs on this machine's, as the record says it did.
  */
 async function runtimeFor(
   attested: RunPredicateStage,
@@ -251,14 +272,28 @@ async function runtimeFor(
   detected: RuntimeBinding | null,
   options: ReplayOptions,
   deps: CliDeps,
+  publishedRuntimes: () => Promise<PublishedRuntime[]>,
+  /** Whether bubblewrap runs here: a published registry reference is unpacked for it. */
+  bwrapHere: boolean,
 ): Promise<RuntimeBinding | null> {
   const digest = attested.sandbox?.runtime_bytes_digest ?? null;
   if (imageRef.startsWith("svc-builtin/") || digest === null) return bindingFor(imageRef, detected);
-  const image = options.image ?? deps.env.SVC_PYTHON_IMAGE;
-  if (!image)
-    throw new UsageError(
-      `stage ${attested.stage_key} ran on image bytes ${digest}: name an image with them (--image)`,
+  let image = options.image ?? deps.env.SVC_PYTHON_IMAGE;
+  if (!image) {
+    // The bytes themselves are checked against the attested ChainID when unpacked, whoever names them.
+    const published = (await publishedRuntimes()).find(
+      (runtime) => runtime.image_ref === imageRef && runtime.runtime_bytes_digest === digest,
     );
+    if (!published?.source)
+      throw new UsageError(
+        `stage ${attested.stage_key} ran on image bytes ${digest}, which the service publishes no registry reference for: name an image with them (--image)`,
+      );
+    if (!bwrapHere)
+      throw new UsageError(
+        `stage ${attested.stage_key} ran on ${published.source.slice("docker://".length)} (${digest}): pull it into your engine and name it (--image), or replay under bubblewrap (--sandbox bwrap)`,
+      );
+    image = published.source;
+  }
   const isSource = RUNTIME_SOURCE.test(image);
   if (detected?.backend === "docker" && !isSource) {
     const inspected = await new Docker().getImage(image).inspect();

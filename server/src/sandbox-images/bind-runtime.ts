@@ -138,6 +138,28 @@ export async function listRuntimeBindings(
   return rows.map((row) => ({ ...row, bound_at: row.bound_at.toISOString() }));
 }
 
+/** A runtime's bytes as anyone may read them, for replaying a verdict (GET /api/runtimes). */
+export interface PublishedRuntime {
+  image_ref: string;
+  /** The OCI ChainID runs on this runtime record as the bytes that ran; null: not bound to an image. */
+  runtime_bytes_digest: string | null;
+  /** A registry reference (docker://...) the bytes can be copied from; null when the binding names only a host-local source. */
+  source: string | null;
+}
+
+/**
+ * What a replay needs to fetch the runtime a run attests: each binding's ChainID and, when it was
+ * bound from a registry, that reference. Host-local sources (docker-daemon:, oci: folders) mean
+ * nothing elsewhere and are not published (docs/attestations.md "Replaying a run").
+ */
+export async function publishedRuntimes(services: Pick<Services, "sql">): Promise<PublishedRuntime[]> {
+  return (await listRuntimeBindings(services)).map((binding) => ({
+    image_ref: binding.image_ref,
+    runtime_bytes_digest: binding.runtime_bytes_digest,
+    source: binding.source?.startsWith("docker://") ? binding.source : null,
+  }));
+}
+
 function firstLine(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   return (

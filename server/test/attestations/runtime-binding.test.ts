@@ -182,7 +182,12 @@ describeIfEngines("script runtimes bound to an image's bytes", () => {
         const run = await svcWith({ env }, ["verify", "--replay", runId, ...argv]);
         return { code: run.code, stdout: run.stdout + run.stderr };
       };
-      const same = await replay(bwrapRun.runId, "--image", reference);
+      // No image named: the CLI copies the bytes from the registry reference the service publishes for them.
+      const runtimes = await (await fetch(`${app.url}/api/runtimes`)).json();
+      expect(runtimes).toEqual({
+        runtimes: [{ image_ref: PYTHON_RUNTIME, runtime_bytes_digest: chainId, source: reference }],
+      });
+      const same = await replay(bwrapRun.runId);
       expect(same.stdout).toContain(`SAME: every sandbox stage of ${bwrapRun.runId}`);
       expect(same.code).toBe(0);
       // With a container engine instead: the local image is checked by its layers, then run.

@@ -6,6 +6,7 @@ import { logOrigin } from "../../attestations/log-origin.ts";
 import { readRunAttestations } from "../../attestations/read-run-attestations.ts";
 import { readTransparencyLog } from "../../attestations/read-transparency-log.ts";
 import type { Services } from "../../core/services/services.ts";
+import { publishedRuntimes } from "../../sandbox-images/bind-runtime.ts";
 import { viewerOf } from "../../visibility/viewer.ts";
 import { fromQueryString } from "../inputs/from-query-string.ts";
 import { transparencyLogInput } from "../inputs/transparency-log-inputs.ts";
@@ -27,6 +28,8 @@ const publicErrors = {
  * - `GET /.well-known/svc-attestation-keys`: every signing key with its validity window (public);
  * - `GET /api/transparency-log[?tree_size&log_index&from_size]`: a signed checkpoint and the
  *   proofs asked for (public: leaf hashes only, never entry contents);
+ * - `GET /api/runtimes`: each script runtime's bound bytes (ChainID) and, when bound from a
+ *   registry, where to copy them from, for `svc verify --replay` (public);
  * - `GET /api/verifications/{id}/attestations`: a run's attestations with their inclusion proofs,
  *   for whoever may read the run (bearer token with the read scope).
  */
@@ -72,6 +75,39 @@ export const attestationRoutes: FastifyPluginAsync<{ services: Services }> = asy
       },
     },
     async (request) => readTransparencyLog(services.sql, request.query),
+  );
+
+  app.get(
+    "/api/runtimes",
+    {
+      schema: {
+        operationId: "listRuntimes",
+        tags: ["attestations"],
+        summary: "The script runtimes' bound bytes",
+        description:
+          "Each script runtime of this deployment with the OCI ChainID of the image it is bound to (what runs record " +
+          "as runtime_bytes_digest) and, when it was bound from a registry, the docker:// reference to copy it from, " +
+          "so `svc verify --replay` can run a verdict again on the same bytes. No credential.",
+        response: {
+          200: jsonResponse(
+            "The runtimes.",
+            z.object({
+              runtimes: z.array(
+                z.object({
+                  image_ref: z.string(),
+                  runtime_bytes_digest: z.string().nullable(),
+                  source: z.string().nullable(),
+                }),
+              ),
+            }),
+          ),
+        },
+      },
+    },
+    async (_request, reply) => {
+      reply.header("cache-control", "public, max-age=300");
+      return { runtimes: await publishedRuntimes(services) };
+    },
   );
 
   app.get(

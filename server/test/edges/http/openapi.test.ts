@@ -83,6 +83,7 @@ const HAND_WRITTEN_BAD_INPUT: Readonly<Record<string, readonly BadInput[]>> = {
     { url: `/api/verifications/${VRN}?format=html`, parameter: "format", in: "query" },
   ],
   // Public, like the document itself: no token to ask for first.
+  "/api/runtimes": [],
   "/api/transparency-log": [],
   "/api/verifications/:id/attestations": [
     { url: "/api/verifications/nope/attestations", parameter: "id", in: "path" },
