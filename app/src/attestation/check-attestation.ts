@@ -59,7 +59,13 @@ export interface Check {
 
 export interface CheckedAttestation {
   checks: Check[];
+  /** The Statements as signed, in the bundle's order. */
   statements: RunStatement[];
+  /**
+   * The same Statements with every released value in place of its commitment (only openings that
+   * open the signed commitment): what a replay of a sealed run compares with once it is released.
+   */
+  opened: RunStatement[];
   /** The newest checkpoint verified, for the caller to remember. */
   newest: Checkpoint | null;
 }
@@ -79,6 +85,7 @@ export function checkAttestation(
 ): CheckedAttestation {
   const checks: Check[] = [];
   const statements: RunStatement[] = [];
+  const withReleased: RunStatement[] = [];
   const envelopeKeys = keys.keys.map((key) => ({
     keyId: key.key_id,
     publicKey: parseNoteVerifierKey(key.note_verifier_key)?.publicKey ?? Buffer.alloc(0),
@@ -90,7 +97,7 @@ export function checkAttestation(
       ok: false,
       detail: "there is no attestation to check (the run may still be queued)",
     });
-    return { checks, statements, newest: null };
+    return { checks, statements, opened: withReleased, newest: null };
   }
 
   for (const entry of bundle.attestations) {
@@ -136,9 +143,11 @@ export function checkAttestation(
         : `unexpected types ${statement._type} / ${statement.predicateType}`,
     });
     statements.push(statement);
+    const released = structuredClone(statement);
     for (const [pointer, opening] of Object.entries(entry.openings ?? {})) {
       const committed = valueAt(statement.predicate, pointer) as Commitment | undefined;
       const ok = committed?.commitment === commitmentOf(Buffer.from(opening.nonce, "base64"), opening.value);
+      if (ok) setValueAt(released.predicate, pointer, opening.value);
       checks.push({
         name: `${label}: opening ${pointer}`,
         ok,
@@ -147,6 +156,7 @@ export function checkAttestation(
           : "does not open the commitment signed here",
       });
     }
+    withReleased.push(released);
   }
 
   for (const file of localFiles) {
@@ -168,7 +178,7 @@ export function checkAttestation(
       ok: false,
       detail: bundled ? bundled.reason : "no checkpoint came with the attestations",
     });
-    return { checks, statements, newest: null };
+    return { checks, statements, opened: withReleased, newest: null };
   }
   if (bundled.checkpoint.origin !== keys.log_origin) {
     checks.push({
@@ -176,7 +186,7 @@ export function checkAttestation(
       ok: false,
       detail: `origin ${bundled.checkpoint.origin} is not ${keys.log_origin}`,
     });
-    return { checks, statements, newest: null };
+    return { checks, statements, opened: withReleased, newest: null };
   }
   checks.push({
     name: "checkpoint",
@@ -216,7 +226,7 @@ export function checkAttestation(
         ok: false,
         detail: latest.ok ? "the newest checkpoint names another log" : latest.reason,
       });
-      return { checks, statements, newest: null };
+      return { checks, statements, opened: withReleased, newest: null };
     }
     newest = latest.checkpoint;
     checks.push(
@@ -243,7 +253,7 @@ export function checkAttestation(
       );
     }
   }
-  return { checks, statements, newest };
+  return { checks, statements, opened: withReleased, newest };
 }
 
 function consistencyCheck(name: string, older: Checkpoint, newer: Checkpoint, proof: string[] | null): Check {
@@ -271,6 +281,18 @@ function valueAt(root: unknown, pointer: string): unknown {
     at = (at as Record<string, unknown>)[part.replaceAll("~1", "/").replaceAll("~0", "~")];
   }
   return at;
+}
+
+function setValueAt(root: unknown, pointer: string, value: unknown): void {
+  const parts = pointer.split("/").slice(1).map((part) => part.replaceAll("~1", "/").replaceAll("~0", "~"));
+  const last = parts.pop();
+  let parent: unknown = root;
+  for (const part of parts) {
+    if (parent === null || typeof parent !== "object") return;
+    parent = (parent as Record<string, unknown>)[part];
+  }
+  if (last !== undefined && parent !== null && typeof parent === "object")
+    (parent as Record<string, unknown>)[last] = value;
 }
 
 function show(value: unknown): string {

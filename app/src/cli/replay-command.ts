@@ -82,7 +82,8 @@ export async function replayCommand(
     return 1;
   }
   // The run's finish is what a replay reproduces; a later revocation changes no stage's outcome.
-  const statement = checked.statements.find((s) => s.predicate.reason === "finished");
+  // A sealed run's withheld values are compared once released: their openings are checked above.
+  const statement = checked.opened.find((s) => s.predicate.reason === "finished");
   if (!statement)
     throw new UsageError(`run ${runId} has no attestation of its finish yet; try again in a few seconds`);
   const withheld = JSON.stringify(statement.predicate.stages).includes('"commitment"');
