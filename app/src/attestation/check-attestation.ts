@@ -284,7 +284,10 @@ function valueAt(root: unknown, pointer: string): unknown {
 }
 
 function setValueAt(root: unknown, pointer: string, value: unknown): void {
-  const parts = pointer.split("/").slice(1).map((part) => part.replaceAll("~1", "/").replaceAll("~0", "~"));
+  const parts = pointer
+    .split("/")
+    .slice(1)
+    .map((part) => part.replaceAll("~1", "/").replaceAll("~0", "~"));
   const last = parts.pop();
   let parent: unknown = root;
   for (const part of parts) {
