@@ -22,6 +22,8 @@ export interface DetectSandboxOptions {
   prefer?: RuntimeBackend;
   env?: Readonly<Record<string, string | undefined>>;
   docker?: Docker;
+  /** Where a host python3 is looked for (tests name a machine without one). */
+  hostPythons?: readonly string[];
 }
 
 /** Host interpreters tried for the bwrap binding; they must live under /usr, which the sandbox binds. */
@@ -63,15 +65,24 @@ export async function detectSandbox(options: DetectSandboxOptions = {}): Promise
     } else notes.push("no Docker engine answers");
   }
   if (prefer !== "docker") {
-    const python = HOST_PYTHONS.find((path) => existsSync(path));
-    if (bwrapRuns() && python !== undefined) {
+    const python = (options.hostPythons ?? HOST_PYTHONS).find((path) => existsSync(path));
+    const bwrap = bwrapRuns();
+    if (bwrap && python !== undefined) {
       return {
         binding: { backend: "bwrap", local_image: python },
         backends: { bwrap: createBwrapBackend() },
         description: `bwrap: svc-runtime/python:1 is the host's ${python} under bubblewrap${notes.length ? ` (${notes.join("; ")})` : ""}`,
       };
     }
-    notes.push(python === undefined ? "no python3 under /usr for bubblewrap" : "bwrap does not run here");
+    if (bwrap) {
+      // No host interpreter, but bubblewrap still runs a runtime image's own root (svc verify --replay).
+      return {
+        binding: null,
+        backends: { bwrap: createBwrapBackend() },
+        description: `bwrap: runtime images only; no python3 under /usr for svc-runtime/python:1${notes.length ? ` (${notes.join("; ")})` : ""}`,
+      };
+    }
+    notes.push("bwrap does not run here");
   }
   return { binding: null, backends: {}, description: `none: ${notes.join("; ")}` };
 }

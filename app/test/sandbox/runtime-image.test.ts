@@ -5,8 +5,9 @@ import Docker from "dockerode";
 import { describe, expect, it } from "vitest";
 import { createBwrapBackend } from "../../src/sandbox/bwrap-backend.ts";
 import type { RuntimeBinding } from "../../src/sandbox/checker-job.ts";
-import { bwrapRuns } from "../../src/sandbox/detect-sandbox.ts";
+import { bwrapRuns, detectSandbox } from "../../src/sandbox/detect-sandbox.ts";
 import { createDockerBackend, pingDocker } from "../../src/sandbox/docker-backend.ts";
+import { runChecker } from "../../src/sandbox/run-checker.ts";
 import { chainIdOf, prepareRuntimeRootfs } from "../../src/sandbox/runtime-rootfs.ts";
 import { scriptJob } from "./job-fixtures.ts";
 import { describeSandbox } from "./sandbox-suite.ts";
@@ -99,6 +100,20 @@ json.dump({"result": "verified"}, open("/output/result.json", "w"))
     await expect(
       prepareRuntimeRootfs(`docker-daemon:${IMAGE}`, other, `sha256:${"0".repeat(64)}`),
     ).rejects.toThrow(/holds the layers sha256:[0-9a-f]{64}, not the sha256:0{64}/);
+  }, 120_000);
+
+  it("on a machine with bubblewrap and no python3, still runs a checker in an image's root", async () => {
+    const image = await preparedImage();
+    if (typeof image === "string") return;
+    const detected = await detectSandbox({ prefer: "bwrap", hostPythons: ["/nonexistent/python3"] });
+    expect(detected.binding).toBeNull();
+    expect(detected.description).toMatch(/^bwrap: runtime images only/);
+    const outcome = await runChecker(scriptJob(probe), {
+      binding: { backend: "bwrap", local_image: image.chainId, rootfs: image.rootfs },
+      backends: detected.backends,
+    });
+    expect(outcome.result).toBe("verified");
+    await detected.backends.bwrap?.close?.();
   }, 120_000);
 
   it("refuses a source that is not an image transport", async () => {
