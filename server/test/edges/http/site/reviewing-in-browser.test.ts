@@ -17,7 +17,7 @@ import { testServices } from "../../../support/test-services.ts";
 import { publishProblem } from "../../../verification/support/verification-harness.ts";
 import { clientLines, envelopeOf, type TestClient } from "../../mcp/support/mcp-clients.ts";
 import { type RunningApp, startApp } from "../../mcp/support/start-app.ts";
-import { expectAccessible, screenshot } from "./site-support.ts";
+import { expectAccessible, expectEveryLook, screenshot } from "./site-support.ts";
 
 /**
  * Issue 16's reviewing pages in Chromium, over the real app and a real worker (the set-up of the
@@ -109,6 +109,8 @@ describeWithBrowser("the reviewing pages in a real browser", () => {
     await expectAccessible(page);
     await screenshot(page, name);
   };
+  /** The pages only reviewers reach (the crawl finds no open seat): every scheme and width. */
+  const checkEveryLook = (page: Page, name: string) => expectEveryLook(page, name);
 
   it("1. a reviewer finds the seat, claims it, is refused for breaking the rubric, corrects it; the run is verified", async () => {
     const context = await signedIn("rev-browser");
@@ -120,12 +122,12 @@ describeWithBrowser("the reviewing pages in a real browser", () => {
       const seat = page.getByTestId("seats").locator("tbody tr");
       expect(await seat.count()).toBe(1);
       expect(await seat.getByTestId("open-seats").textContent()).toBe("2");
-      await check(page, "reviews-open-seats");
+      await checkEveryLook(page, "reviews-open-seats");
 
       // The case first (reading it claims nothing), then Claim from the seat list.
       await seat.locator("td").first().locator("a").click();
       expect(await page.getByTestId("instructions").textContent()).toContain("Accept the essay");
-      await check(page, "review-case");
+      await checkEveryLook(page, "review-case");
       await page.goBack();
       await page.getByTestId("seats").getByTestId("claim").click();
       expect(new URL(page.url()).pathname).toMatch(/^\/review-assignments\/ras_/);
@@ -133,7 +135,7 @@ describeWithBrowser("the reviewing pages in a real browser", () => {
       expect(await page.getByTestId("hold").textContent()).toMatch(
         /^Your hold lasts until \d{4}-\d\d-\d\dT[\d:.]+Z: (\d+ h )?\d+ min left\./,
       );
-      await check(page, "review-assignment");
+      await checkEveryLook(page, "review-assignment");
 
       // The form carries the rubric's demands: the browser asks for the verdict and the rationale.
       expect(await page.getByLabel("verdict (required)").getAttribute("required")).toBe("");

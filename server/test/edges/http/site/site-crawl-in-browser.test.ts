@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { launchBrowser } from "../../../../../test/support/browser.ts";
 import type { Services } from "../../../../src/core/services/services.ts";
@@ -11,7 +11,7 @@ import { useTestDatabase } from "../../../support/test-database.ts";
 import { testServices } from "../../../support/test-services.ts";
 import { publishProblem } from "../../../verification/support/verification-harness.ts";
 import { type RunningApp, startApp } from "../../mcp/support/start-app.ts";
-import { expectAccessible, screenshot, seedScoredAndSealed } from "./site-support.ts";
+import { expectEveryLook, screenshot, seedScoredAndSealed, sidewaysScroll } from "./site-support.ts";
 
 /** Links the crawl does not follow: bytes (downloads, logs, evidence files) and the machine document. */
 const NOT_PAGES = [/^\/dl\//, /\/log$/, /\/evidence\/./, /^\/api\/openapi\.json$/, /^\/up\//];
@@ -90,20 +90,6 @@ describeWithBrowser("the whole site, crawled as each role", () => {
     return context;
   }
 
-  /** Checks the page in light and dark at 375 and 1280 px; leaves it at 375 px light. */
-  async function checkEveryLook(page: Page, name: string): Promise<void> {
-    for (const scheme of ["light", "dark"] as const) {
-      await page.emulateMedia({ colorScheme: scheme });
-      for (const width of [375, 1280]) {
-        await page.setViewportSize({ width, height: 800 });
-        await expectAccessible(page);
-        await screenshot(page, `crawl-${name}-${scheme}-${width}`);
-      }
-    }
-    await page.emulateMedia({ colorScheme: "light" });
-    await page.setViewportSize({ width: 375, height: 800 });
-  }
-
   async function crawl(role: string, handle: string | null, limit: number): Promise<string[]> {
     const context = await contextAs(handle);
     const page = await context.newPage();
@@ -121,16 +107,12 @@ describeWithBrowser("the whole site, crawled as each role", () => {
           problems.push(`${role} ${path}: ${type}`);
           continue;
         }
-        const overflow = await page.evaluate(() => {
-          // biome-ignore lint/suspicious/noExplicitAny: the document lives in the page, not in Node's types
-          const inPage = globalThis as any;
-          return inPage.document.documentElement.scrollWidth - inPage.innerWidth;
-        });
+        const overflow = await sidewaysScroll(page);
         if (overflow > 0) problems.push(`${role} ${path}: ${overflow} px of sideways scroll at 375 px`);
         const template = templateOf(new URL(page.url()).pathname + new URL(page.url()).search);
         if (!checked.has(template)) {
           checked.add(template);
-          await checkEveryLook(page, `${role}${template.replace(/[^a-z0-9]+/gi, "-")}`);
+          await expectEveryLook(page, `crawl-${role}${template.replace(/[^a-z0-9]+/gi, "-")}`);
         }
         const hrefs = await page
           .locator("a[href]")

@@ -46,6 +46,35 @@ export async function expectAccessible(page: Page): Promise<void> {
   expect(violations, `accessibility of ${page.url()}`).toEqual([]);
 }
 
+/** How far the page scrolls sideways at its current width (0: it does not). */
+export async function sidewaysScroll(page: Page): Promise<number> {
+  return page.evaluate(() => {
+    // biome-ignore lint/suspicious/noExplicitAny: the document lives in the page, not in Node's types
+    const inPage = globalThis as any;
+    return inPage.document.documentElement.scrollWidth - inPage.innerWidth;
+  });
+}
+
+/**
+ * Checks the page in light and dark at 375 and 1280 px (axe-core, a screenshot each, and no
+ * sideways scroll at 375 px); leaves it light at the size it had.
+ */
+export async function expectEveryLook(page: Page, name: string): Promise<void> {
+  const size = page.viewportSize() ?? { width: 1280, height: 720 };
+  for (const scheme of ["light", "dark"] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const width of [375, 1280]) {
+      await page.setViewportSize({ width, height: 800 });
+      await expectAccessible(page);
+      if (width === 375)
+        expect(await sidewaysScroll(page), `sideways scroll of ${page.url()} at 375 px`).toBe(0);
+      await screenshot(page, `${name}-${scheme}-${width}`);
+    }
+  }
+  await page.emulateMedia({ colorScheme: "light" });
+  await page.setViewportSize(size);
+}
+
 /**
  * The scored and sealed Problems the participation pages are read against: a BENCHMARK
  * "fastest" (wall time, lower is better, baseline 50) with a finished verified run per
