@@ -2,17 +2,21 @@
  * bench/mcp: agent reads over MCP against a plain fastify JSON route serving the same rows.
  *
  * Prints, in one run on one machine, over N generated listed problems (default 100,000):
- * - get_problem calls per second through the MCP endpoint (a real SDK client, bearer auth,
- *   visibility checks, the full envelope with signed URLs) and through a plain fastify route
- *   that selects the same problem and revision and returns them as JSON; their ratio. The load
- *   comes from a second process (load-client.ts), so the server's process pays only for serving;
- * - the same over MCP from a 2026-07-28 client (per-request envelopes, no SSE);
+ * - get_problem calls per second and CPU per call (of the server's process and of the client's)
+ *   through the MCP endpoint (bearer auth, visibility checks, the full envelope with signed URLs)
+ *   driven by the SDK client (2025 protocol and 2026-07-28) and by `fetch` posting the same
+ *   JSON-RPC call; through the service's `GET /api/problems/{slug}`; and through a plain fastify
+ *   route that selects the same problem and revision and returns them as JSON. Each load comes
+ *   from a second process (load-client.ts), so the server's process pays only for serving, and
+ *   its CPU over the run, divided by the calls, is the server's cost per call;
  * - search_problems latency p50 and p95 over MCP and through the plain route running the same
  *   full-text query (title and summary matches, then statement matches, each by priority); their
  *   ratio; and the former order, ts_rank over every match, as bare SQL. Broad queries (two common
  *   words: tens of thousands of matches) and selective ones (a title number: one match) are
  *   measured apart.
- * Ends with `printSummary` lines: `mcp get_problem`, `search broad p95`, `search selective p95`.
+ * Ends with `printSummary` lines: `mcp get_problem` (SDK client), `mcp get_problem, fetch client`,
+ * `mcp get_problem server CPU` (the plain route's CPU per call over MCP's), `search broad p95`,
+ * `search selective p95`.
  * Run with `npm run bench:mcp` (DATABASE_URL, else the embedded PostgreSQL).
  */
 import { execFile } from "node:child_process";
@@ -47,14 +51,40 @@ const QUERIES = [
 ];
 
 const log = pino({ level: "silent" });
+/** `0.123 ms`. */
+const ms3 = (value: number) => `${value.toFixed(3)} ms`;
 const LOAD_CLIENT = fileURLToPath(new URL("./load-client.ts", import.meta.url));
 
-/** get_problem calls/s of one target, driven from a process of its own (load-client.ts). */
-async function loadFromAnotherProcess(target: "mcp" | "mcp-modern" | "plain", url: string, token: string) {
-  const args = [LOAD_CLIENT, target, url, token, String(PROBLEMS), String(SECONDS), String(CONCURRENCY)];
-  const { stdout } = await promisify(execFile)(process.execPath, args);
-  return (JSON.parse(stdout.trim().split("\n").at(-1)!) as { callsPerSecond: number }).callsPerSecond;
+/** What one load run gave: calls/s, and CPU per call of this (the server's) process and of the client's. */
+interface Load {
+  callsPerSecond: number;
+  serverCpuMs: number;
+  clientCpuMs: number;
 }
+
+/** get_problem driven at one target from a process of its own (load-client.ts). */
+async function loadFromAnotherProcess(
+  target: LoadTarget,
+  url: string,
+  token: string,
+  seconds = SECONDS,
+): Promise<Load> {
+  const args = [LOAD_CLIENT, target, url, token, String(PROBLEMS), String(seconds), String(CONCURRENCY)];
+  const cpu = process.cpuUsage();
+  const { stdout } = await promisify(execFile)(process.execPath, args);
+  const used = process.cpuUsage(cpu);
+  const { callsPerSecond, calls, clientCpuMs } = JSON.parse(stdout.trim().split("\n").at(-1)!) as {
+    callsPerSecond: number;
+    calls: number;
+    clientCpuMs: number;
+  };
+  return {
+    callsPerSecond,
+    serverCpuMs: (used.user + used.system) / 1000 / calls,
+    clientCpuMs: clientCpuMs / calls,
+  };
+}
+type LoadTarget = "mcp" | "mcp-modern" | "mcp-fetch" | "plain" | "api";
 const db = await benchDatabase();
 try {
   const seedStart = performance.now();
@@ -116,9 +146,18 @@ try {
     return result;
   };
 
-  const mcpGet = await loadFromAnotherProcess("mcp", serviceUrl, token);
-  const modernGet = await loadFromAnotherProcess("mcp-modern", serviceUrl, token);
-  const plainGet = await loadFromAnotherProcess("plain", plainUrl, token);
+  // One second of each first, so no target pays for compiling the server's code paths.
+  for (const target of ["mcp", "mcp-modern", "mcp-fetch", "api"] as const) {
+    await loadFromAnotherProcess(target, serviceUrl, token, 1);
+  }
+  await loadFromAnotherProcess("plain", plainUrl, token, 1);
+  const loads = {
+    mcp: await loadFromAnotherProcess("mcp", serviceUrl, token),
+    "mcp-modern": await loadFromAnotherProcess("mcp-modern", serviceUrl, token),
+    "mcp-fetch": await loadFromAnotherProcess("mcp-fetch", serviceUrl, token),
+    api: await loadFromAnotherProcess("api", serviceUrl, token),
+    plain: await loadFromAnotherProcess("plain", plainUrl, token),
+  };
   const broad = (i: number) => QUERIES[i % QUERIES.length]!;
   const selective = (i: number) => String((i * 7919) % PROBLEMS);
   const searches = async (query: (i: number) => string) => ({
@@ -143,12 +182,22 @@ try {
   console.log(
     `bench/mcp: ${PROBLEMS} listed problems (seeded in ${seedSeconds.toFixed(1)} s), ${db.description}, node ${process.version}`,
   );
+  const plainGet = loads.plain;
+  const LABELS: Record<LoadTarget, string> = {
+    mcp: "MCP, SDK client (2025)",
+    "mcp-modern": "MCP, SDK client (2026-07-28)",
+    "mcp-fetch": "MCP, fetch of the same call",
+    api: "GET /api/problems/{slug}",
+    plain: "plain fastify JSON route",
+  };
   console.log(
-    `  get_problem over MCP        ${mcpGet.toFixed(0)} calls/s (${CONCURRENCY} concurrent callers in another process)`,
+    `  get_problem, ${CONCURRENCY} concurrent callers in another process: calls/s, CPU per call of the server and of the client`,
   );
-  console.log(`  the same, 2026-07-28 client  ${modernGet.toFixed(0)} calls/s`);
-  console.log(`  plain fastify JSON route    ${plainGet.toFixed(0)} calls/s`);
-  console.log(`  ratio (plain / MCP)         ${(plainGet / mcpGet).toFixed(2)}x`);
+  for (const [target, load] of Object.entries(loads) as [LoadTarget, Load][]) {
+    console.log(
+      `  ${LABELS[target].padEnd(30)} ${load.callsPerSecond.toFixed(0).padStart(6)} calls/s (${(load.callsPerSecond / plainGet.callsPerSecond).toFixed(2)}x)  server ${ms3(load.serverCpuMs)}  client ${ms3(load.clientCpuMs)}`,
+    );
+  }
   for (const [label, { mcp, plain: baseline, ranked }] of [
     ["broad", broadSearch],
     ["selective", selectiveSearch],
@@ -170,10 +219,25 @@ try {
   }
   printSummary({
     name: "mcp get_problem",
-    figure: mcpGet,
-    baseline: plainGet,
+    figure: loads.mcp.callsPerSecond,
+    baseline: plainGet.callsPerSecond,
     unit: "calls/s",
     baselineName: "plain route",
+  });
+  printSummary({
+    name: "mcp get_problem, fetch client",
+    figure: loads["mcp-fetch"].callsPerSecond,
+    baseline: plainGet.callsPerSecond,
+    unit: "calls/s",
+    baselineName: "plain route",
+  });
+  // The server's own cost: the plain route's CPU per call over the MCP endpoint's (0.5x is half as fast).
+  printSummary({
+    name: "mcp get_problem server CPU",
+    figure: plainGet.serverCpuMs,
+    baseline: loads.mcp.serverCpuMs,
+    unit: "ms",
+    baselineName: "MCP",
   });
   for (const [label, { mcp, plain: baseline }] of [
     ["broad", broadSearch],

@@ -1,71 +1,86 @@
+import type { IncomingHttpHeaders } from "node:http";
 import {
   type AuthInfo,
-  isLegacyRequest,
+  classifyInboundRequest,
+  isJSONRPCRequest,
+  isJsonContentType,
+  type JSONRPCRequest,
   type McpServer,
-  WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
+import { type Exchange, ExchangeTransport } from "./exchange-transport.ts";
 
-/** Methods whose answer may carry notifications before its result, so they keep an SSE stream. */
-const STREAMED_METHODS: ReadonlySet<string> = new Set(["events/stream"]);
+/**
+ * Methods left to the SDK's own serving: `initialize` records the client's identity on the
+ * server that answers it, and `events/stream` sends notifications before its result.
+ */
+const SDK_SERVED_METHODS: ReadonlySet<string> = new Set(["initialize", "events/stream"]);
 
-interface CallOptions {
-  authInfo?: AuthInfo;
-  parsedBody?: unknown;
+export interface LegacyJsonCalls {
+  /**
+   * The request when it is a 2025-era call answered here, else undefined (the SDK's entry
+   * answers it, refusals included).
+   */
+  takes(headers: IncomingHttpHeaders, body: unknown, authInfo: AuthInfo): Promise<JSONRPCRequest | undefined>;
+  /** Hands a request `takes` returned to the server. */
+  call(request: JSONRPCRequest, authInfo: AuthInfo): Exchange;
+  close(): Promise<void>;
 }
 
 /**
- * Whether a 2025-era request is answered with one JSON body instead of an SSE stream: a single
- * JSON-RPC request (not a batch or a notification) whose method sends nothing before its result,
- * that is every method but events/stream. The 2025 Streamable HTTP transport lets a server answer
- * a POST either way and every client accepts both; no tool here sends a notification mid-call.
+ * 2025-era calls answered with one JSON body by one long-lived McpServer (issue 36): the SDK's
+ * stateless fallback builds a transport per POST, wraps the request and the answer in web
+ * `Request`/`Response` objects and streams the answer as SSE; that per-request work was most of
+ * the endpoint's CPU. Here the route hands the parsed JSON-RPC request to a server that stays
+ * connected to an ExchangeTransport, and sends its answer as JSON, which the 2025 Streamable HTTP
+ * transport allows for any POST and every client accepts. Protocol handling (dispatch, schemas,
+ * results, errors) stays the SDK's server. Stateless as before: the server keeps nothing of a
+ * request (handlers read their caller from its `authInfo`) and never answers `initialize`.
+ *
+ * Taken: a single JSON-RPC request (not a batch or a notification) of a method other than
+ * SDK_SERVED_METHODS, classified 2025-era by the SDK's own `classifyInboundRequest`, whose headers
+ * the SDK's transport would accept (Accept naming JSON and SSE, a JSON content type, a supported
+ * `MCP-Protocol-Version` if any) and which needs no step-up challenge. Anything else goes to the
+ * SDK's entry, which answers it, or refuses it, exactly as it always did.
  */
-export async function answersWithJson(request: Request, options: CallOptions): Promise<boolean> {
-  const body = options.parsedBody;
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return false;
-  const { method, id } = body as { method?: unknown; id?: unknown };
-  if (typeof method !== "string" || STREAMED_METHODS.has(method) || id === undefined) return false;
-  return isLegacyRequest(request, body);
-}
-
-/**
- * The SDK's stateless legacy serving (its `legacyStatelessFallback`: a pooled McpServer connected
- * to a fresh transport for one POST, torn down after it) with `enableJsonResponse`, for the
- * requests `answersWithJson` picks. The SDK's fallback always streams, and an SSE response costs
- * both ends a stream per call: framing, a wrapped body stream and the client's event parser.
- * Protocol handling stays the SDK's transport and server.
- */
-export function legacyJsonCalls(
-  server: () => McpServer,
-  onerror: (error: Error) => void,
-): (request: Request, options: CallOptions) => Promise<Response> {
-  return async (request, options) => {
-    const product = server();
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    // A caller that goes away mid-call ends the exchange, as in the SDK's fallback. A JSON answer
-    // that will never come would otherwise be awaited forever: the race answers 499 instead, and
-    // the teardown below ends the exchange.
-    let gone: () => void = () => {};
-    const aborted = new Promise<Response>((resolve) => {
-      gone = () => resolve(new Response(null, { status: 499 }));
-    });
-    request.signal.addEventListener("abort", gone, { once: true });
-    try {
-      await product.connect(transport);
-      return await Promise.race([transport.handleRequest(request, options), aborted]);
-    } catch (error) {
-      onerror(error instanceof Error ? error : new Error(String(error)));
-      const { id } = options.parsedBody as { id?: unknown };
-      return Response.json(
-        { jsonrpc: "2.0", error: { code: -32603, message: "Internal server error" }, id: id ?? null },
-        { status: 500 },
-      );
-    } finally {
-      request.signal.removeEventListener("abort", gone);
-      transport.close().catch(() => {});
-      product.close().catch(() => {});
-    }
+export async function legacyJsonCalls(server: McpServer): Promise<LegacyJsonCalls> {
+  const transport = new ExchangeTransport();
+  await server.connect(transport);
+  return {
+    async takes(headers, body, authInfo) {
+      if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;
+      const { method, id } = body as { method?: unknown; id?: unknown };
+      if (typeof method !== "string" || SDK_SERVED_METHODS.has(method)) return undefined;
+      if (typeof id !== "string" && typeof id !== "number") return undefined;
+      const accept = headers.accept;
+      if (!accept?.includes("application/json") || !accept.includes("text/event-stream")) return undefined;
+      if (!isJsonContentType(headers["content-type"] ?? null)) return undefined;
+      const version = singleHeader(headers["mcp-protocol-version"]);
+      if (
+        version === null ||
+        (version !== undefined && !transport.supportedProtocolVersions.includes(version))
+      ) {
+        return undefined;
+      }
+      const mcpMethod = singleHeader(headers["mcp-method"]);
+      const mcpName = singleHeader(headers["mcp-name"]);
+      if (mcpMethod === null || mcpName === null) return undefined;
+      const route = classifyInboundRequest({
+        httpMethod: "POST",
+        ...(version !== undefined && { protocolVersionHeader: version }),
+        ...(mcpMethod !== undefined && { mcpMethodHeader: mcpMethod }),
+        ...(mcpName !== undefined && { mcpNameHeader: mcpName }),
+        body,
+      });
+      if (route.kind !== "legacy" || !isJSONRPCRequest(body)) return undefined;
+      if ((await transport.scopeChallenge?.({ request: body, authInfo })) !== undefined) return undefined;
+      return body;
+    },
+    call: (request, authInfo) => transport.exchange(request, { authInfo }),
+    close: () => server.close(),
   };
+}
+
+/** A header's one value; null when it was sent more than once. */
+function singleHeader(value: string | string[] | undefined): string | undefined | null {
+  return Array.isArray(value) ? null : value;
 }

@@ -10,7 +10,7 @@ import { allowedHostnames } from "../http/allowed-hostnames.ts";
 import { protectedResourceMetadataUrl } from "../http/protected-resource-metadata.ts";
 import { publicBaseUrl } from "../http/request-principal.ts";
 import { createServerFactory } from "./create-server-factory.ts";
-import { answersWithJson, legacyJsonCalls } from "./legacy-json-calls.ts";
+import { legacyJsonCalls } from "./legacy-json-calls.ts";
 import { callerAuthInfo, type McpCaller } from "./mcp-caller.ts";
 import type { ResourceTemplate } from "./resources/resource-template.ts";
 import { serverPool } from "./server-pool.ts";
@@ -39,29 +39,22 @@ const CLOSE_GRACE_MS = 5000;
  * before the SDK sees the request (401 with an RFC 9728 challenge otherwise); then the SDK's
  * serving entry answers the 2026-07-28 revision (`server/discover`, per-request envelopes) and,
  * for 2025-era clients, the stateless fallback, each request on an McpServer of its own, taken
- * from a pool of idle ones (serverPool); a 2025-era call that sends nothing before its result is
- * answered with a JSON body rather than an SSE stream (legacyJsonCalls). No state outlives a request, so any replica answers any
- * request; GET and DELETE (session streams and session ends) are answered 405, since there are no
+ * from a pool of idle ones (serverPool). A 2025-era call that sends nothing before its result
+ * (every single request but `initialize` and `events/stream`) is answered with a JSON body by one
+ * long-lived McpServer instead (legacyJsonCalls). No state outlives a request, so any replica
+ * answers any request; GET and DELETE (session streams and session ends) are answered 405, since there are no
  * sessions. A request held open (events/stream) watches its socket and the token; when the server
  * closes, such requests are told first and given CLOSE_GRACE_MS to end with their result.
  */
 export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, options) => {
   const { services, tools = registeredTools, resourceTemplates = registeredTemplates } = options;
-  const server = serverPool(createServerFactory(tools, resourceTemplates));
+  const build = createServerFactory(tools, resourceTemplates);
+  const server = serverPool(build);
   const handler = createMcpHandler((context) => server(context.era), {
     onerror: (error) => services.log.warn({ err: error }, "MCP request refused"),
   });
-  const jsonCalls = legacyJsonCalls(
-    () => server("legacy"),
-    (error) => services.log.error({ err: error }, "MCP handler failed"),
-  );
-  const entry = {
-    fetch: async (request: Request, requestOptions: Parameters<typeof handler.fetch>[1] = {}) =>
-      (await answersWithJson(request, requestOptions))
-        ? jsonCalls(request, requestOptions)
-        : handler.fetch(request, requestOptions),
-  };
-  const serve = toNodeHandler(entry, {
+  const jsonCalls = await legacyJsonCalls(build());
+  const serve = toNodeHandler(handler, {
     onerror: (error) => services.log.error({ err: error }, "MCP handler failed"),
   });
   const closing = new AbortController();
@@ -70,7 +63,10 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
     closing.abort();
     await Promise.race([Promise.allSettled([...open]), sleep(CLOSE_GRACE_MS, undefined, { ref: false })]);
   });
-  app.addHook("onClose", () => handler.close());
+  app.addHook("onClose", async () => {
+    await handler.close();
+    await jsonCalls.close();
+  });
 
   // DNS-rebinding guards from the SDK's fastify adapter; hooks stay inside this plugin.
   const hostnames = allowedHostnames(services.baseUrl);
@@ -117,22 +113,35 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
     handler: async (request, reply) => {
       const caller = callers.get(request)!;
       const token = request.headers.authorization!.replace(/^bearer\s+/i, "").trim();
+      const authInfo = callerAuthInfo(
+        caller,
+        token,
+        protectedResourceMetadataUrl(publicBaseUrl(services, request), MCP_PATH),
+      );
+      const call =
+        request.method === "POST" && (await jsonCalls.takes(request.headers, request.body, authInfo));
+      if (call) {
+        const exchange = jsonCalls.call(call, authInfo);
+        // A caller that goes away mid-call cancels it on the server.
+        const gone = () => {
+          if (!reply.raw.writableFinished) exchange.cancel();
+        };
+        reply.raw.once("close", gone);
+        open.add(exchange.answer);
+        try {
+          const answer = await exchange.answer;
+          return answer === undefined ? reply.status(499).send() : reply.send(answer);
+        } finally {
+          open.delete(exchange.answer);
+          reply.raw.off("close", gone);
+        }
+      }
       // The SDK writes the response itself, streams included, so fastify neither sends nor logs it.
       reply.hijack();
       reply.raw.once("close", () =>
         request.log.info({ res: reply, responseTime: reply.elapsedTime }, "request completed"),
       );
-      const served = serve(
-        Object.assign(request.raw, {
-          auth: callerAuthInfo(
-            caller,
-            token,
-            protectedResourceMetadataUrl(publicBaseUrl(services, request), MCP_PATH),
-          ),
-        }),
-        reply.raw,
-        request.body,
-      );
+      const served = serve(Object.assign(request.raw, { auth: authInfo }), reply.raw, request.body);
       open.add(served);
       try {
         await served;

@@ -1,9 +1,13 @@
-import { McpServer } from "@modelcontextprotocol/server";
+import type { IncomingHttpHeaders } from "node:http";
+import { type AuthInfo, type JSONRPCResultResponse, McpServer } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { legacyJsonCalls } from "../../../src/edges/mcp/legacy-json-calls.ts";
 
-/** A real McpServer with one tool that waits until released, and one that answers at once. */
+/**
+ * A real McpServer with a tool that waits until released (and records whether it was cancelled),
+ * one that answers at once with who called, and one that needs a scope the caller lacks.
+ */
 function serverWithTools() {
   let started: () => void = () => {};
   const running = new Promise<void>((resolve) => {
@@ -13,72 +17,121 @@ function serverWithTools() {
   const released = new Promise<void>((resolve) => {
     release = resolve;
   });
+  const cancelled: boolean[] = [];
   const server = new McpServer({ name: "test", version: "1.0.0" });
-  server.registerTool("wait", { inputSchema: z.object({}) }, async () => {
+  server.registerTool("wait", { inputSchema: z.object({}) }, async (_args, context) => {
     started();
     await released;
+    cancelled.push(context.mcpReq.signal.aborted);
     return { content: [{ type: "text", text: "done" }] };
   });
-  server.registerTool("echo", { inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({
-    content: [{ type: "text", text }],
+  server.registerTool("echo", { inputSchema: z.object({ text: z.string() }) }, async ({ text }, context) => ({
+    content: [{ type: "text", text: `${text} for ${context.http?.authInfo?.clientId}` }],
   }));
-  return { server, running, release };
+  server.registerTool(
+    "write",
+    {
+      inputSchema: z.object({}),
+      scopeChallenge: ({ authInfo }) =>
+        authInfo?.scopes.includes("contribute") ? undefined : { scopes: ["read", "contribute"] },
+    },
+    async () => ({ content: [{ type: "text", text: "written" }] }),
+  );
+  return { server, running, release, cancelled };
 }
 
-/** A 2025-era tools/call as the SDK client sends it, with the caller's abort signal. */
-function toolCall(name: string, args: Record<string, unknown>, signal?: AbortSignal) {
-  const body = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name, arguments: args } };
-  const request = new Request("http://127.0.0.1/mcp", {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2025-06-18",
-    },
-    body: JSON.stringify(body),
-    ...(signal && { signal }),
-  });
-  return { request, options: { parsedBody: body } };
-}
+const HEADERS: IncomingHttpHeaders = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  "mcp-protocol-version": "2025-06-18",
+};
+
+const auth = (clientId: string): AuthInfo => ({ token: "t", clientId, scopes: ["read"] });
+
+/** A 2025-era tools/call as the SDK client sends it. */
+const toolCall = (name: string, args: Record<string, unknown>, id: number | string = 7) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name, arguments: args },
+});
+
+const textOf = (answer: unknown) =>
+  ((answer as JSONRPCResultResponse).result as { content: Array<{ text: string }> }).content[0]!.text;
 
 describe("legacyJsonCalls", () => {
-  it("answers a 2025-era call with one JSON body, and the server can serve again", async () => {
+  it("answers 2025-era calls from one server, each caller under its own id, even when two send the same", async () => {
     const { server } = serverWithTools();
-    const errors: Error[] = [];
-    const calls = legacyJsonCalls(
-      () => server,
-      (error) => errors.push(error),
-    );
-    for (const text of ["first", "second"]) {
-      const { request, options } = toolCall("echo", { text });
-      const response = await calls(request, options);
-      expect(response.status).toBe(200);
-      expect(response.headers.get("content-type")).toMatch(/^application\/json/);
-      const message = (await response.json()) as { id: number; result: { content: Array<{ text: string }> } };
-      expect(message.id).toBe(7);
-      expect(message.result.content[0]!.text).toBe(text);
-    }
-    expect(errors).toEqual([]);
+    const calls = await legacyJsonCalls(server);
+    const [alice, bob] = [auth("alice"), auth("bob")];
+    const first = await calls.takes(HEADERS, toolCall("echo", { text: "one" }), alice);
+    const second = await calls.takes(HEADERS, toolCall("echo", { text: "two" }), bob);
+    expect(first).toBeDefined();
+    expect(second).toBeDefined();
+    const answers = await Promise.all([calls.call(first!, alice).answer, calls.call(second!, bob).answer]);
+    expect(answers.map((answer) => answer?.id)).toEqual([7, 7]);
+    expect(answers.map(textOf)).toEqual(["one for alice", "two for bob"]);
+    // A protocol error (an unknown method) is the SDK's own answer, under the caller's id.
+    const unknown = { jsonrpc: "2.0", id: "x", method: "no/such" };
+    const refused = await calls.call((await calls.takes(HEADERS, unknown, alice))!, alice).answer;
+    expect(refused).toMatchObject({ id: "x", error: { code: -32601 } });
+    await calls.close();
   });
 
-  it("answers 499 when the caller goes away mid-call, instead of awaiting an answer that never comes", async () => {
-    const { server, running, release } = serverWithTools();
-    const calls = legacyJsonCalls(
-      () => server,
-      () => {},
-    );
-    const caller = new AbortController();
-    const { request, options } = toolCall("wait", {}, caller.signal);
-    const answered = calls(request, options);
+  it("cancels a call whose caller went away: the handler's signal is aborted and the server serves on", async () => {
+    const { server, running, release, cancelled } = serverWithTools();
+    const calls = await legacyJsonCalls(server);
+    const caller = auth("alice");
+    const exchange = calls.call((await calls.takes(HEADERS, toolCall("wait", {}), caller))!, caller);
     await running;
-    caller.abort();
-    // Without the race this await never ends: the tool is still waiting and nobody reads the answer.
-    const response = await answered;
-    expect(response.status).toBe(499);
-    // The exchange was torn down: the server is free for the next request.
-    expect(server.isConnected()).toBe(false);
+    exchange.cancel();
+    expect(await exchange.answer).toBeUndefined();
     release();
-    const next = toolCall("echo", { text: "after" });
-    expect((await calls(next.request, next.options)).status).toBe(200);
+    const next = await calls.call(
+      (await calls.takes(HEADERS, toolCall("echo", { text: "after" }), caller))!,
+      caller,
+    ).answer;
+    expect(textOf(next)).toBe("after for alice");
+    expect(cancelled).toEqual([true]);
+    await calls.close();
+  });
+
+  it("leaves to the SDK's entry what it does not answer the way the SDK's transport would", async () => {
+    const { server } = serverWithTools();
+    const calls = await legacyJsonCalls(server);
+    const caller = auth("alice");
+    const left = async (headers: IncomingHttpHeaders, body: unknown) =>
+      (await calls.takes(headers, body, caller)) === undefined;
+    const initialize = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+    };
+    expect(await left(HEADERS, initialize)).toBe(true);
+    expect(await left(HEADERS, { jsonrpc: "2.0", id: 1, method: "events/stream", params: {} })).toBe(true);
+    expect(await left(HEADERS, { jsonrpc: "2.0", method: "notifications/initialized" })).toBe(true);
+    expect(await left(HEADERS, [toolCall("echo", { text: "a" })])).toBe(true);
+    expect(await left(HEADERS, { ...toolCall("echo", { text: "a" }), jsonrpc: "1.0" })).toBe(true);
+    expect(await left({ ...HEADERS, accept: "application/json" }, toolCall("echo", { text: "a" }))).toBe(
+      true,
+    );
+    expect(await left({ ...HEADERS, "content-type": "text/plain" }, toolCall("echo", { text: "a" }))).toBe(
+      true,
+    );
+    expect(
+      await left({ ...HEADERS, "mcp-protocol-version": "1999-01-01" }, toolCall("echo", { text: "a" })),
+    ).toBe(true);
+    // A 2026-07-28 request (the modern envelope's version header) is the modern path's.
+    expect(
+      await left({ ...HEADERS, "mcp-protocol-version": "2026-07-28" }, toolCall("echo", { text: "a" })),
+    ).toBe(true);
+    // A call needing a scope the caller lacks: the SDK's transport answers the 403 step-up challenge.
+    expect(await left(HEADERS, toolCall("write", {}))).toBe(true);
+    // And what it does answer: the call as sent, without the protocol version header too.
+    const { "mcp-protocol-version": _, ...withoutVersion } = HEADERS;
+    expect(await left(withoutVersion, toolCall("echo", { text: "a" }))).toBe(false);
+    expect(await left(HEADERS, toolCall("write", {}))).toBe(true);
+    await calls.close();
   });
 });

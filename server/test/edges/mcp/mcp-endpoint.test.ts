@@ -144,16 +144,22 @@ describeWithDatabase("the /mcp endpoint", () => {
       ["tools/call", { name: "whoami", arguments: {} }],
       ["tools/list", {}],
       ["resources/templates/list", {}],
-      [
-        "initialize",
-        { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
-      ],
+      ["ping", {}],
     ] as const) {
       const { status, headers, body } = await legacyRpc(app.url, token, method, params);
       expect(status, method).toBe(200);
       expect(headers.get("content-type"), method).toMatch(/^application\/json/);
       expect(body.result, method).toBeDefined();
     }
+    // initialize goes to a server of its own (it records the client's identity), in the SDK's own form.
+    const initialize = {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "t", version: "1" },
+    };
+    const { status, body } = await legacyRpc(app.url, token, "initialize", initialize);
+    expect(status).toBe(200);
+    expect(body.result).toMatchObject({ serverInfo: { name: "svc" } });
     // A refusal is answered the same way.
     const refused = await legacyRpc(app.url, token, "tools/call", { name: "no_such_tool", arguments: {} });
     expect(refused.headers.get("content-type")).toMatch(/^application\/json/);
