@@ -57,7 +57,7 @@ async function answerToolCall(
 
 /**
  * A tool's result for a caller, whichever door the call came through (`/mcp`, or the tool's
- * `GET /api/tools/...` twin): the scope, the text guard, the arguments against the schema, `run`,
+ * `GET /api` twin, tool-routes.ts): the scope, the text guard, the arguments against the schema, `run`,
  * then what a read adds (the working Attempt's check, the one-active-Attempt hint). A refusal is
  * thrown as a ServiceError, for the door to send in its own form.
  */

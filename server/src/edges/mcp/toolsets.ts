@@ -45,6 +45,10 @@ const ALL = "all";
 
 const known = new Set<string>(Object.values(Toolset));
 
+/** The default sets and every set, built once: most requests name neither. */
+const DEFAULT_SET: ReadonlySet<Toolset> = new Set(DEFAULT_TOOLSETS);
+const EVERY_SET: ReadonlySet<Toolset> = new Set(Object.values(Toolset));
+
 /**
  * The sets a request asks for: the union of the query parameter and the header (each a list
  * separated by commas or spaces; `all` is every set), or the default sets when neither is sent.
@@ -54,14 +58,15 @@ export function selectToolsets(
   fromQuery: string | readonly string[] | undefined,
   fromHeader: string | readonly string[] | undefined,
 ): ReadonlySet<Toolset> {
+  if (fromQuery === undefined && fromHeader === undefined) return DEFAULT_SET;
   const names = [fromQuery, fromHeader]
     .flat()
     .filter((value): value is string => typeof value === "string")
     .flatMap((value) => value.split(/[\s,]+/))
     .map((name) => name.trim().toLowerCase())
     .filter((name) => name !== "");
-  if (names.length === 0) return new Set(DEFAULT_TOOLSETS);
-  if (names.includes(ALL)) return new Set(Object.values(Toolset));
+  if (names.length === 0) return DEFAULT_SET;
+  if (names.includes(ALL)) return EVERY_SET;
   const unknown = names.filter((name) => !known.has(name));
   if (unknown.length > 0) {
     throw new ServiceError(

@@ -25,6 +25,8 @@ describeWithDatabase("/api parity with the read tools", () => {
       .map((tool) => ({ tool: tool.name, path: apiRouteOf(tool).replace(/:([a-z_]+)/g, "{$1}") }))
       .filter(({ path }) => document.paths[path]?.get === undefined);
     expect(missing, "read tools without a GET /api route in the OpenAPI document").toEqual([]);
+    // REST-style: the collection or the record, never a generic tools path.
+    expect(Object.keys(document.paths).filter((path) => path.startsWith("/api/tools"))).toEqual([]);
     expect(readTools.length).toBeGreaterThan(30);
   });
 
@@ -35,34 +37,48 @@ describeWithDatabase("/api parity with the read tools", () => {
     await client.callTool("add_note", { attempt_id: attemptId, body_md: "A first idea." });
 
     const overMcp = envelopeOf(await client.callTool("get_attempt", { attempt_id: attemptId }));
-    const overHttp = await get(`/api/tools/get_attempt?attempt_id=${attemptId}`, f.solver.token);
+    const overHttp = await get(`/api/attempts/${attemptId}`, f.solver.token);
     expect(overHttp.status).toBe(200);
     expect(await overHttp.json()).toEqual(overMcp);
 
     const notesOverMcp = envelopeOf(await client.callTool("search_notes", { query: "idea" }));
-    const notesOverHttp = await get("/api/tools/search_notes?query=idea", f.solver.token);
+    const notesOverHttp = await get("/api/notes?query=idea", f.solver.token);
     expect(await notesOverHttp.json()).toEqual(notesOverMcp);
+
+    // A path segment and a query parameter together; an object-valued field as JSON.
+    const listed = envelopeOf(await client.callTool("list_attempts", { problem: "free", limit: 5 }));
+    expect(await (await get("/api/problems/free/attempts?limit=5", f.solver.token)).json()).toEqual(listed);
+    const artifacts = envelopeOf(await client.callTool("list_artifacts", { attempt_id: attemptId }));
+    expect(await (await get(`/api/attempts/${attemptId}/artifacts`, f.solver.token)).json()).toEqual(
+      artifacts,
+    );
+    const work = envelopeOf(await client.callTool("get_work_management", { work: { problem: "free" } }));
+    const workOverHttp = await get(
+      `/api/work-management?work=${encodeURIComponent(JSON.stringify({ problem: "free" }))}`,
+      f.solver.token,
+    );
+    expect(await workOverHttp.json()).toEqual(work);
 
     // The same refusal over both doors: another user's Attempt is not_yours (403).
     const refusedMcp = envelopeOf(await f.as(f.rival).callTool("get_attempt", { attempt_id: attemptId }));
-    const refusedHttp = await get(`/api/tools/get_attempt?attempt_id=${attemptId}`, f.rival.token);
+    const refusedHttp = await get(`/api/attempts/${attemptId}`, f.rival.token);
     expect(refusedHttp.status).toBe(403);
     expect(((await refusedHttp.json()) as ErrorBody).error.code).toBe(
       (refusedMcp.error as { code: string }).code,
     );
 
     // Bad input names the parameter; no token is 401 before anything is read.
-    const bad = await get("/api/tools/get_attempt?attempt_id=nope", f.solver.token);
+    const bad = await get("/api/attempts/nope", f.solver.token);
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as ErrorBody).error).toMatchObject({
       code: "invalid_input",
       field: "attempt_id",
     });
-    expect((await fetch(`${f.url}/api/tools/get_attempt?attempt_id=${attemptId}`)).status).toBe(401);
+    expect((await fetch(`${f.url}/api/attempts/${attemptId}`)).status).toBe(401);
   });
 
   it("checks the tool's own scope: a read tool that needs contribute refuses a read token", async () => {
-    const response = await get("/api/tools/list_publication_requests", f.reader.token);
+    const response = await get("/api/publication-requests", f.reader.token);
     expect(response.status).toBe(403);
     expect(((await response.json()) as ErrorBody).error).toMatchObject({
       code: "forbidden",

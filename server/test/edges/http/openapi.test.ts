@@ -1,7 +1,7 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type App, buildApp } from "../../../src/edges/cli/build-app.ts";
-import { apiRouteOf } from "../../../src/edges/mcp/tool-routes.ts";
+import { apiRouteOf, pathFieldsOf } from "../../../src/edges/mcp/tool-routes.ts";
 import type { Tool } from "../../../src/edges/mcp/tools/tool.ts";
 import { tools } from "../../../src/edges/mcp/tools/tools.ts";
 import { type SeededUser, seedUser } from "../../support/seed-records.ts";
@@ -95,29 +95,49 @@ const HAND_WRITTEN_BAD_INPUT: Readonly<Record<string, readonly BadInput[]>> = {
 };
 
 /**
- * The routes generated from the read tools (tool-routes.ts) refuse an unknown parameter, naming it;
- * their tools' own fields are checked by the tools' schemas, as over /mcp.
+ * The routes generated from the read tools (tool-routes.ts) refuse a bad path segment and an
+ * unknown parameter, naming it; their tools' own fields are checked by the tools' schemas, as over /mcp.
  */
 function firstRequiredField(tool: Tool): string | undefined {
-  return Object.entries(tool.input.shape).find(([, field]) => !field.safeParse(undefined).success)?.[0];
+  return Object.entries(tool.input.shape).find(
+    ([name, field]) => !field.safeParse(undefined).success && !pathFieldsOf(apiRouteOf(tool)).includes(name),
+  )?.[0];
+}
+
+/** A route with every path segment filled: the first with `first`, the others with a plain word. */
+function filled(route: string, first: string): string {
+  let index = 0;
+  return route.replace(/:([a-z_]+)/g, () => (index++ === 0 ? first : "word"));
 }
 
 const BAD_INPUT: Readonly<Record<string, readonly BadInput[]>> = {
   ...HAND_WRITTEN_BAD_INPUT,
   ...Object.fromEntries(
     tools
-      .filter((tool) => tool.kind === "read" && tool.apiRoute === undefined)
-      .map((tool) => [
-        apiRouteOf(tool),
-        [
-          {
-            url: `${apiRouteOf(tool)}?unknown_parameter=1`,
-            // A required field missing is named first; a tool with none names the unknown one.
-            parameter: firstRequiredField(tool) ?? "unknown_parameter",
-            in: "query" as const,
-          },
-        ],
-      ]),
+      .filter((tool) => tool.kind === "read" && !tool.apiRouteByHand)
+      .map((tool) => {
+        const route = apiRouteOf(tool);
+        const [inPath] = pathFieldsOf(route);
+        const bad: BadInput[] =
+          inPath === undefined
+            ? [
+                {
+                  url: `${route}?unknown_parameter=1`,
+                  // A required field missing is named first; a tool with none names the unknown one.
+                  parameter: firstRequiredField(tool) ?? "unknown_parameter",
+                  in: "query",
+                },
+              ]
+            : // A segment no id, slug or name can be: the path is checked before the query.
+              [
+                {
+                  url: `${filled(route, "x".repeat(100))}?unknown_parameter=1`,
+                  parameter: inPath,
+                  in: "path",
+                },
+              ];
+        return [route, bad];
+      }),
   ),
 };
 

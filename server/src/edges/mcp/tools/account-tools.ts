@@ -21,6 +21,7 @@ const whoamiTool = defineTool({
   kind: ToolKind.read,
   toolset: Toolset.solving,
   apiRoute: "/api/whoami",
+  apiRouteByHand: true,
   output: whoamiResult,
   input: z.object({}),
   run: async (context) => ({ ...(await whoami(context.services.sql, context.principal)) }),

@@ -35,6 +35,7 @@ const listAgentJobsTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.agents,
+  apiRoute: "/api/agent-jobs",
   input: z.strictObject({
     kinds: z
       .array(z.enum(AgentJobKind))
@@ -185,6 +186,7 @@ const listCriteriaChangesTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.agents,
+  apiRoute: "/api/criteria-changes",
   input: z.strictObject({
     problem: problemRef.optional(),
     cursor: z.string().max(20).optional().describe("next_cursor of the previous page."),
@@ -203,6 +205,7 @@ const getCriteriaChangeTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.agents,
+  apiRoute: "/api/criteria-changes/:criteria_change_id",
   input: z.strictObject({
     criteria_change_id: z
       .string()

@@ -94,6 +94,7 @@ const listArtifactsTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.workbench,
+  apiRoute: "/api/attempts/:attempt_id/artifacts",
   input: z.strictObject({ attempt_id: attemptIdField("The Attempt.") }),
   async run(context, input) {
     return { ...(await listArtifacts(context.services, context, input)) };

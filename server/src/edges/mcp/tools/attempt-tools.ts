@@ -84,6 +84,7 @@ const getAttemptTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.solving,
+  apiRoute: "/api/attempts/:attempt_id",
   output: getAttemptResult,
   input: z.strictObject({ attempt_id: attemptIdField("The Attempt's att_ id.") }),
   async run(context, input) {
@@ -100,6 +101,7 @@ const listMyAttemptsTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.solving,
+  apiRoute: "/api/attempts",
   output: listAttemptsResult,
   input: z.strictObject({
     problem: problemField.optional().describe("Only Attempts on this Problem (slug or prb_ id)."),
@@ -121,6 +123,7 @@ const listAttemptsTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.workbench,
+  apiRoute: "/api/problems/:problem/attempts",
   output: listAttemptsResult,
   input: z.strictObject({
     problem: problemField.describe("The Problem's slug or prb_ id."),

@@ -18,6 +18,7 @@ const getRunAttestationsTool = defineTool({
   kind: ToolKind.read,
   toolset: Toolset.workbench,
   apiRoute: "/api/verifications/:id/attestations",
+  apiRouteByHand: true,
   input: z.strictObject({ verification_run_id: verificationRunId }),
   async run({ services, principal }, input) {
     return {
@@ -42,6 +43,7 @@ const getTransparencyLogTool = defineTool({
   kind: ToolKind.read,
   toolset: Toolset.workbench,
   apiRoute: "/api/transparency-log",
+  apiRouteByHand: true,
   input: transparencyLogInput,
   async run({ services }, input) {
     return { ...(await readTransparencyLog(services.sql, input)) };

@@ -42,6 +42,7 @@ const listCampaignsTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.campaigns,
+  apiRoute: "/api/campaigns",
   output: listCampaignsResult,
   input: z.strictObject({ working_attempt_id: workingAttemptId }),
   async run({ services, principal }) {
@@ -58,6 +59,7 @@ const getCampaignTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.campaigns,
+  apiRoute: "/api/campaigns/:campaign",
   output: getCampaignResult,
   input: z.strictObject({
     campaign: z.string().min(1).max(64).describe("The Campaign's slug or cmp_ id."),
@@ -82,6 +84,7 @@ const searchProblemsTool = defineTool({
   kind: ToolKind.read,
   toolset: Toolset.discovery,
   apiRoute: "/api/problems",
+  apiRouteByHand: true,
   output: searchProblemsResult,
   input: searchProblemsInput,
   async run({ services, principal }, input) {
@@ -100,6 +103,7 @@ const getProblemTool = defineTool({
   kind: ToolKind.read,
   toolset: Toolset.discovery,
   apiRoute: "/api/problems/:problem",
+  apiRouteByHand: true,
   output: problemEnvelope,
   input: getProblemInput,
   async run(context, input) {
@@ -117,6 +121,7 @@ const pickProblemTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.discovery,
+  apiRoute: "/api/problem-picks",
   output: pickProblemResult,
   input: z.strictObject({
     campaign: campaignFilter,
@@ -143,6 +148,7 @@ const getReviewProtocolTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.review,
+  apiRoute: "/api/review-protocols/:review_protocol_id",
   input: z.strictObject({
     review_protocol_id: z.string().min(1).max(64).describe("The protocol's rpt_ id."),
     working_attempt_id: workingAttemptId,
@@ -162,6 +168,7 @@ const getVerifierContractTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.workbench,
+  apiRoute: "/api/verifier-contracts/:verifier_contract_id",
   input: z.strictObject({
     verifier_contract_id: z.string().min(1).max(64).describe("The contract's vct_ id."),
     working_attempt_id: workingAttemptId,
@@ -184,6 +191,7 @@ const getLeaderboardTool = defineTool({
   kind: ToolKind.read,
   toolset: Toolset.campaigns,
   apiRoute: "/api/problems/:problem/leaderboard",
+  apiRouteByHand: true,
   output: leaderboardResult,
   input: getLeaderboardInput,
   async run({ services, principal }, input) {

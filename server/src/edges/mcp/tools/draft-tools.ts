@@ -92,6 +92,7 @@ export const draftTools: Tool[] = [
     scope: Scope.read,
     kind: ToolKind.read,
     toolset: Toolset.authoring,
+    apiRoute: "/api/work-drafts",
     privateRead: true,
     input: z.strictObject({ owner_user_id: z.string().min(1).max(64).optional(), cursor, limit }),
     run: async ({ services, principal }, input) => ({
@@ -105,6 +106,7 @@ export const draftTools: Tool[] = [
     scope: Scope.read,
     kind: ToolKind.read,
     toolset: Toolset.authoring,
+    apiRoute: "/api/work-drafts/:draft_id",
     privateRead: true,
     input: z.strictObject({ draft_id: draftId }),
     run: async ({ services, principal }, input) => ({
@@ -120,6 +122,7 @@ export const draftTools: Tool[] = [
     scope: Scope.read,
     kind: ToolKind.read,
     toolset: Toolset.authoring,
+    apiRoute: "/api/work-drafts/:draft_id/file",
     privateRead: true,
     input: z.strictObject({
       draft_id: draftId,

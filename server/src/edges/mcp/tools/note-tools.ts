@@ -36,6 +36,7 @@ const searchNotesTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.workbench,
+  apiRoute: "/api/notes",
   input: z.strictObject({
     query: z.string().min(1).max(1000).describe("What to look for."),
     mode: z
@@ -59,6 +60,7 @@ const getNoteTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.workbench,
+  apiRoute: "/api/notes/:note_id",
   input: z.strictObject({ note_id: recordIdField("nte", "a Note", "The note's nte_ id.") }),
   async run(context, input) {
     return { ...(await getNote(context.services, context, input)) };

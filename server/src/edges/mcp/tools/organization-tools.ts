@@ -40,6 +40,7 @@ const getOrganizationTool = defineTool({
   kind: ToolKind.read,
   toolset: Toolset.organizations,
   apiRoute: "/api/organizations/:organization",
+  apiRouteByHand: true,
   input: z.strictObject({ organization }),
   run: async (context, input) => ({ ...(await getOrganization(context.services, context, input)) }),
 });

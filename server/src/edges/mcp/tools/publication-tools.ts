@@ -107,6 +107,7 @@ export const publicationTools: Tool[] = [
     scope: Scope.contribute,
     kind: ToolKind.read,
     toolset: Toolset.administration,
+    apiRoute: "/api/publication-requests",
     role: Role.administrator,
     input: z.strictObject({ status: z.enum(PublicationRequestStatus).optional(), cursor, limit }),
     run: async ({ services, principal }, input) => ({
@@ -122,6 +123,7 @@ export const publicationTools: Tool[] = [
     scope: Scope.read,
     kind: ToolKind.read,
     toolset: Toolset.authoring,
+    apiRoute: "/api/work-audit",
     input: z.strictObject({
       work: workReference.optional(),
       draft_id: z.string().min(1).max(64).optional(),

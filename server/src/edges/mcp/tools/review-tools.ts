@@ -53,6 +53,7 @@ const getReviewProcessTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.review,
+  apiRoute: "/api/review-processes/:review_process_id",
   input: z.strictObject({ review_process_id: processId, working_attempt_id: workingAttemptId }),
   async run({ services, principal, baseUrl }, input) {
     return {
@@ -71,6 +72,7 @@ const pickReviewTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.review,
+  apiRoute: "/api/review-picks",
   input: z.strictObject({
     campaign: z
       .string()
@@ -97,6 +99,7 @@ const getReviewCaseTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.review,
+  apiRoute: "/api/review-processes/:review_process_id/cases/:node_id",
   input: z.strictObject({
     review_process_id: processId,
     node_id: nodeId,
@@ -116,6 +119,7 @@ const listMyReviewAssignmentsTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.review,
+  apiRoute: "/api/review-assignments",
   input: z.strictObject({
     status: z.enum(AssignmentStatus).optional().describe("Only this state."),
     limit: z.number().int().min(1).max(100).default(50).describe("Page size, 1 to 100 (default 50)."),
@@ -136,6 +140,7 @@ const getReviewAssignmentTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.review,
+  apiRoute: "/api/review-assignments/:assignment_id",
   input: z.strictObject({ assignment_id: assignmentId, working_attempt_id: workingAttemptId }),
   async run({ services, principal, baseUrl }, input) {
     return { ...(await getReviewAssignment(services, viewerOf(principal), input.assignment_id, baseUrl)) };

@@ -15,6 +15,7 @@ const getSandboxImageStatusTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.authoring,
+  apiRoute: "/api/sandbox-image-status",
   input: z.strictObject({
     image: z
       .string()

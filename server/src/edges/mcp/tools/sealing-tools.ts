@@ -21,6 +21,7 @@ const prepareReferenceReleaseTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.sealed,
+  apiRoute: "/api/problem-revisions/:revision_id/reference-release",
   input: z.strictObject({ revision_id: revisionId, working_attempt_id: workingAttemptId }),
   async run({ services, principal }, input) {
     return {
@@ -105,6 +106,7 @@ const getFinalEntryTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.sealed,
+  apiRoute: "/api/problem-revisions/:revision_id/final-entry",
   input: z.strictObject({
     revision_id: revisionId,
     limit: z.number().int().min(1).max(100).default(50).describe("Page size, 1 to 100 (default 50)."),

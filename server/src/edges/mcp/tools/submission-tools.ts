@@ -66,6 +66,7 @@ const listSubmissionsTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.workbench,
+  apiRoute: "/api/submissions",
   input: z.strictObject({
     attempt_id: attemptIdField("The Attempt.").optional(),
     problem: z
@@ -88,6 +89,7 @@ const getSubmissionTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.solving,
+  apiRoute: "/api/submissions/:submission_id",
   output: getSubmissionResult,
   input: z.strictObject({ submission_id: submissionId("The Submission's sub_ id.") }),
   async run(context, input) {

@@ -59,10 +59,14 @@ export interface Tool<Input extends z.ZodObject = z.ZodObject> {
    */
   output?: z.ZodObject;
   /**
-   * A read whose `GET /api` twin is written by hand (its path here) rather than generated at
-   * `/api/tools/<name>` (tool-routes.ts); either way every read tool has one.
+   * A read tool's `GET /api` twin (spec 4.1: general reads under `/api/*`), REST-style: the
+   * collection or the record it reads, each `:field` segment a field of the input taken from the
+   * path (`/api/attempts/:attempt_id`), every other field a query parameter. tool-routes.ts
+   * generates it from the tool, unless `apiRouteByHand`; every read tool names one.
    */
   apiRoute?: string;
+  /** The route at `apiRoute` is written by hand (edges/http), with its own parameter names. */
+  apiRouteByHand?: true;
   run(context: ToolContext, input: z.output<Input>): Promise<Record<string, unknown>>;
 }
 

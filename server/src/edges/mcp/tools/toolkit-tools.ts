@@ -15,6 +15,7 @@ export const toolkitTools: Tool[] = [
     scope: Scope.read,
     kind: ToolKind.read,
     toolset: Toolset.authoring,
+    apiRoute: "/api/authoring-toolkit",
     input: z.strictObject({}),
     run: async ({ services, principal, baseUrl }) => ({
       ...(await getAuthoringToolkit(services, { principal, baseUrl })),

@@ -42,6 +42,7 @@ const getVerificationTool = defineTool({
   kind: ToolKind.read,
   toolset: Toolset.solving,
   apiRoute: "/api/verifications/:id",
+  apiRouteByHand: true,
   output: getVerificationResult,
   input: getVerificationInput,
   async run({ services, principal, baseUrl }, input) {
@@ -72,6 +73,7 @@ const listVerificationsTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.workbench,
+  apiRoute: "/api/verifications",
   input: z.strictObject({
     submission_id: submissionId.optional(),
     attempt_id: z.string().regex(idPattern(IdPrefix.attempt), "must be an Attempt id (att_...)").optional(),

@@ -26,6 +26,7 @@ const getWorkManagementTool = defineTool({
   scope: "read",
   kind: ToolKind.read,
   toolset: Toolset.authoring,
+  apiRoute: "/api/work-management",
   input: z.strictObject({ work: workReference, working_attempt_id: workingAttemptId }),
   async run({ services, principal }, input) {
     const viewer = viewerOf(principal);
