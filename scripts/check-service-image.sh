@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the service image from the Dockerfile and runs each of its roles against a PostgreSQL:
 # the image builds the authoring toolkit, `migrate` applies the migrations, `serve` answers /healthz with {"ok":true} and exits 0 on
-# SIGTERM, `worker` starts and exits 0 on SIGTERM. Needs a running Docker engine and a PostgreSQL
+# SIGTERM, `worker` starts and exits 0 on SIGTERM (also when stopped while it loads). Needs a running Docker engine and a PostgreSQL
 # reachable from the host network (DATABASE_URL, default the machine's at 127.0.0.1:5432).
 #   scripts/check-service-image.sh            with NODE_IMAGE (default node:24-bookworm-slim)
 #   NODE_IMAGE=local scripts/check-service-image.sh
@@ -57,4 +57,12 @@ docker logs "$worker" 2>&1 | grep -q '"svc worker is running"' || { docker logs 
 docker rm "$web" "$worker" >/dev/null
 [ "$health" = '{"ok":true}' ] || { echo "serve answered /healthz with: $health" >&2; exit 1; }
 [ "$codes" = "0 0 " ] || { echo "exit codes on SIGTERM (serve, worker): $codes" >&2; exit 1; }
-echo "migrate, serve (/healthz $health) and worker ran; both exited 0 on SIGTERM"
+# A SIGTERM while the modules still load (a rollout stopping a container it just started): node is
+# PID 1, which ignores signals nothing handles; svc-server keeps it and stops once it can.
+early=$(docker run -d --network host -e DATABASE_URL="$url" -e SVC_MIGRATE=wait "$IMAGE" worker)
+sleep 0.3
+docker stop -t 20 "$early" >/dev/null
+early_code="$(docker inspect --format '{{.State.ExitCode}}' "$early")"
+docker rm "$early" >/dev/null
+[ "$early_code" = "0" ] || { echo "a worker stopped while starting exited $early_code, not 0" >&2; exit 1; }
+echo "migrate, serve (/healthz $health) and worker ran; both exited 0 on SIGTERM, also one stopped while starting"
