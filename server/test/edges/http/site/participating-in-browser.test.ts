@@ -1,3 +1,4 @@
+import { hashJson } from "@svc/app";
 import type { Runner } from "graphile-worker";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -5,9 +6,9 @@ import { launchBrowser } from "../../../../../test/support/browser.ts";
 import type { Services } from "../../../../src/core/services/services.ts";
 import { startWorker } from "../../../../src/edges/worker/start-worker.ts";
 import { editJson, fixturePackage } from "../../../authoring/support/authoring-harness.ts";
-import { sealing } from "../../../sealing/support/sealed-fixture.ts";
+import { sealedContract, sealing } from "../../../sealing/support/sealed-fixture.ts";
 import { describeWithBrowser } from "../../../support/describe-with-browser.ts";
-import { type SeededUser, seedCampaign, seedUser } from "../../../support/seed-records.ts";
+import { type SeededUser, seedCampaign, seedProblem, seedUser } from "../../../support/seed-records.ts";
 import { signInInBrowser } from "../../../support/sign-in-in-browser.ts";
 import { useTestDatabase } from "../../../support/test-database.ts";
 import { testServices } from "../../../support/test-services.ts";
@@ -86,6 +87,25 @@ describeWithBrowser("taking part from the browser", () => {
         [dee.id, 25],
       ],
       sealing: sealing({ mode: "immediate", max: 1, sealedUntil: "2099-03-01T00:00:00.000Z" }),
+    });
+    // A sealed Problem whose submission cutoff has passed, on the sealed Problem's Contract.
+    const [{ id: closedContract }] = await db.sql<{ id: string }[]>`
+      select id from verifier_contracts where content_hash = ${hashJson(sealedContract())}`;
+    await seedProblem(services, {
+      owner: ada.id,
+      slug: "closed-sat",
+      title: "Closed satisfiability",
+      visibility: "listed",
+      revision: {
+        statement: "Satisfy the sealed instance.",
+        verifierContractId: closedContract,
+        bindings: [{ key: "instance", bytes: "p cnf 1 1\n1 0\n", filename: "instance.cnf" }],
+        sealing: sealing({
+          mode: "immediate",
+          closesAt: "2020-01-01T00:00:00.000Z",
+          sealedUntil: "2099-03-01T00:00:00.000Z",
+        }),
+      },
     });
     app = await startApp(services);
     worker = await startWorker(services, { concurrency: 1, pollInterval: 100 });
@@ -315,5 +335,23 @@ describeWithBrowser("taking part from the browser", () => {
     expect(exhausted.body).toContain("submission_quota_exhausted");
     expect(await stored()).toEqual(afterFirst);
     await page.close();
+  }, 60_000);
+  it("4. past the sealed cutoff the page says so instead of a form, and a post is refused with nothing stored", async () => {
+    const page = await context.newPage();
+    await page.goto(`${app.url}/problems/closed-sat`);
+    expect(await page.getByTestId("submit-closed").textContent()).toContain(
+      "closed at 2020-01-01T00:00:00.000Z",
+    );
+    expect(await page.getByTestId("submit").count()).toBe(0);
+    await page.close();
+    const before = await stored();
+    const closed = await post(
+      "/problems/closed-sat/submit",
+      form(await csrf(), { name: "a.txt", type: "text/plain", bytes: Buffer.from("1 0\n") }),
+    );
+    expect(closed.status).toBe(409);
+    expect(closed.body).toContain('<header class="site">');
+    expect(closed.body).toContain("submissions_closed");
+    expect(await stored()).toEqual(before);
   }, 60_000);
 });
