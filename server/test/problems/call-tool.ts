@@ -4,6 +4,7 @@ import { discoveryTools } from "../../src/edges/mcp/tools/discovery-tools.ts";
 import { workTools } from "../../src/edges/mcp/tools/work-tools.ts";
 import { authenticate } from "../../src/users/authenticate.ts";
 import { requireScope } from "../../src/users/require-scope.ts";
+import { checkStructuredOutput } from "../edges/mcp/support/mcp-clients.ts";
 import type { SeededUser } from "../support/seed-records.ts";
 
 /** The base address tests pass as the public origin. */
@@ -33,7 +34,10 @@ export async function callTool(
       field: parsed.error.issues[0]!.path.join("."),
     });
   }
-  return tool.run({ services, principal, baseUrl }, parsed.data);
+  const result = await tool.run({ services, principal, baseUrl }, parsed.data);
+  // As sent (dates as ISO strings), against the outputSchema the tool declares.
+  checkStructuredOutput(name, JSON.parse(JSON.stringify(result)));
+  return result;
 }
 
 /** `callTool` with the result typed as the test expects it. */

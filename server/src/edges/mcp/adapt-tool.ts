@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import type {
   Tool as ListedTool,
   StandardSchemaWithJSON,
@@ -22,7 +23,7 @@ export interface AdaptedTool {
   /** What `registerTool` gets: the advertised schema accepts anything, the adapter validates. */
   inputSchema: StandardSchemaWithJSON;
   /** The result as the endpoint sends it: the tool's `output` plus what the adapter adds to reads. */
-  output: z.ZodObject;
+  output: z.ZodType<object>;
   /** What `registerTool` gets as outputSchema: the result or the error envelope. */
   outputSchema: StandardSchemaWithJSON;
   annotations: ToolAnnotations;
@@ -48,12 +49,13 @@ export function adaptTool(tool: Tool): AdaptedTool {
     tool.privateRead !== true &&
     !Object.hasOwn(tool.input.shape, WORKING_ATTEMPT_PARAMETER);
   if (stripsWorkingAttempt) input = input.extend({ [WORKING_ATTEMPT_PARAMETER]: workingAttemptField });
-  let output = tool.output ?? anyToolResult;
+  let output: z.ZodType<object> = tool.output ?? resultSchemaOf(tool.name);
   // A loose result already admits them; a strict one is told.
-  const strict = output.def.catchall?._zod.def.type === "never";
-  if (strict && tool.kind === ToolKind.read && tool.privateRead !== true) {
-    const missing = Object.entries(readExtras).filter(([key]) => !Object.hasOwn(output.shape, key));
-    if (missing.length > 0) output = output.extend(Object.fromEntries(missing));
+  const declared = tool.output;
+  const strict = declared?.def.catchall?._zod.def.type === "never";
+  if (declared && strict && tool.kind === ToolKind.read && tool.privateRead !== true) {
+    const missing = Object.entries(readExtras).filter(([key]) => !Object.hasOwn(declared.shape, key));
+    if (missing.length > 0) output = declared.extend(Object.fromEntries(missing));
   }
   const inputJson = compactJsonSchema(z.toJSONSchema(input, { io: "input", target: "draft-2020-12" }), {
     descriptions: true,
@@ -78,4 +80,20 @@ export function adaptTool(tool: Tool): AdaptedTool {
       annotations,
     },
   };
+}
+
+/** The schemas read from the tools' types, by tool name (read once, as JSON: no type to check). */
+const resultSchemas = JSON.parse(
+  readFileSync(new URL("./tools/result-schemas.json", import.meta.url), "utf8"),
+) as Record<string, z.core.JSONSchema.JSONSchema>;
+
+/**
+ * The result schema of a tool that declares no zod `output`: the one read from the TypeScript
+ * types its `run` returns (scripts/result-schemas.ts, kept in tools/result-schemas.json; loose, so
+ * what the adapter adds to a read passes). A tool not yet in the file declares any JSON object
+ * (result-schemas.test.ts fails until the file is written again).
+ */
+function resultSchemaOf(name: string): z.ZodType<object> {
+  const json = resultSchemas[name];
+  return json === undefined ? anyToolResult : (z.fromJSONSchema(json) as z.ZodType<object>);
 }

@@ -7,7 +7,7 @@ import { z } from "zod";
  */
 const toolErrorEnvelope = z.looseObject({ error: z.looseObject({ code: z.string(), message: z.string() }) });
 
-/** What a tool without a declared `output` returns: one JSON object. */
+/** What a tool whose result schema is not yet written (result-schemas.json) returns: one JSON object. */
 export const anyToolResult = z.looseObject({});
 
 /**
@@ -15,7 +15,7 @@ export const anyToolResult = z.looseObject({});
  * Schema (2020-12, the MCP default, so no `$schema` is sent). Schemas with a registry id become
  * `$defs` at the root, where their `$ref`s point.
  */
-export function outputJsonSchema(result: z.ZodObject): Record<string, unknown> {
+export function outputJsonSchema(result: z.ZodType<object>): Record<string, unknown> {
   const toJson = (schema: z.ZodType) =>
     z.toJSONSchema(schema, { io: "output", target: "draft-2020-12", unrepresentable: "any" });
   const { $schema: _, $defs, ...resultJson } = toJson(result);

@@ -1,5 +1,6 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { z } from "zod";
+import { checkStructuredOutput } from "../../edges/mcp/support/mcp-clients.ts";
 
 /** A custom method's result, as the SDK client hands it over: any JSON object. */
 const AnyResult = z.looseObject({});
@@ -38,8 +39,10 @@ export async function connectAgent(url: string, token: string): Promise<AgentCli
     async tool(name, args = {}) {
       const result = (await client.callTool({ name, arguments: args })) as {
         content: Array<{ text?: string }>;
+        structuredContent?: Record<string, unknown>;
         isError?: boolean;
       };
+      if (result.structuredContent !== undefined) checkStructuredOutput(name, result.structuredContent);
       return { ...JSON.parse(result.content[0]!.text!), isError: result.isError === true };
     },
     method,

@@ -54,8 +54,10 @@ export interface Tool<Input extends z.ZodObject = z.ZodObject> {
   /**
    * The result's schema, one line: `output: someResultSchema`. tools/list advertises it as the
    * tool's outputSchema (with the error envelope) and the tool's `/api` route serializes through it.
-   * Without it the tool declares "a JSON object"; name the fields a client relies on, loose
-   * (z.looseObject) so a field the domain adds is served before it is described.
+   * Without it the schema is read from the TypeScript type `run` returns
+   * (`npm run generate:result-schemas`, kept in result-schemas.json); declare one to say less
+   * (the default toolsets' results name only the fields an agent relies on, for its context),
+   * loose (z.looseObject) so a field the domain adds is served before it is described.
    */
   output?: z.ZodObject;
   /**

@@ -1,6 +1,9 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/client/validators/ajv";
 import { Client as Sdk1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as Sdk1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { adaptTool } from "../../../../src/edges/mcp/adapt-tool.ts";
+import { tools } from "../../../../src/edges/mcp/tools/tools.ts";
 
 /** A tool as tools/list reports it, the fields the tests read. */
 export interface ListedTool {
@@ -33,6 +36,38 @@ export interface TestClient {
   listResources(): Promise<Array<{ uri: string; name: string }>>;
   listResourceTemplates(): Promise<Array<{ name: string; uriTemplate: string }>>;
   close(): Promise<void>;
+}
+
+/** The SDK's own validator for each registered tool's declared outputSchema, compiled on first use. */
+const validator = new AjvJsonSchemaValidator();
+const declared = new Map(tools.map((tool) => [tool.name, tool]));
+const checks = new Map<string, (value: unknown) => { valid: boolean; errorMessage?: string }>();
+
+/**
+ * A tool call's result, checked against the outputSchema the tool declares, refusals included:
+ * every test that calls a registered tool through these clients checks its structured output
+ * (issue 36), whatever the client line and whether or not the client listed the tool first.
+ */
+function checked(name: string, result: ToolCallResult): ToolCallResult {
+  if (result.structuredContent !== undefined) checkStructuredOutput(name, result.structuredContent);
+  return result;
+}
+
+/** Throws unless `structured` (a result as sent, JSON) matches the outputSchema tool `name` declares. */
+export function checkStructuredOutput(name: string, structured: Record<string, unknown>): void {
+  const tool = declared.get(name);
+  if (tool === undefined) return;
+  let check = checks.get(name);
+  if (check === undefined) {
+    check = validator.getValidator(adaptTool(tool).listed.outputSchema as Record<string, unknown>);
+    checks.set(name, check);
+  }
+  const { valid, errorMessage } = check(structured);
+  if (!valid) {
+    throw new Error(
+      `${name}'s result does not match its outputSchema: ${errorMessage} in ${JSON.stringify(structured)}`,
+    );
+  }
 }
 
 /** The client lines agents use: the current SDK on each protocol era, and the older 1.x SDK. */
@@ -72,7 +107,8 @@ async function connectV2(
   if (client.getProtocolEra() !== expected) throw new Error(`expected the ${expected} era`);
   return {
     listTools: async () => (await client.listTools(undefined, { cacheMode: "bypass" })).tools as ListedTool[],
-    callTool: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as ToolCallResult,
+    callTool: async (name, args = {}) =>
+      checked(name, (await client.callTool({ name, arguments: args })) as ToolCallResult),
     readResource: async (uri) =>
       (await client.readResource({ uri }, { cacheMode: "bypass" })).contents as ReadContent[],
     listResources: async () => (await client.listResources(undefined, { cacheMode: "bypass" })).resources,
@@ -91,7 +127,8 @@ async function connectSdk1(url: string, token: string, query?: string): Promise<
   );
   return {
     listTools: async () => (await client.listTools()).tools as ListedTool[],
-    callTool: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as ToolCallResult,
+    callTool: async (name, args = {}) =>
+      checked(name, (await client.callTool({ name, arguments: args })) as ToolCallResult),
     readResource: async (uri) => (await client.readResource({ uri })).contents as ReadContent[],
     listResources: async () => (await client.listResources()).resources,
     listResourceTemplates: async () => (await client.listResourceTemplates()).resourceTemplates,
