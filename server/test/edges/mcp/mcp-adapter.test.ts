@@ -13,6 +13,16 @@ import { type RunningApp, startMcpApp } from "./support/start-app.ts";
 
 const ATTEMPT = "att_0123456789abc";
 
+/** test_hold waits until the test lets it go: a call whose caller goes away before its answer. */
+let holding: () => void = () => {};
+const held = new Promise<void>((resolve) => {
+  holding = resolve;
+});
+let letGo: () => void = () => {};
+const released = new Promise<void>((resolve) => {
+  letGo = resolve;
+});
+
 /** Test templates: one that echoes its variables, one with a listing, one that fails. */
 const templates: ResourceTemplate[] = [
   {
@@ -104,6 +114,20 @@ const testTools: Tool[] = [
     input: z.object({}),
     run: async () => {
       throw new Error("connection to 10.0.0.7 reset");
+    },
+  }),
+  defineTool({
+    name: "test_hold",
+    title: "Hold",
+    description: "Answers once the test lets it go.",
+    scope: "read",
+    kind: "read",
+    toolset: "solving",
+    input: z.object({}),
+    run: async () => {
+      holding();
+      await released;
+      return { held: true };
     },
   }),
 ];
@@ -296,6 +320,30 @@ describeWithDatabase("the MCP adapter", () => {
       expect(logged.find((l) => l.tool === "test_crash")?.err).toMatchObject({
         message: "connection to 10.0.0.7 reset",
       });
+    });
+
+    it("serves on when a 2025-era caller goes away before its answer, and logs no error", async () => {
+      const caller = new AbortController();
+      const gone = fetch(`${app.url}/mcp`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2025-06-18",
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "test_hold" } }),
+        signal: caller.signal,
+      });
+      await held;
+      const errors = logged.length;
+      caller.abort();
+      await expect(gone).rejects.toThrow();
+      letGo();
+      expect(envelopeOf(await client.callTool("test_loose", { after: true }))).toEqual({
+        received: { after: true },
+      });
+      expect(logged.slice(errors)).toEqual([]);
     });
 
     it("answers an unknown tool name with a protocol error", async () => {
