@@ -5,6 +5,7 @@ import { AttemptAccess, readAttempt, requireActive } from "../attempts/read-atte
 import { inTransaction } from "../core/db/in-transaction.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import { randomId } from "../core/ids/random-id.ts";
+import { wakeWorkers } from "../core/jobs/wake-workers.ts";
 import type { Services } from "../core/services/services.ts";
 import { checkCutoff, quotaExhausted } from "../sealing/check-sealed-intake.ts";
 import { recordEntry } from "../sealing/final-entry-events.ts";
@@ -41,7 +42,7 @@ export async function createSubmission(
 ): Promise<{ submission: Submission; verification_run_id: string | null }> {
   const { sql, clock } = services;
   const viewer = viewerOf(caller.principal);
-  return await inTransaction(sql, async (tx) => {
+  const created = await inTransaction(sql, async (tx) => {
     // The Attempt, its Problem and its revision's facts in one round trip.
     const {
       attempt,
@@ -165,4 +166,7 @@ export async function createSubmission(
     );
     return { submission, verification_run_id: run?.id ?? null };
   });
+  // The run's job was written without a NOTIFY (newRunJobs): the workers hear of it now it committed.
+  if (created.verification_run_id !== null) wakeWorkers(sql, 1);
+  return created;
 }

@@ -2,6 +2,7 @@ import { type FinishedStage, runContinues, runVerdict, type StageResult } from "
 import type { ContractStage } from "@svc/schemas";
 import type postgres from "postgres";
 import { commitWithoutFlush } from "../core/db/commit-without-flush.ts";
+import { genericPlans } from "../core/db/generic-plans.ts";
 import { groupedStatementOn } from "../core/db/grouped-statement.ts";
 import { TaskName } from "../core/jobs/task-name.ts";
 import { runsFinished, runWait } from "../core/metrics/metrics.ts";
@@ -106,10 +107,13 @@ export async function executeVerificationRuns(
 }
 
 /**
- * One round trip: the runs move to running and say what the steps below need to know of them,
+ * One statement: the runs move to running and say what the steps below need to know of them,
  * their context included. Bookkeeping, so its commit does not wait for the disk: a PostgreSQL
  * crash that loses it leaves the runs `queued` with their jobs, as if this execution never
- * began, and the jobs run them again.
+ * began, and the jobs run them again. It runs in a transaction of its own with generic plans
+ * (genericPlans, sent with it in one write): PostgreSQL planned this statement afresh for every
+ * batch, about 0.7 ms, a third of its cost, where its generic plan is the same and is planned
+ * once per connection.
  */
 async function startRuns(services: Services, runId: string, companions: number): Promise<StartedRun[]> {
   // The stage results of each run are read by run id alone (conditions in FILTER and bool_or):
@@ -145,16 +149,17 @@ async function startRuns(services: Services, runId: string, companions: number):
       select done.key as id from graphile_worker.complete_jobs(array(select job_id from candidates)) done
     ),`
       : sql`taken as (select null::text as id where false),`;
-  return await sql<StartedRun[]>`
-    with no_flush as (${commitWithoutFlush(sql)}),
-    ${taken}
+  const [, started] = await sql.begin((tx) => [
+    // This transaction holds nothing but the statement: its commit is the statement's own.
+    tx`select from (${genericPlans(tx)}) generic_plans, (${commitWithoutFlush(sql)}) no_flush`,
+    tx<StartedRun[]>`
+    with ${taken}
     started as (
       update verification_runs
       set status = 'running', started_at = coalesce(started_at, ${now}), heartbeat_at = ${now},
         restarts = restarts + (select count(*) filter (where st.status = 'running' and st.kind = 'sandbox')::int
                                from verification_stage_results st where st.verification_run_id = verification_runs.id)
       where id = any(array_append(array(select id from taken), ${runId}::text)) and status <> 'finished'
-        and exists (select from no_flush)
       returning id, submission_id, problem_revision_id, verifier_contract_id, inputs, created_at, restarts,
         coalesce((select bool_or(st.status = 'running' and st.kind = 'sandbox') from verification_stage_results st
                   where st.verification_run_id = verification_runs.id), false) as half_run,
@@ -166,7 +171,9 @@ async function startRuns(services: Services, runId: string, companions: number):
                   from verification_stage_results st
                   where st.verification_run_id = verification_runs.id and st.status = 'finished'), '[]') as finished_stages
     )
-    ${selectRunContext(sql, sql`started`)}`;
+    ${selectRunContext(sql, sql`started`)}`,
+  ]);
+  return started as StartedRun[];
 }
 
 /** The rest of an execution, from the statement that started the run. */

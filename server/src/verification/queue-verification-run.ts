@@ -1,7 +1,8 @@
 import { IdPrefix, type RunTrigger } from "@svc/schemas";
 import type postgres from "postgres";
 import { randomId } from "../core/ids/random-id.ts";
-import { addRunJob } from "../core/jobs/enqueue-run.ts";
+import { newRunJobs } from "../core/jobs/enqueue-run.ts";
+import { notifyJobsInserted } from "../core/jobs/wake-workers.ts";
 
 /** One Submission artifact as the run records it, in the Contract's role order. */
 export interface RunArtifact {
@@ -31,17 +32,18 @@ export async function queueVerificationRun(
   input: QueueRunInput,
 ): Promise<string> {
   const run = queuedRun(tx, input);
-  // One round trip: the run and its job.
-  await tx`with ${run.ctes} select count(*) from job`;
+  // One round trip: the run, its job, and the workers' wake-up at the commit (a rare path: the
+  // NOTIFY's commit-time lock costs nothing here).
+  await tx`with ${run.ctes} select ${notifyJobsInserted(tx, 1)} from job`;
   return run.id;
 }
 
 /**
  * A new run's id and the common table expressions `run` (the run, inserted `queued`, returning
- * its id and created_at) and `job`
- * (its execution enqueued), for a statement that also writes what the run belongs to, such as its
- * Submission, in the same round trip. `job` only runs when the statement reads it:
- * `select ... from job`.
+ * its id and created_at) and `job` (its execution enqueued, newRunJobs), for a statement that
+ * also writes what the run belongs to, such as its Submission, in the same round trip. `job` is
+ * a data-modifying CTE, so it runs whether or not the statement reads it. It wakes no worker: the
+ * caller does, after its commit (wakeWorkers) or at it (notifyJobsInserted).
  */
 export function queuedRun(
   tx: postgres.TransactionSql,
@@ -58,6 +60,6 @@ export function queuedRun(
          ${tx.json(inputs as unknown as postgres.JSONValue)}, ${input.requestedByUserId ?? null})
       returning id, created_at
     ),
-    job as (select ${addRunJob(tx, tx`run.id`)} from run)`;
+    job as (${newRunJobs(tx, "run")})`;
   return { id, ctes };
 }

@@ -53,9 +53,12 @@ export interface RunContextRow {
  * The select of the context of each run in `runs` (a subquery or a CTE of the caller's statement
  * holding run rows, with at least their `verification_runs` columns of the context), so a
  * statement that changes a run can read its context in the same round trip. It returns `r.*`.
- * The artifacts are looked up as `= any(array(...))`: as `in (select ...)` PostgreSQL guessed a
- * hundred ids from the jsonb array and, up to some thousands of artifacts, hashed a scan of the
- * whole table per run (0.23 ms at 600 artifacts; 0.04 ms this way, and at 48,000).
+ * Each artifact is looked up by its id alone, a subquery per element of the run's inputs: joined
+ * to the jsonb array (`in (select ...)`, or `= any(array(...))` as before), PostgreSQL guessed
+ * ten or a hundred ids and, below a few thousand artifacts, scanned the whole table for every run
+ * (0.06 ms per run at 1,000 artifacts, a quarter of the statement that starts a batch; 0.01 ms
+ * this way at any size). `offset 0` keeps the subquery from being inlined twice, once for the
+ * filter that drops an artifact that is gone (runContext then says which).
  */
 export function selectRunContext(
   sql: Sql,
@@ -63,9 +66,11 @@ export function selectRunContext(
 ): postgres.PendingQuery<postgres.Row[]> {
   return sql`
     select r.*, s.user_id, s.attempt_id, s.problem_id, vc.document, pr.verifier_input_bindings,
-      coalesce((select json_agg(json_build_object('id', a.id, 'filename', a.filename, 'media_type', a.media_type))
-                from artifacts a
-                where a.id = any(array(select x->>'artifact_id' from jsonb_array_elements(r.inputs->'artifacts') x))), '[]') as files
+      coalesce((select json_agg(file) from (
+                  select (select json_build_object('id', a.id, 'filename', a.filename, 'media_type', a.media_type)
+                          from artifacts a where a.id = x->>'artifact_id') as file
+                  from jsonb_array_elements(r.inputs->'artifacts') x offset 0) files
+                where file is not null), '[]') as files
     from ${runs} r
     join submissions s on s.id = r.submission_id
     join verifier_contracts vc on vc.id = r.verifier_contract_id
