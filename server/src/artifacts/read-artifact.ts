@@ -24,10 +24,13 @@ export async function readArtifact(
     now?: Date;
     /** A Problem the caller read in this transaction: not read again when it is the Artifact's. */
     problem?: ProblemRow;
+    /** The row findArtifact gave the caller for `id` (with the lock it needs): not read again. */
+    found?: ArtifactRow | null;
   },
 ): Promise<ArtifactRow> {
   const field = options.field ?? "artifact_id";
-  const artifact = await findArtifact(sql, id, { lock: options.lock });
+  const artifact =
+    options.found !== undefined ? options.found : await findArtifact(sql, id, { lock: options.lock });
   // A reviewer of the Submission reads it (reviewsArtifact: only while they may read the Problem).
   if (
     artifact &&

@@ -1,8 +1,9 @@
 import { EntriesMode, IdPrefix, RunTrigger } from "@svc/schemas";
 import type { ArtifactRow } from "../artifacts/artifact.ts";
+import { findArtifact } from "../artifacts/find-artifact.ts";
 import { readArtifact } from "../artifacts/read-artifact.ts";
 import { AttemptAccess, readAttempt, requireActive } from "../attempts/read-attempt.ts";
-import { inTransaction } from "../core/db/in-transaction.ts";
+import { pipelinedTransaction } from "../core/db/pipelined-transaction.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import { randomId } from "../core/ids/random-id.ts";
 import { wakeWorkers } from "../core/jobs/wake-workers.ts";
@@ -42,17 +43,19 @@ export async function createSubmission(
 ): Promise<{ submission: Submission; verification_run_id: string | null }> {
   const { sql, clock } = services;
   const viewer = viewerOf(caller.principal);
-  const created = await inTransaction(sql, async (tx) => {
-    // The Attempt, its Problem and its revision's facts in one round trip.
-    const {
-      attempt,
-      problem,
-      revision: stored,
-    } = await readAttempt(tx, viewer, input.attempt_id, {
-      access: AttemptAccess.own,
-      lock: true,
-      revision: true,
-    });
+  const created = await pipelinedTransaction(sql, async (tx, commitWith) => {
+    // The Attempt (its Problem and its revision's facts with it) and the named Artifacts, each
+    // locked, in one write with the transaction's BEGIN: the Attempt first, then the Artifacts in
+    // id order. Checked below in that order, so the first refusal is the same as read one by one.
+    const ids = [...new Set(input.artifacts.map((a) => a.artifact_id))].sort();
+    const [{ attempt, problem, revision: stored }, ...artifactRows] = await Promise.all([
+      readAttempt(tx, viewer, input.attempt_id, {
+        access: AttemptAccess.own,
+        lock: true,
+        revision: true,
+      }),
+      ...ids.map((id) => findArtifact(tx, id, { lock: true })),
+    ]);
     requireActive(attempt);
     if (problem.status !== "open") {
       throw new ServiceError(
@@ -83,11 +86,11 @@ export async function createSubmission(
       if (allowance.remaining === 0) throw quotaExhausted(allowance);
     }
     const artifacts = new Map<string, ArtifactRow>();
-    const ids = [...new Set(input.artifacts.map((a) => a.artifact_id))].sort();
-    for (const id of ids) {
+    for (const [i, id] of ids.entries()) {
       const index = input.artifacts.findIndex((a) => a.artifact_id === id);
       const field = `artifacts.${index}.artifact_id`;
-      const artifact = await readArtifact(tx, viewer, id, { access: "own", lock: true, field, problem });
+      const found = artifactRows[i] as ArtifactRow | null;
+      const artifact = await readArtifact(tx, viewer, id, { access: "own", field, problem, found });
       if (artifact.withdrawn_at !== null) {
         throw new ServiceError(
           "artifact_withdrawn",
@@ -124,10 +127,10 @@ export async function createSubmission(
             artifacts: check.artifacts,
             trigger: RunTrigger.submission,
           });
-    // One round trip: the Submission, and its run and the run's job when the revision pins a Contract.
-    const [written] = await tx<
-      { status: Submission["status"]; created_at: Date; run_created_at: Date | null }[]
-    >`
+    // One round trip: the Submission, and its run and the run's job when the revision pins a
+    // Contract; with the COMMIT when no entry event follows.
+    const entry = sealing?.entries === EntriesMode.independent && evaluationId !== null;
+    const insert = tx<{ status: Submission["status"]; created_at: Date; run_created_at: Date | null }[]>`
       with submission as (
         insert into submissions (id, attempt_id, user_id, problem_id, problem_revision_id, artifacts, created_at)
         values (${id}, ${attempt.id}, ${attempt.user_id}, ${attempt.problem_id}, ${attempt.problem_revision_id},
@@ -140,7 +143,8 @@ export async function createSubmission(
           : tx`, ${run.ctes}
         select submission.status, submission.created_at, run.created_at as run_created_at from submission, run, job`
       }`;
-    if (sealing?.entries === EntriesMode.independent && evaluationId !== null) {
+    const [written] = entry ? await insert : await commitWith(insert);
+    if (entry && evaluationId !== null) {
       await recordEntry(tx, {
         evaluationId,
         revisionId: revision.id,

@@ -4,6 +4,7 @@ import type postgres from "postgres";
 import { commitWithoutFlush } from "../core/db/commit-without-flush.ts";
 import { genericPlans } from "../core/db/generic-plans.ts";
 import { groupedStatementOn } from "../core/db/grouped-statement.ts";
+import { pipelinedTransaction } from "../core/db/pipelined-transaction.ts";
 import { TaskName } from "../core/jobs/task-name.ts";
 import { runsFinished, runWait } from "../core/metrics/metrics.ts";
 import type { Services } from "../core/services/services.ts";
@@ -111,9 +112,9 @@ export async function executeVerificationRuns(
  * their context included. Bookkeeping, so its commit does not wait for the disk: a PostgreSQL
  * crash that loses it leaves the runs `queued` with their jobs, as if this execution never
  * began, and the jobs run them again. It runs in a transaction of its own with generic plans
- * (genericPlans, sent with it in one write): PostgreSQL planned this statement afresh for every
- * batch, about 0.7 ms, a third of its cost, where its generic plan is the same and is planned
- * once per connection.
+ * (genericPlans): PostgreSQL planned this statement afresh for every batch, about 0.7 ms, a third
+ * of its cost, where its generic plan is the same and is planned once per connection. BEGIN, the
+ * setting, the statement and COMMIT go in one write (pipelinedTransaction).
  */
 async function startRuns(services: Services, runId: string, companions: number): Promise<StartedRun[]> {
   // The stage results of each run are read by run id alone (conditions in FILTER and bool_or):
@@ -149,10 +150,11 @@ async function startRuns(services: Services, runId: string, companions: number):
       select done.key as id from graphile_worker.complete_jobs(array(select job_id from candidates)) done
     ),`
       : sql`taken as (select null::text as id where false),`;
-  const [, started] = await sql.begin((tx) => [
-    // This transaction holds nothing but the statement: its commit is the statement's own.
-    tx`select from (${genericPlans(tx)}) generic_plans, (${commitWithoutFlush(sql)}) no_flush`,
-    tx<StartedRun[]>`
+  return await pipelinedTransaction(sql, async (tx, commitWith) => {
+    const [, started] = await Promise.all([
+      // This transaction holds nothing but the statement: its commit is the statement's own.
+      tx`select from (${genericPlans(tx)}) generic_plans, (${commitWithoutFlush(sql)}) no_flush`,
+      commitWith(tx<StartedRun[]>`
     with ${taken}
     started as (
       update verification_runs
@@ -171,9 +173,10 @@ async function startRuns(services: Services, runId: string, companions: number):
                   from verification_stage_results st
                   where st.verification_run_id = verification_runs.id and st.status = 'finished'), '[]') as finished_stages
     )
-    ${selectRunContext(sql, sql`started`)}`,
-  ]);
-  return started as StartedRun[];
+    ${selectRunContext(sql, sql`started`)}`),
+    ]);
+    return started;
+  });
 }
 
 /** The rest of an execution, from the statement that started the run. */

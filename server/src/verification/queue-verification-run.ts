@@ -1,5 +1,6 @@
 import { IdPrefix, type RunTrigger } from "@svc/schemas";
 import type postgres from "postgres";
+import type { Sql } from "../core/db/connect-sql.ts";
 import { randomId } from "../core/ids/random-id.ts";
 import { newRunJobs } from "../core/jobs/enqueue-run.ts";
 import { notifyJobsInserted } from "../core/jobs/wake-workers.ts";
@@ -46,7 +47,7 @@ export async function queueVerificationRun(
  * caller does, after its commit (wakeWorkers) or at it (notifyJobsInserted).
  */
 export function queuedRun(
-  tx: postgres.TransactionSql,
+  tx: Sql,
   input: QueueRunInput,
 ): { id: string; ctes: postgres.PendingQuery<postgres.Row[]> } {
   const id = randomId(IdPrefix.verificationRun);

@@ -121,7 +121,7 @@ describeWithDatabase("a Submission's run job, written without add_job", () => {
     expect(await job(runId)).toBeUndefined();
   });
 
-  it("wakes the workers with one NOTIFY for the wake-ups asked for while one is on its way", async () => {
+  it("wakes the workers with one NOTIFY at once, then one for all the wake-ups asked for within the interval", async () => {
     const heard: number[] = [];
     const listener = postgres(db.url, { max: 1, onnotice: () => {} });
     try {
@@ -133,7 +133,7 @@ describeWithDatabase("a Submission's run job, written without add_job", () => {
         heard.push(notice.count);
         if (heard.reduce((a, b) => a + b, 0) >= 50) all.resolve();
       });
-      // The first goes out at once; the 49 asked for while it is on its way go out together.
+      // The first goes out at once; the 49 asked for right after it go out together, WAKE_INTERVAL_MS later.
       for (let i = 0; i < 50; i++) wakeWorkers(db.sql, 1);
       await all.promise;
       expect(heard).toEqual([1, 49]);
