@@ -151,9 +151,11 @@ async function startRuns(services: Services, runId: string, companions: number):
     ),`
       : sql`taken as (select null::text as id where false),`;
   return await pipelinedTransaction(sql, async (tx, commitWith) => {
-    const [, started] = await Promise.all([
-      // This transaction holds nothing but the statement: its commit is the statement's own.
-      tx`select from (${genericPlans(tx)}) generic_plans, (${commitWithoutFlush(sql)}) no_flush`,
+    // This transaction holds nothing but the statement: its commit is the statement's own. The
+    // setting is sent first (execute), so it is in force when the statement is planned.
+    const settings =
+      tx`select from (${genericPlans(tx)}) generic_plans, (${commitWithoutFlush(sql)}) no_flush`.execute();
+    const [started] = await Promise.all([
       commitWith(tx<StartedRun[]>`
     with ${taken}
     started as (
@@ -174,6 +176,7 @@ async function startRuns(services: Services, runId: string, companions: number):
                   where st.verification_run_id = verification_runs.id and st.status = 'finished'), '[]') as finished_stages
     )
     ${selectRunContext(sql, sql`started`)}`),
+      settings,
     ]);
     return started;
   });
@@ -490,7 +493,11 @@ const finishStagesAndRuns = groupedStatementOn(
       event: postgres.JSONValue;
     }>,
   ) => {
-    const [row] = await sql<{ finished: string[] | null }[]>`
+    // Generic plans, as for startRuns: BEGIN, the setting, the statement and COMMIT in one write.
+    const [row] = await pipelinedTransaction(sql, async (tx, commitWith) => {
+      const settings = tx`select from (${genericPlans(tx)}) generic_plans`.execute();
+      const [rows] = await Promise.all([
+        commitWith(tx<{ finished: string[] | null }[]>`
       with ends as (
         select * from jsonb_to_recordset(${sql.json(ends as unknown as postgres.JSONValue)})
           as x(run_id text, position int, result text, score double precision, evidence_md text, mechanism jsonb,
@@ -520,7 +527,11 @@ const finishStagesAndRuns = groupedStatementOn(
         sql,
         sql`(select ev.* from ends e join finished_run f on f.id = e.run_id, ${eventFromJson(sql, sql`e.event`, "ev")})`,
       )}
-      select (select array_agg(verification_run_id) from stage) as finished, (select count(*) from woken) as woken`;
+      select (select array_agg(verification_run_id) from stage) as finished, (select count(*) from woken) as woken`),
+        settings,
+      ]);
+      return rows;
+    });
     const finished = new Set(row?.finished ?? []);
     return ends.map((end) => finished.has(end.run_id));
   },

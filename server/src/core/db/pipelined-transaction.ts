@@ -15,7 +15,9 @@ export type CommitWith = <T extends readonly postgres.Row[]>(
  * Nothing changes for the transaction: if the last statement fails, PostgreSQL ends the aborted
  * transaction at the COMMIT sent after it (a rollback) and commitWith throws the statement's
  * error; if `fn` throws otherwise, the transaction is rolled back. Statements `fn` sends without
- * awaiting the one before also share a write (postgres.js pipelines them), in the order sent.
+ * awaiting the one before also share a write (postgres.js pipelines them), in the order they are
+ * started: a postgres.js statement starts when awaited or `.execute()`d, not when written, so
+ * `Promise.all([a, commitWith(b)])` sends b (and COMMIT) before a: start a first (`a.execute()`).
  */
 export async function pipelinedTransaction<T>(
   pool: Pool,

@@ -36,6 +36,23 @@ describeWithDatabase("a pipelined transaction", () => {
     expect(await notes()).toEqual([1, 2, 3]);
   });
 
+  it("runs statements in the order they were started, a setting before the last statement included", async () => {
+    const seen = await pipelinedTransaction(db.sql, async (tx, commitWith) => {
+      const setting = tx`select set_config('svc.pipelined', 'on', true)`.execute();
+      const [rows] = await Promise.all([
+        commitWith(tx<{ value: string }[]>`select current_setting('svc.pipelined', true) as value`),
+        setting,
+      ]);
+      return rows[0]!.value;
+    });
+    expect(seen).toBe("on");
+    // Set for the transaction only.
+    const [after] = await db.sql<
+      { value: string | null }[]
+    >`select current_setting('svc.pipelined', true) as value`;
+    expect(after!.value ?? "").toBe("");
+  });
+
   it("keeps nothing when the last statement fails, and throws its error", async () => {
     const failing = pipelinedTransaction(db.sql, async (tx, commitWith) => {
       await tx`insert into pipelined values (10, 'first')`;
