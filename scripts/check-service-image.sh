@@ -53,7 +53,10 @@ for _ in $(seq 1 60); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null &&
 health="$(curl -s "http://127.0.0.1:$port/healthz")"
 docker stop -t 20 "$web" "$worker" >/dev/null
 codes="$(docker inspect --format '{{.State.ExitCode}}' "$web" "$worker" | tr '\n' ' ')"
-docker logs "$worker" 2>&1 | grep -q '"svc worker is running"' || { docker logs "$worker"; echo "the worker did not start" >&2; exit 1; }
+# Read whole before grep: `grep -q` stops at the first match, and under pipefail the SIGPIPE that
+# `docker logs` then gets would fail the check whenever a line follows the match.
+worker_logs="$(docker logs "$worker" 2>&1)"
+grep -q '"svc worker is running"' <<<"$worker_logs" || { echo "$worker_logs"; echo "the worker did not start" >&2; exit 1; }
 docker rm "$web" "$worker" >/dev/null
 [ "$health" = '{"ok":true}' ] || { echo "serve answered /healthz with: $health" >&2; exit 1; }
 [ "$codes" = "0 0 " ] || { echo "exit codes on SIGTERM (serve, worker): $codes" >&2; exit 1; }
