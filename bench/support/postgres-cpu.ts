@@ -30,7 +30,7 @@ export function postgresCpuMs(): number | null {
 }
 
 /** CPU time used so far by process `pid`, in milliseconds; null when it is gone (or, with `onlyPostgres`, not a postgres). */
-function processCpuMs(pid: string | number, onlyPostgres = false): number | null {
+export function processCpuMs(pid: string | number, onlyPostgres = false): number | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     if (onlyPostgres && !stat.includes(" (postgres) ")) return null;

@@ -16,10 +16,12 @@ export const WAIT_RETRY_MS = 5_000;
 
 /**
  * How many queued runs of a builtin-only Contract a job executes with its own
- * (executeVerificationRuns). Such a run costs a few milliseconds, so under load most of its cost
- * was its round trips; 15 companions keep one job's work near a tenth of a second.
+ * (executeVerificationRuns). Such a run costs under half a millisecond of CPU, so most of its
+ * cost was the batch's statements and round trips; 31 companions keep one job's work near a few
+ * tens of milliseconds. Against 15, alternating bench:verify: execution alone 0.36-0.42 ms of CPU
+ * per verdict against 0.49-0.50, end to end unchanged or better (issue 38, docs/operations.md).
  */
-export const COMPANION_RUNS = 15;
+export const COMPANION_RUNS = 31;
 
 /**
  * How long a worker waits before its next job while runs trickle in, per worker process of the
