@@ -11,7 +11,9 @@
  * - execution alone with 1 and with 2 workers: the same submissions all created first, only the
  *   workers timed (how the workers scale once creation does not share the cores with them).
  * - the service's statements per run (create_submission and the worker's execution, counted on the
- *   service's pool; graphile-worker's own two per job are apart), the figure round trips follow;
+ *   service's pool; graphile-worker's own two per job are apart): statements, not round trips,
+ *   since a pipelined transaction (pipelinedTransaction) sends BEGIN, statements and COMMIT in one
+ *   write;
  * - how fast the bench created the submissions meanwhile: close to the runs/s, creation bounds it;
  * - CPU per verdict beside each runs/s: this process's CPU time per run (creation and workers) and
  *   that of the PostgreSQL backends connected to the bench's database (pg_stat_activity and
