@@ -71,7 +71,9 @@ export async function searchProblems(
   });
   const tsquery = query === undefined ? undefined : sql`websearch_to_tsquery('english', ${query})`;
   const textTiers =
-    options.order === ProblemOrder.priority && query && tsquery ? matchTiers(sql, query, tsquery) : undefined;
+    options.order === ProblemOrder.priority && query && tsquery
+      ? matchTiers(sql, query, tsquery, options.status)
+      : undefined;
   // The number of keys does not depend on the seed, which the cursor itself may carry.
   const tiered = textTiers !== undefined || options.order === ProblemOrder.random;
   const keyCount = sortKeys(sql, options.order).length + (tiered ? 1 : 0);
@@ -141,7 +143,12 @@ const RARE_TOKEN_SYNTAX = /\d/;
  * priority. Ranking every match with ts_rank read each matching document (tens of milliseconds
  * per ten thousand matches); a tier is read in priority order and stops after one page.
  */
-function matchTiers(sql: Sql, query: string, tsquery: postgres.Fragment): TierKey {
+function matchTiers(
+  sql: Sql,
+  query: string,
+  tsquery: postgres.Fragment,
+  status: ProblemRow["status"],
+): TierKey {
   const document = sql`p.search_document @@ ${tsquery}`;
   const title = sql`p.title_document @@ ${tsquery}`;
   // Both tiers check the whole document: a -excluded word may sit in the statement alone. In the
@@ -154,9 +161,22 @@ function matchTiers(sql: Sql, query: string, tsquery: postgres.Fragment): TierKe
   // titles holding the phrase's words) and sorts them; the statement tier still walks. With a
   // number, both tiers read their matches whole.
   const rare = RARE_TOKEN_SYNTAX.test(query);
+  const readTitlesWhole = PHRASE_SYNTAX.test(query) || rare;
+  // Walked, the title tier tests each title in the covering index (migration 038) in priority
+  // order and reads only the rows that match: a page of two common words read about 8,300 rows
+  // of a 1.5 GB table at a million Problems (45-49 ms), and reads as many index entries instead
+  // (3.5-7 ms). `t` is the same row as `p`, so the title is tested once, there.
+  const titleWalk = {
+    keys: sortKeys(sql, ProblemOrder.priority, "t"),
+    condition: sql`t.status = ${status} and t.current_revision_id is not null and t.title_document @@ ${tsquery}`,
+  };
   return {
-    conditions: [titleAndDocument, sql`${document} and not ${title}`],
-    readEveryMatch: [PHRASE_SYNTAX.test(query) || rare, rare],
+    conditions: [
+      readTitlesWhole ? titleAndDocument : sql`ts_match_vq(p.search_document, ${tsquery})`,
+      sql`${document} and not ${title}`,
+    ],
+    readEveryMatch: [readTitlesWhole, rare],
+    walks: [readTitlesWhole ? undefined : titleWalk, undefined],
   };
 }
 
@@ -181,18 +201,22 @@ function shuffleFrom(sql: Sql, seed: string, readEveryMatch: boolean): TierKey {
   };
 }
 
-/** The keyset for an order, all ascending: descending numbers are negated; the slug breaks ties. */
-function sortKeys(sql: Sql, order: ProblemOrder): SortKey[] {
-  const priority: SortKey = { expression: sql`-p.priority_weight`, type: "float8" };
-  const slug: SortKey = { expression: sql`p.slug collate "C"`, type: "text" };
+/**
+ * The keyset for an order, all ascending: descending numbers are negated; the slug breaks ties.
+ * `alias` names the problems row they are read from (`t`: a tier's walk, TierWalk).
+ */
+function sortKeys(sql: Sql, order: ProblemOrder, alias = "p"): SortKey[] {
+  const row = sql(alias);
+  const priority: SortKey = { expression: sql`-${row}.priority_weight`, type: "float8" };
+  const slug: SortKey = { expression: sql`${row}.slug collate "C"`, type: "text" };
   switch (order) {
     case ProblemOrder.priority:
       return [priority, slug];
     case ProblemOrder.least_attempted:
-      return [{ expression: sql`p.active_attempts`, type: "int4" }, priority, slug];
+      return [{ expression: sql`${row}.active_attempts`, type: "int4" }, priority, slug];
     case ProblemOrder.random:
       // Read from the seed's starting point round (shuffleFrom's tiers).
-      return [{ expression: sql`p.shuffle_key`, type: "int4" }, slug];
+      return [{ expression: sql`${row}.shuffle_key`, type: "int4" }, slug];
     default: {
       const never: never = order;
       throw new Error(`unhandled order ${never}`);
