@@ -1,5 +1,4 @@
 import { Logger, runMigrations } from "graphile-worker";
-import { TaskName } from "../jobs/task-name.ts";
 import type { Pool } from "./connect-sql.ts";
 import { type Migration, readMigrations } from "./read-migrations.ts";
 import { workerConnection } from "./worker-connection.ts";
@@ -26,10 +25,6 @@ export async function migrate(
   // graphile-worker's schema first: a process waiting for the schema (SVC_MIGRATE=wait) sees
   // our last migration recorded only once everything, the job queue included, is in place.
   await runMigrations({ ...workerConnection(sql, 1), logger: quietWorkerLogger });
-  // The task row a run's job names (newRunJobs writes jobs without add_job, which would create
-  // it on its first call): there before the first Submission, so a run never lacks its job.
-  await sql`
-    insert into graphile_worker._private_tasks (identifier) values (${TaskName.verifyRun}) on conflict do nothing`;
   await sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK})`;
     await tx`
