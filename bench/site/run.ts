@@ -7,7 +7,9 @@
  * rendering alone (renderLeaderboardPage on the same data, in process). Every figure line reads
  * `name  figure  baseline  ratio`. Run with `npm run bench:site` (DATABASE_URL, else the embedded
  * PostgreSQL). The goal (issue 16): a list page of 1,000 rows under 100 ms of server time.
- * Also the author's "My work" page (`/work`) of an author with 1,000 Problems (its first page of 50).
+ * Also the author's "My work" page (`/work`) of an author with 1,000 Problems (its first page of 50),
+ * and a participant's `/me`, whose "Your best scores" reads the leaderboards of the 10 Problems
+ * they scored on most recently (its ceiling): one of 1,000 rows and nine of 100.
  * Summary lines (printSummary) close the output.
  */
 import { pino } from "pino";
@@ -46,8 +48,10 @@ try {
     revision: { verifierContractId: contractId },
   });
   const seedStart = performance.now();
+  const participants: Array<{ id: string; token: string }> = [];
   for (let i = 0; i < ROWS; i++) {
     const user = await seedUser(db.sql, `participant-${i}`);
+    participants.push(user);
     await seedFinishedRun(db.sql, {
       problemId: problem.problemId,
       revisionId: problem.revisionId,
@@ -56,6 +60,26 @@ try {
       result: "verified",
       score: (i * 7919) % 10007,
     });
+  }
+  // Nine more scored Problems of 100 participants each, participant-0 among them: /me reads ten boards.
+  for (let p = 0; p < 9; p++) {
+    const other = await seedProblem(services, {
+      owner: owner.id,
+      slug: `scored-${p}`,
+      title: `Scored problem ${p}`,
+      visibility: "listed",
+      revision: { verifierContractId: contractId },
+    });
+    for (let i = 0; i < 100; i++) {
+      await seedFinishedRun(db.sql, {
+        problemId: other.problemId,
+        revisionId: other.revisionId,
+        contractId,
+        userId: participants[i]!.id,
+        result: "verified",
+        score: (i * 31 + p) % 1009,
+      });
+    }
   }
   // The author's own work: 1,000 more Problems, private, for the "My work" page.
   for (let i = 0; i < ROWS - 1; i++) {
@@ -76,6 +100,11 @@ try {
   const json = await sample(get("/api/problems/crowded/leaderboard", auth), REQUESTS);
   const page = await sample(get("/problems/crowded/leaderboard"), REQUESTS);
   const myWork = await sample(get("/work", { ...auth, accept: "text/html" }), REQUESTS);
+  const participantAuth = { authorization: `Bearer ${participants[0]!.token}`, accept: "text/html" };
+  const mePage = await (await fetch(`${url}/me`, { headers: participantAuth })).text();
+  const boards = (mePage.match(/\/leaderboard"/g) ?? []).length;
+  if (boards < 10) throw new Error(`expected /me to show 10 best scores, found ${boards} leaderboard links`);
+  const me = await sample(get("/me", participantAuth), REQUESTS);
   const board = await getLeaderboard(db.sql, { viewer: null, now: new Date() }, { problem: "crowded" });
   if (board.entries.length !== ROWS) throw new Error(`expected ${ROWS} entries, got ${board.entries.length}`);
   const render = await sample(
@@ -102,6 +131,8 @@ try {
   line("site: the same as JSON from /api, p50", percentile(json, 50), percentile(health, 50));
   line("site: My work page (50 of 1,000 problems), p50", percentile(myWork, 50), percentile(health, 50));
   line("site: My work page (50 of 1,000 problems), p95", percentile(myWork, 95), percentile(health, 95));
+  line("site: /me, best scores from 10 leaderboards, p50", percentile(me, 50), percentile(health, 50));
+  line("site: /me, best scores from 10 leaderboards, p95", percentile(me, 95), percentile(health, 95));
   line(
     "site: rendering 1,000 rows alone, p50 (vs the JSON read)",
     percentile(render, 50),
@@ -117,6 +148,13 @@ try {
   printSummary({
     name: "site: My work page, 50 of 1,000 problems, p50",
     figure: percentile(myWork, 50),
+    baseline: percentile(health, 50),
+    unit: "ms",
+    baselineName: "/healthz",
+  });
+  printSummary({
+    name: "site: /me with best scores from 10 leaderboards, p50",
+    figure: percentile(me, 50),
     baseline: percentile(health, 50),
     unit: "ms",
     baselineName: "/healthz",
