@@ -12,7 +12,7 @@ import { resolveCredential } from "../client/credentials.ts";
 import { ServiceCallError } from "../client/service-call-error.ts";
 import { sha256 } from "../hash/sha256.ts";
 import type { InputFile, RuntimeBinding } from "../sandbox/checker-job.ts";
-import { detectSandbox } from "../sandbox/detect-sandbox.ts";
+import { type DetectedSandbox, detectSandbox } from "../sandbox/detect-sandbox.ts";
 import { runChecker } from "../sandbox/run-checker.ts";
 import { chainIdOf, prepareRuntimeRootfs, RUNTIME_SOURCE } from "../sandbox/runtime-rootfs.ts";
 import { checkerImplementation, stageJob } from "../sandbox/stage-job.ts";
@@ -138,18 +138,10 @@ export async function replayCommand(
       if (program && sha256(program) !== impl.program!.content_hash) {
         throw new UsageError(`the program of ${impl.id} does not match its content hash`);
       }
-      const binding = await runtimeFor(
-        attested,
-        impl.runtime.image_ref,
-        local.binding,
-        options,
-        deps,
-        async () => {
-          published ??= (await getJson("/api/runtimes")) as { runtimes: PublishedRuntime[] };
-          return published.runtimes;
-        },
-        local.backends.bwrap !== undefined,
-      );
+      const binding = await runtimeFor(attested, impl.runtime.image_ref, local, options, deps, async () => {
+        published ??= (await getJson("/api/runtimes")) as { runtimes: PublishedRuntime[] };
+        return published.runtimes;
+      });
       const job = stageJob(contract, stage, checkerImplementation(impl, program), { artifacts, reference });
       const outcome = await runChecker(job, { binding, backends: local.backends });
       const compare = (field: Difference["field"], a: unknown, b: unknown) => {
@@ -252,7 +244,6 @@ async function referenceInputs(
   return files;
 }
 
-/**
 /** A runtime's bound bytes as the service publishes them (GET /api/runtimes). */
 interface PublishedRuntime {
   image_ref: string;
@@ -270,13 +261,12 @@ interface PublishedRuntime {
 async function runtimeFor(
   attested: RunPredicateStage,
   imageRef: string,
-  detected: RuntimeBinding | null,
+  local: DetectedSandbox,
   options: ReplayOptions,
   deps: CliDeps,
   publishedRuntimes: () => Promise<PublishedRuntime[]>,
-  /** Whether bubblewrap runs here: a published registry reference is unpacked for it. */
-  bwrapHere: boolean,
 ): Promise<RuntimeBinding | null> {
+  const detected = local.binding;
   const digest = attested.sandbox?.runtime_bytes_digest ?? null;
   if (imageRef.startsWith("svc-builtin/") || digest === null) return bindingFor(imageRef, detected);
   let image = options.image ?? deps.env.SVC_PYTHON_IMAGE;
@@ -289,7 +279,8 @@ async function runtimeFor(
       throw new UsageError(
         `stage ${attested.stage_key} ran on image bytes ${digest}, which the service publishes no registry reference for: name an image with them (--image)`,
       );
-    if (!bwrapHere)
+    // A published registry reference is unpacked for bubblewrap.
+    if (local.backends.bwrap === undefined)
       throw new UsageError(
         `stage ${attested.stage_key} ran on ${published.source.slice("docker://".length)} (${digest}): pull it into your engine and name it (--image), or replay under bubblewrap (--sandbox bwrap)`,
       );
