@@ -278,24 +278,22 @@ function valueAt(root: unknown, pointer: string): unknown {
   let at: unknown = root;
   for (const part of pointer.split("/").slice(1)) {
     if (at === null || typeof at !== "object") return undefined;
-    at = (at as Record<string, unknown>)[part.replaceAll("~1", "/").replaceAll("~0", "~")];
+    at = (at as Record<string, unknown>)[pointerSegment(part)];
   }
   return at;
 }
 
+/** Replaces the value at `pointer` (its parent must exist): the opened value in a copy of a Statement. */
 function setValueAt(root: unknown, pointer: string, value: unknown): void {
-  const parts = pointer
-    .split("/")
-    .slice(1)
-    .map((part) => part.replaceAll("~1", "/").replaceAll("~0", "~"));
-  const last = parts.pop();
-  let parent: unknown = root;
-  for (const part of parts) {
-    if (parent === null || typeof parent !== "object") return;
-    parent = (parent as Record<string, unknown>)[part];
-  }
-  if (last !== undefined && parent !== null && typeof parent === "object")
-    (parent as Record<string, unknown>)[last] = value;
+  const cut = pointer.lastIndexOf("/");
+  const parent = valueAt(root, pointer.slice(0, cut));
+  if (cut >= 0 && parent !== null && typeof parent === "object")
+    (parent as Record<string, unknown>)[pointerSegment(pointer.slice(cut + 1))] = value;
+}
+
+/** One JSON Pointer segment unescaped (RFC 6901: ~1 is "/", ~0 is "~"). */
+function pointerSegment(part: string): string {
+  return part.replaceAll("~1", "/").replaceAll("~0", "~");
 }
 
 function show(value: unknown): string {
