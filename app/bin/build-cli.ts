@@ -2,7 +2,7 @@ import { rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
 import { inlineSchemas } from "../../schemas/src/bundling.ts";
-import { standaloneValidators } from "../../schemas/src/standalone-validators.ts";
+import { standaloneMetaSchema, standaloneValidators } from "../../schemas/src/standalone-validators.ts";
 
 /** The repository root: the bundle's paths are relative to it, whoever builds. */
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -16,14 +16,23 @@ export const CLI_DIST = "app/dist";
  */
 export const CLI_INPUTS = `${CLI_DIST}/inputs.json`;
 
-/** Every schema's validator compiled at build time, not at each start (schemas/src/precompiled-validators.ts). */
+/**
+ * Every schema's validator and the author schemas' meta-schema compiled at build time, not at
+ * each start (schemas/src/precompiled-validators.ts, precompiled-meta-schema.ts).
+ */
 const precompileValidators: Plugin = {
   name: "precompile-validators",
   setup(b) {
+    const resolveDir = fileURLToPath(new URL("../../schemas/src/", import.meta.url));
     b.onLoad({ filter: /schemas[\\/]src[\\/]precompiled-validators\.ts$/ }, () => ({
       loader: "js",
       contents: standaloneValidators(),
-      resolveDir: fileURLToPath(new URL("../../schemas/src/", import.meta.url)),
+      resolveDir,
+    }));
+    b.onLoad({ filter: /schemas[\\/]src[\\/]precompiled-meta-schema\.ts$/ }, () => ({
+      loader: "js",
+      contents: standaloneMetaSchema(),
+      resolveDir,
     }));
   },
 };
