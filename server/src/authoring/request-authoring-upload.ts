@@ -8,6 +8,7 @@ import { signedUrlExpiry } from "../core/signing/signed-url-expiry.ts";
 import type { Principal } from "../users/principal.ts";
 import { requireScope } from "../users/require-scope.ts";
 import { MAX_UPLOAD_BYTES } from "./upload-state.ts";
+import { validationPool } from "./validation-pool.ts";
 
 export interface RequestedUpload {
   upload_id: string;
@@ -54,6 +55,8 @@ export async function requestAuthoringUpload(
   await services.sql`
     insert into authoring_uploads (id, user_id, size_bytes, content_hash, expires_at)
     values (${id}, ${principal.user.id}, ${size_bytes}, ${content_hash}, ${expiresAt})`;
+  // Its validation follows the PUT: a validation thread starts meanwhile.
+  validationPool().warm();
   const path = signUploadUrl(
     { target: id, expiresAt, maxBytes: MAX_UPLOAD_BYTES, contentHash: content_hash },
     services.signingSecret,

@@ -1,7 +1,14 @@
 import { readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
 import { threadId } from "node:worker_threads";
-import { type LintReport, lintPackage, openZipTree, SERVER_ARCHIVE_LIMITS, TreeError } from "@svc/app";
+// The authoring core alone: a thread starts without the modules of the rest of @svc/app.
+import {
+  type LintReport,
+  lintPackage,
+  openZipTree,
+  SERVER_ARCHIVE_LIMITS,
+  TreeError,
+} from "@svc/app/authoring-core";
 import { move, transferableSymbol, valueSymbol } from "piscina";
 
 /** The validation threads' nice value (0 is normal, 19 the lowest priority). */
@@ -34,11 +41,17 @@ export type ArchiveValidation = { thread: number } & (
  * same plan_hash). When the plan is clean the package's files go back to the caller, moved
  * (never copied) into its thread, for the reference checks and conformance fixtures.
  */
-export default async function validateArchive(task: {
-  archive: Uint8Array;
-  /** The clock lint checks dates against; null: unpack only (publication of a validated upload). */
-  now: Date | null;
-}): Promise<unknown> {
+export default async function validateArchive(
+  task:
+    | {
+        archive: Uint8Array;
+        /** The clock lint checks dates against; null: unpack only (publication of a validated upload). */
+        now: Date | null;
+      }
+    | { warm: true },
+): Promise<unknown> {
+  // ValidationPool.warm: starting this thread (loading this module) was the work.
+  if ("warm" in task) return { thread: threadId, kind: "warm" };
   let tree: Awaited<ReturnType<typeof openZipTree>>;
   try {
     tree = await openZipTree(task.archive, SERVER_ARCHIVE_LIMITS);

@@ -277,6 +277,23 @@ describe("evil/ fixtures outside the service", () => {
     }
   });
 
+  it("a warmed pool (an upload was requested) takes no place of the queue: the validation that follows runs on the warmed thread", async () => {
+    const pool = new ValidationPool({ threads: 1, queue: 0 });
+    try {
+      const zip = await zipFiles(smallPackage());
+      pool.warm();
+      pool.warm(); // a second request while the thread starts starts no other
+      expect(pool.stats()).toMatchObject({ running: 0, waiting: 0 });
+      const first = await pool.validate(zip, new Date(0));
+      expect(first).toMatchObject({ kind: "linted" });
+      pool.warm(); // a thread is running: nothing to do
+      const second = await pool.validate(zip, new Date(0));
+      expect(second.thread).toBe(first.thread);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it("evil/worst-case-on-the-pool: 4000 files and the largest statement lint on a pool thread, with the inline plan_hash", async () => {
     const files: Files = smallPackage(
       distinctWords(Ceilings.statement_bytes).slice(0, Ceilings.statement_bytes),
