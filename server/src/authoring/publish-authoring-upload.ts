@@ -76,16 +76,22 @@ async function publishUploadNow(
   };
   checkPublisher(await liveRole(services.sql, userId));
 
-  // Outside the transaction: the recorded result of a finished publication, or the package bytes
-  // the records will point at (content-addressed, so storing them twice is harmless).
+  // Outside the transaction: the recorded result of a finished publication.
   const upload = await findOwnUpload(services.sql, userId, input.upload_id);
   const recorded = publishable(upload, input.plan_hash);
   if (recorded) return recorded;
-  await storePackageBytes(
+  // The package bytes the records will point at are stored while the transaction reads and writes
+  // (unpacking runs on the validation pool, the puts wait on the disk), and the transaction waits
+  // for them before it commits: no record is ever committed without its bytes. They are
+  // content-addressed, so storing them twice is harmless. A first publication of 300 problems
+  // spent 0.2-0.4 s here before its transaction began.
+  const stored = storePackageBytes(
     services.blobs,
     () => readUploadTree(services.blobs, upload.content_hash),
     upload.validation!.plan!,
   );
+  // Met where the transaction awaits it, or below; never an unhandled rejection meanwhile.
+  stored.catch(() => {});
 
   try {
     return await services.sql.begin(async (tx) => {
@@ -120,6 +126,7 @@ async function publishUploadNow(
         contracts,
       });
       await recordWorkAudit(tx, actor.actorUserId ?? userId, locked.id, ctx.audit, ctx.now);
+      await stored;
 
       const result: PublishResult = {
         ...(campaign.own
@@ -154,6 +161,9 @@ async function publishUploadNow(
       throw stale(["a campaign or problem this upload creates was created by another publication meanwhile"]);
     }
     throw error;
+  } finally {
+    // A transaction that ended early (a refusal, the recorded result) leaves no put running.
+    await stored.catch(() => {});
   }
 }
 

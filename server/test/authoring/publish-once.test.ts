@@ -83,6 +83,37 @@ describeWithDatabase("publishing an upload happens once", () => {
     expect(problem!.visibility).toBe("listed");
   });
 
+  it("commits nothing while a file the records name is not stored: the bytes are stored during the transaction, which waits for them", async () => {
+    const services = testServices(db.sql);
+    const author = await newAuthor(db.sql);
+    const validation = await uploadAndValidate(
+      services,
+      author,
+      renamedProblem(campaignPackage("store-fails"), "store-fails-p"),
+    );
+    const before = await recordCounts(db.sql);
+    let refused = 0;
+    const failing = {
+      ...services,
+      blobs: {
+        ...services.blobs,
+        put: async () => {
+          refused++;
+          throw new Error("disk full");
+        },
+      },
+    };
+    const input = { upload_id: validation.upload_id, plan_hash: validation.plan_hash! };
+    await expect(publishAuthoringUpload(failing, author, input)).rejects.toThrow("disk full");
+    expect(refused).toBeGreaterThan(0);
+    expect(await recordCounts(db.sql)).toEqual(before);
+    const [upload] = await db.sql`select state from authoring_uploads where id = ${validation.upload_id}`;
+    expect(upload!.state).toBe("validated");
+    // Once the store takes the bytes, the same upload publishes.
+    const result = await publishAuthoringUpload(services, author, input);
+    expect(result.problems[0]).toMatchObject({ slug: "store-fails-p", action: "create" });
+  });
+
   it("refuses a plan_hash other than the validated one with stale_plan_hash", async () => {
     const services = testServices(db.sql);
     const author = await newAuthor(db.sql);
