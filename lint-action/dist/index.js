@@ -37340,16 +37340,43 @@ function isStale(code) {
 // schemas/src/user-schema.ts
 var import__2 = __toESM(require__(), 1);
 var import_ajv_formats2 = __toESM(require_dist(), 1);
+
+// schemas/src/precompiled-meta-schema.ts
+var precompiledMetaSchema = void 0;
+
+// schemas/src/user-schema.ts
 var addFormats2 = import_ajv_formats2.default;
+var USER_META_SCHEMA_ID = "https://json-schema.org/draft/2020-12/schema";
+var UserSchemaAjv = class extends import__2.Ajv2020 {
+  /** Set after Ajv's constructor, which validates nothing: until then Ajv's own path is used. */
+  metaSchema;
+  constructor(options, metaSchema) {
+    super(options);
+    this.metaSchema = metaSchema;
+  }
+  validateSchema(schema, throwOrLogError) {
+    const meta2 = this.metaSchema;
+    if (meta2 === void 0 || typeof schema !== "object" || !namesDefaultMeta(schema.$schema)) {
+      return super.validateSchema(schema, throwOrLogError);
+    }
+    const valid = meta2(schema) === true;
+    this.errors = meta2.errors;
+    if (!valid && throwOrLogError) throw new Error(`schema is invalid: ${this.errorsText()}`);
+    return valid;
+  }
+};
+function createUserSchemaAjv(code = {}, metaSchema = precompiledMetaSchema) {
+  const ajv2 = new UserSchemaAjv({ strict: false, allErrors: true, logger: false, code }, metaSchema);
+  addFormats2(ajv2);
+  return ajv2;
+}
+var namesDefaultMeta = ($schema) => $schema === void 0 || $schema === "" || $schema === USER_META_SCHEMA_ID;
 var shared;
 function compileUserSchema(schema) {
   if (typeof schema !== "boolean" && (typeof schema !== "object" || schema === null || Array.isArray(schema))) {
     return { ok: false, message: "a JSON Schema must be an object or a boolean" };
   }
-  if (shared === void 0) {
-    shared = new import__2.Ajv2020({ strict: false, allErrors: true, logger: false });
-    addFormats2(shared);
-  }
+  shared ??= createUserSchemaAjv();
   const ajv2 = shared;
   const before = { refs: new Set(Object.keys(ajv2.refs)), schemas: new Set(Object.keys(ajv2.schemas)) };
   try {
