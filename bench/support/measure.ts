@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+
 /** Latency samples of `runs` sequential calls after `warmup` unmeasured ones, in milliseconds. */
 export async function sample(
   fn: (i: number) => Promise<unknown>,
@@ -62,4 +64,29 @@ export function printSummary(line: {
     : format(line.baseline);
   const ratio = line.baseline === 0 ? "n/a" : `${(line.figure / line.baseline).toFixed(2)}x`;
   console.log(["summary", line.name, format(line.figure), baseline, ratio].join("\t"));
+}
+
+/**
+ * CPU time (user + system, ms) of this process's children that have exited and been waited for
+ * (`cutime` + `cstime` of /proc/self/stat, in the 10 ms ticks Linux reports): the difference
+ * around a `spawn` of a command is that command's CPU, which swings far less than its wall time
+ * on a shared machine. Null where there is no /proc.
+ */
+export function childrenCpuMs(): number | null {
+  let stat: string;
+  try {
+    stat = readFileSync("/proc/self/stat", "utf8");
+  } catch {
+    return null;
+  }
+  // Fields after the command name, which is in parentheses and may hold spaces: state is the
+  // first, cutime and cstime the 14th and 15th (fields 16 and 17 of proc(5)).
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[13]) + Number(fields[14])) * 10;
+}
+
+/** This process's own CPU time (user + system, every thread), in ms. */
+export function ownCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
 }
