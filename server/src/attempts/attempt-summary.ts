@@ -50,9 +50,14 @@ export interface AttemptSummaryJson {
  * Problem carries it in the same statement (on this service's hosts a round trip costs more than
  * these index reads: docs/operations.md, "Where the time goes: MCP and search"): the count of
  * active Submissions, every Attempt newest first, and the newest unrevoked run of any Submission.
+ * A Submission belongs to an Attempt of the same user and Problem (create-submission.ts), so a
+ * reader without an Attempt there (most reads) costs one index probe instead of three.
  */
 export function attemptSummarySql(sql: Sql, userId: string | null, problemId: postgres.Fragment) {
-  return sql`jsonb_build_object(
+  return sql`(case when not exists (
+      select 1 from attempts where user_id = ${userId} and problem_id = ${problemId})
+    then '{"submissions": 0, "attempts": [], "run": null}'::jsonb
+    else jsonb_build_object(
     'submissions', (
       select count(*)::int from submissions
       where user_id = ${userId} and problem_id = ${problemId} and status = 'active'),
@@ -68,7 +73,7 @@ export function attemptSummarySql(sql: Sql, userId: string | null, problemId: po
           'problem_revision_id', r.problem_revision_id)
       from verification_runs r join submissions s on s.id = r.submission_id
       where s.user_id = ${userId} and s.problem_id = ${problemId} and r.revocation is null
-      order by r.created_at desc, r.id desc limit 1))`;
+      order by r.created_at desc, r.id desc limit 1)) end)`;
 }
 
 /**

@@ -48,10 +48,10 @@ async function answerToolCall(
   args: unknown,
 ): Promise<CallToolResult> {
   try {
-    return toolEnvelope(await runTool(adapted, caller, args));
+    return toolEnvelope(await runTool(adapted, caller, args), false, caller);
   } catch (error) {
-    if (error instanceof ServiceError) return toolEnvelope(error.toBody(), true);
-    return toolEnvelope(internalError(caller, error, { tool: adapted.tool.name }).toBody(), true);
+    if (error instanceof ServiceError) return toolEnvelope(error.toBody(), true, caller);
+    return toolEnvelope(internalError(caller, error, { tool: adapted.tool.name }).toBody(), true, caller);
   }
 }
 

@@ -6,6 +6,7 @@ import {
   isJsonContentType,
   type JSONRPCRequest,
   type McpServer,
+  PROTOCOL_VERSION_META_KEY,
 } from "@modelcontextprotocol/server";
 import { type Exchange, ExchangeTransport } from "./exchange-transport.ts";
 
@@ -37,7 +38,8 @@ export interface LegacyJsonCalls {
  * request (handlers read their caller from its `authInfo`) and never answers `initialize`.
  *
  * Taken: a single JSON-RPC request (not a batch or a notification) of a method other than
- * SDK_SERVED_METHODS, classified 2025-era by the SDK's own `classifyInboundRequest`, whose headers
+ * SDK_SERVED_METHODS, classified 2025-era by the SDK's own `classifyInboundRequest` (or, for the
+ * plain request of every 2025-era client, by the same rule without its schemas), whose headers
  * the SDK's transport would accept (Accept naming JSON and SSE, a JSON content type, a supported
  * `MCP-Protocol-Version` if any) and which needs no step-up challenge. Anything else goes to the
  * SDK's entry, which answers it, or refuses it, exactly as it always did.
@@ -45,6 +47,17 @@ export interface LegacyJsonCalls {
 export async function legacyJsonCalls(server: McpServer): Promise<LegacyJsonCalls> {
   const transport = new ExchangeTransport();
   await server.connect(transport);
+  // The supported versions the SDK classifies as 2025-era, asked of the SDK itself once.
+  const legacyVersions = new Set(
+    transport.supportedProtocolVersions.filter(
+      (version) =>
+        classifyInboundRequest({
+          httpMethod: "POST",
+          protocolVersionHeader: version,
+          body: { jsonrpc: "2.0", id: 1, method: "ping" },
+        }).kind === "legacy",
+    ),
+  );
   return {
     async takes(headers, body, authInfo) {
       if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;
@@ -64,20 +77,38 @@ export async function legacyJsonCalls(server: McpServer): Promise<LegacyJsonCall
       const mcpMethod = singleHeader(headers["mcp-method"]);
       const mcpName = singleHeader(headers["mcp-name"]);
       if (mcpMethod === null || mcpName === null) return undefined;
-      const route = classifyInboundRequest({
-        httpMethod: "POST",
-        ...(version !== undefined && { protocolVersionHeader: version }),
-        ...(mcpMethod !== undefined && { mcpMethodHeader: mcpMethod }),
-        ...(mcpName !== undefined && { mcpNameHeader: mcpName }),
-        body,
-      });
-      if (route.kind !== "legacy" || !isJSONRPCRequest(body)) return undefined;
+      if (!isJSONRPCRequest(body)) return undefined;
+      // What classifyInboundRequest answers without being asked (its three message schemas cost
+      // more than the rest of the route): a request that is not also a response, names no
+      // modern version and claims no modern envelope is 2025-era. Anything else is classified.
+      const plainLegacy =
+        !("result" in body) &&
+        !("error" in body) &&
+        (version === undefined || legacyVersions.has(version)) &&
+        !claimsEnvelope(body.params);
+      if (!plainLegacy) {
+        const route = classifyInboundRequest({
+          httpMethod: "POST",
+          ...(version !== undefined && { protocolVersionHeader: version }),
+          ...(mcpMethod !== undefined && { mcpMethodHeader: mcpMethod }),
+          ...(mcpName !== undefined && { mcpNameHeader: mcpName }),
+          body,
+        });
+        if (route.kind !== "legacy") return undefined;
+      }
       if ((await transport.scopeChallenge?.({ request: body, authInfo })) !== undefined) return undefined;
       return body;
     },
     call: (request, authInfo) => transport.exchange(request, { authInfo }),
     close: () => server.close(),
   };
+}
+
+/** Whether request params carry the 2026-07-28 envelope's claim (`_meta` naming a protocol version). */
+function claimsEnvelope(params: unknown): boolean {
+  if (typeof params !== "object" || params === null) return false;
+  const meta = (params as { _meta?: unknown })._meta;
+  return typeof meta === "object" && meta !== null && PROTOCOL_VERSION_META_KEY in meta;
 }
 
 /** A header's one value; null when it was sent more than once. */

@@ -14,6 +14,7 @@ import { legacyJsonCalls } from "./legacy-json-calls.ts";
 import { callerAuthInfo, type McpCaller } from "./mcp-caller.ts";
 import type { ResourceTemplate } from "./resources/resource-template.ts";
 import { serverPool } from "./server-pool.ts";
+import { answerJson } from "./tool-envelope.ts";
 import type { Tool } from "./tools/tool.ts";
 import { resourceTemplates as registeredTemplates, tools as registeredTools } from "./tools/tools.ts";
 import { selectToolsets, TOOLSETS_HEADER, TOOLSETS_PARAMETER, type Toolset } from "./toolsets.ts";
@@ -30,6 +31,9 @@ export interface McpRoutesOptions {
   /** How often an events/stream polls the log; tests shorten it. */
   streamPollMs?: number;
 }
+
+/** The content type fastify gives a JSON answer it serializes itself. */
+const JSON_TYPE = "application/json; charset=utf-8";
 
 /** How long closing waits for held-open requests (events/stream) to send their last result. */
 const CLOSE_GRACE_MS = 5000;
@@ -130,7 +134,10 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
         open.add(exchange.answer);
         try {
           const answer = await exchange.answer;
-          return answer === undefined ? reply.status(499).send() : reply.send(answer);
+          if (answer === undefined) return reply.status(499).send();
+          // A tool result goes out with its body encoded once (tool-envelope.ts).
+          const json = answerJson(answer, caller);
+          return json === undefined ? reply.send(answer) : reply.type(JSON_TYPE).send(json);
         } finally {
           open.delete(exchange.answer);
           reply.raw.off("close", gone);

@@ -1,5 +1,10 @@
 import type { IncomingHttpHeaders } from "node:http";
-import { type AuthInfo, type JSONRPCResultResponse, McpServer } from "@modelcontextprotocol/server";
+import {
+  type AuthInfo,
+  type JSONRPCResultResponse,
+  McpServer,
+  PROTOCOL_VERSION_META_KEY,
+} from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { legacyJsonCalls } from "../../../src/edges/mcp/legacy-json-calls.ts";
@@ -126,6 +131,18 @@ describe("legacyJsonCalls", () => {
     expect(
       await left({ ...HEADERS, "mcp-protocol-version": "2026-07-28" }, toolCall("echo", { text: "a" })),
     ).toBe(true);
+    // A body claiming the modern envelope (params._meta naming a version), with or without the header.
+    const claimed = {
+      ...toolCall("echo", { text: "a" }),
+      params: {
+        name: "echo",
+        arguments: { text: "a" },
+        _meta: { [PROTOCOL_VERSION_META_KEY]: "2026-07-28" },
+      },
+    };
+    expect(await left(HEADERS, claimed)).toBe(true);
+    const { "mcp-protocol-version": __, ...unversioned } = HEADERS;
+    expect(await left(unversioned, claimed)).toBe(true);
     // A call needing a scope the caller lacks: the SDK's transport answers the 403 step-up challenge.
     expect(await left(HEADERS, toolCall("write", {}))).toBe(true);
     // And what it does answer: the call as sent, without the protocol version header too.
