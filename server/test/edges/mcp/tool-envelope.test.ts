@@ -1,18 +1,18 @@
-import type { JSONRPCResponse } from "@modelcontextprotocol/server";
+import type { JSONRPCResponse, JSONRPCResultResponse } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
 import { answerJson, toolEnvelope } from "../../../src/edges/mcp/tool-envelope.ts";
 
 /** The answer as the SDK hands it back: a copy of the result whose structuredContent copies the body's fields. */
-function answerOf(result: ReturnType<typeof toolEnvelope>, id: number | string = 3): JSONRPCResponse {
+function answerOf(result: ReturnType<typeof toolEnvelope>, id: number | string = 3): JSONRPCResultResponse {
   return {
     jsonrpc: "2.0",
     id,
     result: {
       ...result,
       content: result.content.map((item) => ({ ...item })),
-      structuredContent: { ...result.structuredContent },
+      structuredContent: { ...(result.structuredContent as Record<string, unknown>) },
     },
-  } as JSONRPCResponse;
+  } as JSONRPCResultResponse;
 }
 
 describe("toolEnvelope and answerJson", () => {
@@ -23,7 +23,9 @@ describe("toolEnvelope and answerJson", () => {
     const json = answerJson(answer, caller);
     expect(json).toBeDefined();
     expect(JSON.parse(json!)).toEqual(JSON.parse(JSON.stringify(answer)));
-    expect(JSON.parse(json!).result.structuredContent).toEqual(JSON.parse(answer.result.content[0].text));
+    expect(JSON.parse(json!).result.structuredContent).toEqual(
+      JSON.parse((answer.result.content as Array<{ text: string }>)[0]!.text),
+    );
     // Once: a second answer to the same caller is sent as it is.
     expect(answerJson(answer, caller)).toBeUndefined();
   });
