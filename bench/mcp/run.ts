@@ -2,27 +2,33 @@
  * bench/mcp: agent reads over MCP against a plain fastify JSON route serving the same rows.
  *
  * Prints, in one run on one machine, over N generated listed problems (default 100,000):
- * - get_problem calls per second and CPU per call (of the server's process and of the client's)
- *   through the MCP endpoint (bearer auth, visibility checks, the full envelope with signed URLs)
- *   driven by the SDK client (2025 protocol and 2026-07-28) and by `fetch` posting the same
- *   JSON-RPC call; through the service's `GET /api/problems/{slug}`; and through a plain fastify
- *   route that selects the same problem and revision and returns them as JSON. Each load comes
- *   from a second process (load-client.ts), so the server's process pays only for serving, and
- *   its CPU over the run, divided by the calls, is the server's cost per call;
+ * - get_problem calls per second and CPU per call (of the server's process, of the database's
+ *   backends and of the client's) through the MCP endpoint (bearer auth, visibility checks, the
+ *   full envelope with signed URLs), through the service's `GET /api/problems/{slug}`, and through
+ *   a plain fastify route that selects the same problem and revision and returns them as JSON.
+ *   Every load comes from a process of its own, so the server's process pays only for serving,
+ *   and its CPU over the run, divided by the calls, is the server's cost per call. The headline
+ *   pair is driven by wrk (wrk-load.ts), the same client for /mcp and the plain route, costing a
+ *   few microseconds a call, so the rate is the server's; then the SDK client (2025 protocol and
+ *   2026-07-28) and `fetch` posting the same JSON-RPC call (load-client.ts), whose own CPU shares
+ *   the machine's cores;
  * - search_problems latency p50 and p95 over MCP and through the plain route running the same
  *   full-text query (title and summary matches, then statement matches, each by priority); their
  *   ratio; and the former order, ts_rank over every match, as bare SQL. Broad queries (two common
  *   words: tens of thousands of matches) and selective ones (a title number: one match) are
  *   measured apart.
- * Ends with `printSummary` lines: `mcp get_problem` (SDK client), `mcp get_problem, fetch client`,
- * `mcp get_problem server CPU` (the plain route's CPU per call over MCP's), `search broad p95`,
- * `search selective p95`.
+ * Ends with `printSummary` lines: `mcp get_problem` (wrk against the plain route, wrk),
+ * `mcp get_problem, SDK client`, `mcp get_problem, fetch client`, `mcp get_problem server CPU`
+ * (the plain route's CPU per call over MCP's, wrk runs), `search broad p95`, `search selective p95`.
+ * The load average is printed with the figures: on a shared machine, CPU per call is the steadier one.
  * Run with `npm run bench:mcp` (DATABASE_URL, else the embedded PostgreSQL).
  */
 import { execFile } from "node:child_process";
+import { availableParallelism, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/server";
 import Fastify from "fastify";
 import { pino } from "pino";
 import { buildApp } from "../../server/src/edges/cli/build-app.ts";
@@ -31,7 +37,9 @@ import { addUser } from "../../server/src/users/add-user.ts";
 import { issueToken } from "../../server/src/users/issue-token.ts";
 import { benchDatabase } from "../support/bench-database.ts";
 import { ms, percentile, printSummary, sample } from "../support/measure.ts";
+import { databaseCpuMs } from "./database-cpu.ts";
 import { seedProblems } from "./seed-problems.ts";
+import { WRK, wrkInstalled, wrkLoad } from "./wrk-load.ts";
 
 const PROBLEMS = Number(process.env.BENCH_PROBLEMS ?? 100_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -53,13 +61,35 @@ const QUERIES = [
 const log = pino({ level: "silent" });
 /** `0.123 ms`. */
 const ms3 = (value: number) => `${value.toFixed(3)} ms`;
+const cpus = availableParallelism();
 const LOAD_CLIENT = fileURLToPath(new URL("./load-client.ts", import.meta.url));
 
-/** What one load run gave: calls/s, and CPU per call of this (the server's) process and of the client's. */
+/** What one load run gave: calls/s, and CPU per call of this (the server's) process, the database's and the client's. */
 interface Load {
   callsPerSecond: number;
   serverCpuMs: number;
-  clientCpuMs: number;
+  /** Null when the database's processes cannot be read (another machine). */
+  databaseCpuMs: number | null;
+  /** Null for wrk, whose CPU is not measured (a few microseconds a call). */
+  clientCpuMs: number | null;
+}
+
+/** One load run with the CPU this process and the database's backends spent on it, per call. */
+async function measured(
+  sql: Parameters<typeof databaseCpuMs>[0],
+  run: () => Promise<{ callsPerSecond: number; calls: number; clientCpuMs?: number }>,
+): Promise<Load> {
+  const database = await databaseCpuMs(sql);
+  const cpu = process.cpuUsage();
+  const { callsPerSecond, calls, clientCpuMs } = await run();
+  const used = process.cpuUsage(cpu);
+  const databaseAfter = await databaseCpuMs(sql);
+  return {
+    callsPerSecond,
+    serverCpuMs: (used.user + used.system) / 1000 / calls,
+    databaseCpuMs: database === null || databaseAfter === null ? null : (databaseAfter - database) / calls,
+    clientCpuMs: clientCpuMs === undefined ? null : clientCpuMs / calls,
+  };
 }
 
 /** get_problem driven at one target from a process of its own (load-client.ts). */
@@ -68,21 +98,33 @@ async function loadFromAnotherProcess(
   url: string,
   token: string,
   seconds = SECONDS,
-): Promise<Load> {
+): Promise<{ callsPerSecond: number; calls: number; clientCpuMs: number }> {
   const args = [LOAD_CLIENT, target, url, token, String(PROBLEMS), String(seconds), String(CONCURRENCY)];
-  const cpu = process.cpuUsage();
   const { stdout } = await promisify(execFile)(process.execPath, args);
-  const used = process.cpuUsage(cpu);
-  const { callsPerSecond, calls, clientCpuMs } = JSON.parse(stdout.trim().split("\n").at(-1)!) as {
+  return JSON.parse(stdout.trim().split("\n").at(-1)!) as {
     callsPerSecond: number;
     calls: number;
     clientCpuMs: number;
   };
-  return {
-    callsPerSecond,
-    serverCpuMs: (used.user + used.system) / 1000 / calls,
-    clientCpuMs: clientCpuMs / calls,
-  };
+}
+
+/** get_problem driven by wrk: over /mcp, or a GET of `${url}${prefix}<slug>` (with the token for /api). */
+function loadWithWrk(target: "mcp" | "api" | "plain", url: string, token: string, seconds = SECONDS) {
+  const options = { seconds, connections: CONCURRENCY };
+  const problems = String(PROBLEMS);
+  if (target === "mcp") {
+    return wrkLoad(
+      "get-problem-mcp",
+      url,
+      { TOKEN: token, PROBLEMS: problems, PROTOCOL_VERSION: LATEST_PROTOCOL_VERSION },
+      options,
+    );
+  }
+  const env =
+    target === "api"
+      ? { PATH_PREFIX: "/api/problems/", TOKEN: token, PROBLEMS: problems }
+      : { PATH_PREFIX: "/problems/", TOKEN: "", PROBLEMS: problems };
+  return wrkLoad("get-problem-path", url, env, options);
 }
 type LoadTarget = "mcp" | "mcp-modern" | "mcp-fetch" | "plain" | "api";
 const db = await benchDatabase();
@@ -147,17 +189,34 @@ try {
   };
 
   // One second of each first, so no target pays for compiling the server's code paths.
+  const withWrk = wrkInstalled();
+  if (withWrk) {
+    for (const target of ["mcp", "api"] as const) await loadWithWrk(target, serviceUrl, token, 1);
+    await loadWithWrk("plain", plainUrl, token, 1);
+  }
   for (const target of ["mcp", "mcp-modern", "mcp-fetch", "api"] as const) {
     await loadFromAnotherProcess(target, serviceUrl, token, 1);
   }
   await loadFromAnotherProcess("plain", plainUrl, token, 1);
+  const loadBefore = loadavg()[0]!;
+  // The headline pair first and back to back: /mcp and the plain route, the same client, one run.
+  const wrkLoads = withWrk
+    ? {
+        mcp: await measured(db.sql, () => loadWithWrk("mcp", serviceUrl, token)),
+        plain: await measured(db.sql, () => loadWithWrk("plain", plainUrl, token)),
+        api: await measured(db.sql, () => loadWithWrk("api", serviceUrl, token)),
+      }
+    : null;
+  const fromProcess = (target: LoadTarget, url: string) =>
+    measured(db.sql, () => loadFromAnotherProcess(target, url, token));
   const loads = {
-    mcp: await loadFromAnotherProcess("mcp", serviceUrl, token),
-    "mcp-modern": await loadFromAnotherProcess("mcp-modern", serviceUrl, token),
-    "mcp-fetch": await loadFromAnotherProcess("mcp-fetch", serviceUrl, token),
-    api: await loadFromAnotherProcess("api", serviceUrl, token),
-    plain: await loadFromAnotherProcess("plain", plainUrl, token),
+    mcp: await fromProcess("mcp", serviceUrl),
+    "mcp-modern": await fromProcess("mcp-modern", serviceUrl),
+    "mcp-fetch": await fromProcess("mcp-fetch", serviceUrl),
+    api: await fromProcess("api", serviceUrl),
+    plain: await fromProcess("plain", plainUrl),
   };
+  const loadAfter = loadavg()[0]!;
   const broad = (i: number) => QUERIES[i % QUERIES.length]!;
   const selective = (i: number) => String((i * 7919) % PROBLEMS);
   const searches = async (query: (i: number) => string) => ({
@@ -190,13 +249,27 @@ try {
     api: "GET /api/problems/{slug}",
     plain: "plain fastify JSON route",
   };
-  console.log(
-    `  get_problem, ${CONCURRENCY} concurrent callers in another process: calls/s, CPU per call of the server and of the client`,
-  );
-  for (const [target, load] of Object.entries(loads) as [LoadTarget, Load][]) {
+  const cpu = (value: number | null) => (value === null ? "   n/a" : ms3(value));
+  const line = (label: string, load: Load, baseline: Load) =>
     console.log(
-      `  ${LABELS[target].padEnd(30)} ${load.callsPerSecond.toFixed(0).padStart(6)} calls/s (${(load.callsPerSecond / plainGet.callsPerSecond).toFixed(2)}x)  server ${ms3(load.serverCpuMs)}  client ${ms3(load.clientCpuMs)}`,
+      `  ${label.padEnd(30)} ${load.callsPerSecond.toFixed(0).padStart(6)} calls/s (${(load.callsPerSecond / baseline.callsPerSecond).toFixed(2)}x)  server ${ms3(load.serverCpuMs)}  database ${cpu(load.databaseCpuMs)}${load.clientCpuMs === null ? "" : `  client ${ms3(load.clientCpuMs)}`}`,
     );
+  console.log(
+    `  get_problem, ${CONCURRENCY} concurrent callers in another process: calls/s, CPU per call of the server, the database and the client (load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after, ${cpus} cores)`,
+  );
+  if (wrkLoads) {
+    console.log(`  driven by wrk (${WRK}, one thread, ${CONCURRENCY} connections):`);
+    line("MCP, wrk", wrkLoads.mcp, wrkLoads.plain);
+    line("GET /api/problems/{slug}, wrk", wrkLoads.api, wrkLoads.plain);
+    line("plain fastify JSON route, wrk", wrkLoads.plain, wrkLoads.plain);
+  } else {
+    console.log(
+      `  wrk is not installed (${WRK}; set WRK): the wrk pair is left out, the headline is the fetch pair`,
+    );
+  }
+  console.log("  driven by the SDK client and fetch (load-client.ts):");
+  for (const [target, load] of Object.entries(loads) as [LoadTarget, Load][]) {
+    line(LABELS[target], load, plainGet);
   }
   for (const [label, { mcp, plain: baseline, ranked }] of [
     ["broad", broadSearch],
@@ -217,12 +290,21 @@ try {
       `  former order, ts_rank SQL  p50 ${ms(percentile(ranked, 50))}  p95 ${ms(percentile(ranked, 95))}  (${ranked.length} searches)`,
     );
   }
+  // The headline: /mcp and the plain route driven by the same client (wrk), in the same run.
+  const headline = wrkLoads ?? { mcp: loads["mcp-fetch"], plain: plainGet };
   printSummary({
     name: "mcp get_problem",
+    figure: headline.mcp.callsPerSecond,
+    baseline: headline.plain.callsPerSecond,
+    unit: "calls/s",
+    baselineName: wrkLoads ? "plain route, both driven by wrk" : "plain route, both driven by fetch",
+  });
+  printSummary({
+    name: "mcp get_problem, SDK client",
     figure: loads.mcp.callsPerSecond,
     baseline: plainGet.callsPerSecond,
     unit: "calls/s",
-    baselineName: "plain route",
+    baselineName: "plain route, fetch",
   });
   printSummary({
     name: "mcp get_problem, fetch client",
@@ -234,8 +316,8 @@ try {
   // The server's own cost: the plain route's CPU per call over the MCP endpoint's (0.5x is half as fast).
   printSummary({
     name: "mcp get_problem server CPU",
-    figure: plainGet.serverCpuMs,
-    baseline: loads.mcp.serverCpuMs,
+    figure: headline.plain.serverCpuMs,
+    baseline: headline.mcp.serverCpuMs,
     unit: "ms",
     baselineName: "MCP",
   });
