@@ -66,7 +66,9 @@ export function reconcile(plan: Plan, live: LiveState, caller: Caller): Reconcil
   for (const p of problems) counts[p.action] += 1;
 
   const warnings: Reconciliation["warnings"] = [];
+  // With no other problem of the campaign live, no fingerprint can match: none is hashed.
   for (const [index, problem] of plan.problems.entries()) {
+    if (live.campaignFingerprints.size === 0) break;
     if (problems[index]!.action !== "create") continue;
     const fingerprint = taskFingerprint(taskComponents(problem));
     for (const [slug, other] of live.campaignFingerprints) {
