@@ -1,12 +1,3 @@
-import {
-  Client,
-  ProtocolError,
-  SdkError,
-  SdkErrorCode,
-  SdkHttpError,
-  StreamableHTTPClientTransport,
-  UnauthorizedError,
-} from "@modelcontextprotocol/client";
 import { TransportCode } from "@svc/schemas";
 import { httpError, ServiceCallError, toolError } from "./service-call-error.ts";
 
@@ -41,46 +32,136 @@ export interface ServiceClientOptions {
 }
 
 /**
- * Opens a client of the service: an MCP Client over Streamable HTTP with `Authorization: Bearer`,
- * connected on the first call. A transient failure drops the connection so the next call (a
- * retry) starts a fresh session rather than reusing one the server may have lost.
+ * The MCP revision the client asks for at `initialize`; the service answers with the one it
+ * speaks, which every later request names (`mcp-protocol-version`).
+ */
+export const CLIENT_PROTOCOL_VERSION = "2025-11-25";
+
+/** What `initialize` settled: the revision, and the session when the service keeps one. */
+interface Session {
+  protocolVersion: string;
+  sessionId: string | null;
+}
+
+/** One JSON-RPC message as the service sends it. */
+interface RpcMessage {
+  id?: number | string | null;
+  result?: unknown;
+  error?: { code?: unknown; message?: unknown };
+}
+
+/**
+ * Opens a client of the service: MCP over Streamable HTTP with `Authorization: Bearer`, spoken
+ * directly (initialize, the initialized notification, then one POST per `tools/call`, each
+ * answered with JSON or a short event stream). Connected on the first call. The MCP SDK's client
+ * did the same with about 1 MB of code (it and zod) to load and validate: 0.25 s of CPU of every
+ * command, `svc whoami` 290 ms where `svc --help` takes 30 (docs/operations.md). A transient
+ * failure drops the connection so the next call (a retry) starts afresh rather than reusing a
+ * session the server may have lost.
  */
 export function openServiceClient(options: ServiceClientOptions): ServiceClient {
   const server = options.server.replace(/\/+$/, "");
+  const endpoint = `${server}/mcp`;
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const callDeadline = options.callDeadlineMs ?? CALL_DEADLINE_MS;
   const putDeadline = options.putDeadlineMs ?? PUT_DEADLINE_MS;
-  let connection: Promise<Client> | null = null;
+  let connection: Promise<Session> | null = null;
+  let nextId = 0;
 
-  const connect = (signal: AbortSignal): Promise<Client> => {
-    connection ??= (async () => {
-      const client = new Client({ name: "svc-cli", version: "0.1.0" });
-      const transport = new StreamableHTTPClientTransport(new URL(`${server}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${options.token}` } },
-        fetch: fetchImpl,
+  /** POSTs one JSON-RPC message; an answer other than 2xx is an httpError. */
+  const post = async (message: object, what: string, signal: AbortSignal, session: Session | null) => {
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${options.token}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    };
+    if (session) {
+      headers["mcp-protocol-version"] = session.protocolVersion;
+      if (session.sessionId !== null) headers["mcp-session-id"] = session.sessionId;
+    }
+    const response = await fetchImpl(endpoint, {
+      method: "POST",
+      headers,
+      body: JSON.stringify(message),
+      signal,
+    });
+    if (!response.ok) throw httpError(response.status, await response.text().catch(() => ""), what);
+    return response;
+  };
+
+  /** One request and its result; a JSON-RPC error is a `protocol_error`. */
+  const request = async (
+    method: string,
+    params: object,
+    what: string,
+    signal: AbortSignal,
+    session: Session | null,
+  ): Promise<{ result: unknown; response: Response }> => {
+    const id = ++nextId;
+    const response = await post({ jsonrpc: "2.0", id, method, params }, what, signal, session);
+    const answer = await answerTo(response, id, what);
+    if (answer.error !== undefined) {
+      const code = typeof answer.error.code === "number" ? answer.error.code : undefined;
+      const message = typeof answer.error.message === "string" ? answer.error.message : "no message";
+      // -32603 is the JSON-RPC internal error: the server failed, not the request.
+      throw new ServiceCallError("protocol_error", `${what}: ${message}`, {
+        details: { jsonrpc_code: code },
+        transient: code === -32603,
       });
-      await client.connect(transport, { signal, timeout: callDeadline });
-      return client;
+    }
+    return { result: answer.result, response };
+  };
+
+  const connect = (signal: AbortSignal): Promise<Session> => {
+    connection ??= (async () => {
+      const what = `the service (${endpoint}, initialize)`;
+      const { result, response } = await request(
+        "initialize",
+        {
+          protocolVersion: CLIENT_PROTOCOL_VERSION,
+          capabilities: {},
+          clientInfo: { name: "svc-cli", version: "0.1.0" },
+        },
+        what,
+        signal,
+        null,
+      );
+      const version = (result as { protocolVersion?: unknown } | null)?.protocolVersion;
+      if (typeof version !== "string") {
+        throw new ServiceCallError("invalid_response", `${what} named no protocolVersion`, {
+          transient: false,
+        });
+      }
+      const session = { protocolVersion: version, sessionId: response.headers.get("mcp-session-id") };
+      const initialized = await post(
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        what,
+        signal,
+        session,
+      );
+      await initialized.body?.cancel().catch(() => {});
+      return session;
     })();
     return connection;
   };
   const reset = async () => {
-    const open = connection;
     connection = null;
-    await open?.then((client) => client.close()).catch(() => {});
   };
 
   return {
     async callTool(name, input = {}) {
       const signal = AbortSignal.timeout(callDeadline);
+      const what = `the service (${endpoint}, tool ${name})`;
       try {
-        const client = await connect(signal);
-        const result = await client.callTool(
-          { name, arguments: input },
-          { signal, timeout: callDeadline, maxTotalTimeout: callDeadline },
-        );
-        const envelope = readEnvelope(result);
-        if (result.isError) throw toolError(envelope);
+        const session = await connect(signal);
+        const { result } = await request("tools/call", { name, arguments: input }, what, signal, session);
+        const called = (result ?? {}) as {
+          content?: unknown;
+          structuredContent?: unknown;
+          isError?: unknown;
+        };
+        const envelope = readEnvelope(called);
+        if (called.isError === true) throw toolError(envelope);
         if (!envelope || typeof envelope !== "object" || Array.isArray(envelope)) {
           throw new ServiceCallError(TransportCode.invalid_response, `${name} returned no JSON envelope`, {
             transient: false,
@@ -88,7 +169,7 @@ export function openServiceClient(options: ServiceClientOptions): ServiceClient 
         }
         return envelope as Envelope;
       } catch (error) {
-        const failure = classify(error, `the service (${server}/mcp, tool ${name})`, signal);
+        const failure = classify(error, what, signal);
         if (failure.transient) await reset();
         throw failure;
       }
@@ -126,6 +207,44 @@ export function openServiceClient(options: ServiceClientOptions): ServiceClient 
   };
 }
 
+/**
+ * The answer to request `id` in a response: its JSON body, or, on an event stream, the `data` of
+ * the event that answers it (a stream may carry notifications first).
+ */
+async function answerTo(response: Response, id: number, what: string): Promise<RpcMessage> {
+  const text = await response.text();
+  const eventStream = (response.headers.get("content-type") ?? "").includes("text/event-stream");
+  const candidates = eventStream ? eventData(text) : [text];
+  for (const data of candidates) {
+    let message: unknown;
+    try {
+      message = JSON.parse(data);
+    } catch {
+      continue;
+    }
+    for (const one of Array.isArray(message) ? message : [message]) {
+      if (one && typeof one === "object" && (one as RpcMessage).id === id) return one as RpcMessage;
+    }
+  }
+  throw new ServiceCallError(TransportCode.invalid_response, `${what} sent no answer to the request`, {
+    details: { body: text.length > 500 ? `${text.slice(0, 500)}...` : text },
+    transient: false,
+  });
+}
+
+/** The `data` of each event of a text/event-stream body (multi-line data joined by newlines). */
+function eventData(text: string): string[] {
+  const events: string[] = [];
+  for (const block of text.split(/\r?\n\r?\n/)) {
+    const lines = block
+      .split(/\r?\n/)
+      .filter((line) => line.startsWith("data:"))
+      .map((line) => line.slice(line.startsWith("data: ") ? 6 : 5));
+    if (lines.length > 0) events.push(lines.join("\n"));
+  }
+  return events;
+}
+
 /** The envelope of a tool result: the JSON of its first text content, else structuredContent. */
 function readEnvelope(result: { content?: unknown; structuredContent?: unknown }): unknown {
   const content = Array.isArray(result.content) ? result.content : [];
@@ -146,50 +265,9 @@ function readEnvelope(result: { content?: unknown; structuredContent?: unknown }
 /** Any failure of a call as a ServiceCallError, transient when trying again may help. */
 export function classify(error: unknown, what: string, signal?: AbortSignal): ServiceCallError {
   if (error instanceof ServiceCallError) return error;
-  if (
-    signal?.aborted ||
-    isAbort(error) ||
-    (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
-  ) {
+  if (signal?.aborted || isAbort(error)) {
     return new ServiceCallError(TransportCode.timeout, `${what} did not answer before the deadline`, {
       transient: true,
-      cause: error,
-    });
-  }
-  if (error instanceof SdkHttpError) {
-    const text = typeof error.data.text === "string" ? error.data.text : "";
-    return httpError(error.status, text, what);
-  }
-  if (error instanceof UnauthorizedError) {
-    return new ServiceCallError(TransportCode.unauthorized, `${what} refused the credential (HTTP 401)`, {
-      transient: false,
-      cause: error,
-    });
-  }
-  if (error instanceof SdkError) {
-    const transient = (
-      [
-        SdkErrorCode.ConnectionClosed,
-        SdkErrorCode.SendFailed,
-        SdkErrorCode.NotConnected,
-        SdkErrorCode.EraNegotiationFailed,
-        SdkErrorCode.ClientHttpFailedToOpenStream,
-      ] as string[]
-    ).includes(error.code);
-    return new ServiceCallError(
-      transient ? TransportCode.network : "protocol_error",
-      `${what}: ${error.message}`,
-      {
-        transient,
-        cause: error,
-      },
-    );
-  }
-  if (error instanceof ProtocolError) {
-    // -32603 is the JSON-RPC internal error: the server failed, not the request.
-    return new ServiceCallError("protocol_error", `${what}: ${error.message}`, {
-      details: { jsonrpc_code: error.code },
-      transient: error.code === -32603,
       cause: error,
     });
   }
