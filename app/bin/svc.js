@@ -3,10 +3,21 @@
 // while that is up to date with the sources it was built from, else the TypeScript sources
 // through Node's type stripping, so Node 22.18+ is needed: inside the repository, npm scripts and
 // npx put the project's own Node 24 first on the PATH.
-import { lstatSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import {
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import module from "node:module";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import vm from "node:vm";
 
 const [major, minor] = process.versions.node.split(".").map(Number);
 if (major < 22 || (major === 22 && minor < 18)) {
@@ -15,7 +26,7 @@ if (major < 22 || (major === 22 && minor < 18)) {
   );
   process.exit(2);
 }
-enableCompileCache();
+const cacheDir = enableCompileCache();
 
 /**
  * V8 keeps the compiled code of the modules between runs, which saves recompiling the bundle at
@@ -23,11 +34,14 @@ enableCompileCache();
  * `$XDG_CACHE_HOME/svc/compile-cache`, else `~/.cache/svc/compile-cache` (`%LOCALAPPDATA%` on
  * Windows), made mode 0700 and used only while it and its parent are this user's and writable by
  * no one else (Node's default, the shared OS temp directory, is not). NODE_COMPILE_CACHE names
- * another directory, NODE_DISABLE_COMPILE_CACHE=1 turns it off: Node reads both itself.
+ * another directory, NODE_DISABLE_COMPILE_CACHE=1 turns it off: Node reads both itself. Returns
+ * the directory, where loadBundle keeps its code caches too (none when the cache is off).
  */
 function enableCompileCache() {
   const env = process.env;
-  if (!module.enableCompileCache || env.NODE_COMPILE_CACHE || env.NODE_DISABLE_COMPILE_CACHE) return;
+  if (env.NODE_DISABLE_COMPILE_CACHE) return undefined;
+  if (env.NODE_COMPILE_CACHE) return env.NODE_COMPILE_CACHE;
+  if (!module.enableCompileCache) return undefined;
   try {
     const windows = process.platform === "win32";
     const base = windows
@@ -39,24 +53,90 @@ function enableCompileCache() {
       const info = lstatSync(path);
       return info.isDirectory() && (windows || (info.uid === process.getuid() && (info.mode & 0o022) === 0));
     };
-    if (private_(join(base, "svc")) && private_(dir)) module.enableCompileCache(dir);
+    if (private_(join(base, "svc")) && private_(dir)) {
+      module.enableCompileCache(dir);
+      return dir;
+    }
   } catch {
     // No cache (a read-only home, say): svc runs all the same, compiling its code at each start.
   }
+  return undefined;
 }
 
-/** Whether app/dist holds a bundle built after the last change to every source file it contains. */
-function bundleIsCurrent() {
+/** The bundle's build record when app/dist holds a bundle built after the last change to every source file it contains. */
+function currentBundle() {
   try {
-    const { built_at, inputs } = JSON.parse(
-      readFileSync(new URL("../dist/inputs.json", import.meta.url), "utf8"),
-    );
+    const built = JSON.parse(readFileSync(new URL("../dist/inputs.json", import.meta.url), "utf8"));
     const root = new URL("../../", import.meta.url);
-    return inputs.every((path) => statSync(new URL(path, root)).mtimeMs < built_at);
+    return built.inputs.every((path) => statSync(new URL(path, root)).mtimeMs < built.built_at)
+      ? built
+      : null;
   } catch {
-    return false;
+    return null;
   }
 }
 
-const { runCli } = bundleIsCurrent() ? await import("../dist/svc.js") : await import("../src/cli/main.ts");
-process.exitCode = await runCli(process.argv.slice(2));
+/**
+ * Runs the CommonJS bundle (app/dist/svc.cjs) as a `vm.Script` with V8's code cache of it. Node's
+ * compile cache holds only the code compiled before a module ran; this cache is written after a
+ * command ran, so it holds every function the command compiled (about 1.2 MB for `svc lint`), and
+ * the next run of the same command compiles almost nothing. One cache per command and bundle, in
+ * the compile cache's private directory; it is written when missing or when V8 refused it (another
+ * Node, other flags), through a temporary file and a rename, so a concurrent run never reads half
+ * of one. The name carries the bundle's build hash, modification time and size: V8 itself checks
+ * only the source's length.
+ */
+function loadBundle(built, command) {
+  const file = fileURLToPath(new URL("../dist/svc.cjs", import.meta.url));
+  // ASCII, as app/bin/build-cli.ts writes it: Latin-1 reads it without decoding.
+  const source = readFileSync(file, "latin1");
+  let cacheFile;
+  let bundleKey;
+  let cachedData;
+  if (cacheDir !== undefined && typeof built.bundle_sha256 === "string") {
+    const info = statSync(file);
+    bundleKey = `svc-${built.bundle_sha256.slice(0, 16)}-${Math.trunc(info.mtimeMs)}-${info.size}`;
+    const name = /^[a-z][a-z-]{0,30}$/.test(command ?? "") ? command : "other";
+    cacheFile = join(cacheDir, `${bundleKey}-${process.version}-${process.arch}-${name}.v8cache`);
+    try {
+      cachedData = readFileSync(cacheFile);
+    } catch {
+      // None yet: this run writes it.
+    }
+  }
+  const script = new vm.Script(module.wrap(source), {
+    filename: file,
+    cachedData,
+    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  const exports = {};
+  const bundle = { exports };
+  script.runInThisContext()(exports, module.createRequire(file), bundle, file, join(file, ".."));
+  const saveCache = () => {
+    if (cacheFile === undefined || (cachedData !== undefined && !script.cachedDataRejected)) return;
+    try {
+      const temporary = `${cacheFile}.${process.pid}.tmp`;
+      writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });
+      renameSync(temporary, cacheFile);
+      // Caches of earlier builds are never read again.
+      for (const old of readdirSync(cacheDir)) {
+        if (old.startsWith("svc-") && old.endsWith(".v8cache") && !old.startsWith(`${bundleKey}-`)) {
+          rmSync(join(cacheDir, old), { force: true });
+        }
+      }
+    } catch {
+      // No cache written (a full disk, say): the next run compiles again.
+    }
+  };
+  return { runCli: bundle.exports.runCli, saveCache };
+}
+
+const built = currentBundle();
+if (built !== null) {
+  const { runCli, saveCache } = loadBundle(built, process.argv[2]);
+  process.exitCode = await runCli(process.argv.slice(2));
+  saveCache();
+} else {
+  const { runCli } = await import("../src/cli/main.ts");
+  process.exitCode = await runCli(process.argv.slice(2));
+}

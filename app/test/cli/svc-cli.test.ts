@@ -1,5 +1,15 @@
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -230,5 +240,43 @@ describe("the svc binary", () => {
       encoding: "utf8",
     });
     expect(broken.status).toBe(1);
+  });
+
+  it("keeps V8's code cache of the bundle per command in a private directory, and replaces a damaged one", () => {
+    // vitest's global setup built the bundle from these sources, so the binary runs it.
+    const dir = join(tempDir(), "p");
+    execFileSync(process.execPath, [bin, "init", dir]);
+    const cacheHome = tempDir();
+    const { NODE_COMPILE_CACHE: _dir, NODE_DISABLE_COMPILE_CACHE: _off, ...inherited } = process.env;
+    const env = { ...inherited, XDG_CACHE_HOME: cacheHome };
+    const lint = () => spawnSync(process.execPath, [bin, "lint", dir, "--json"], { encoding: "utf8", env });
+    const cacheDir = join(cacheHome, "svc", "compile-cache");
+    const lintCaches = () => readdirSync(cacheDir).filter((name) => name.endsWith("-lint.v8cache"));
+
+    const first = lint();
+    expect(first.status).toBe(0);
+    expect(lintCaches()).toHaveLength(1);
+    const cache = join(cacheDir, lintCaches()[0]!);
+    expect(statSync(cacheDir).mode & 0o777).toBe(0o700);
+    expect(statSync(cache).mode & 0o777).toBe(0o600);
+    expect(statSync(cache).size).toBeGreaterThan(10_000);
+
+    const cached = lint();
+    expect(cached.status).toBe(0);
+    expect(cached.stdout).toBe(first.stdout);
+
+    writeFileSync(cache, "not a code cache");
+    const damaged = lint();
+    expect(damaged.status).toBe(0);
+    expect(damaged.stdout).toBe(first.stdout);
+    expect(statSync(cache).size).toBeGreaterThan(10_000);
+
+    rmSync(cacheDir, { recursive: true });
+    const off = spawnSync(process.execPath, [bin, "lint", dir, "--json"], {
+      encoding: "utf8",
+      env: { ...env, NODE_DISABLE_COMPILE_CACHE: "1" },
+    });
+    expect(off.stdout).toBe(first.stdout);
+    expect(existsSync(cacheDir)).toBe(false);
   });
 });
