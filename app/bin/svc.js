@@ -63,11 +63,16 @@ function enableCompileCache() {
   return undefined;
 }
 
-/** The bundle's build record when app/dist holds a bundle built after the last change to every source file it contains. */
+/**
+ * The bundle's build record when app/dist holds a bundle built after the last change to every
+ * source file it contains. A record without `bundle_sha256` is an older build's (ES-module chunks,
+ * no svc.cjs): the sources run until the next `npm run build:cli`.
+ */
 function currentBundle() {
   try {
     const built = JSON.parse(readFileSync(new URL("../dist/inputs.json", import.meta.url), "utf8"));
     const root = new URL("../../", import.meta.url);
+    if (typeof built.bundle_sha256 !== "string") return null;
     return built.inputs.every((path) => statSync(new URL(path, root)).mtimeMs < built.built_at)
       ? built
       : null;
