@@ -3,6 +3,7 @@ import type postgres from "postgres";
 import type { Sql } from "../core/db/connect-sql.ts";
 import type { ProblemRevisionRow } from "./problem-revision.ts";
 import { type ProblemRow, problemColumnsSql } from "./problem-row.ts";
+import { guessedRevision, rememberRevision } from "./revision-cache.ts";
 
 const PROBLEM_ID = idPattern(IdPrefix.problem);
 
@@ -32,22 +33,32 @@ export async function findProblemRevision<Also = never>(
   also?: postgres.Fragment,
 ): Promise<{ problem: ProblemRow; revision: ProblemRevisionRow | null; also: Also } | null> {
   const byId = PROBLEM_ID.test(reference);
+  // The revision this reference resolved to last is likely the one found again: when it is, the
+  // statement returns its id alone and the row comes from the cache (revisions never change).
+  const guess = guessedRevision(reference, number);
   const [row] = await sql<
     (ProblemRow & {
+      revision_id: string | null;
       revision: (Omit<ProblemRevisionRow, "created_at"> & { created_at: string }) | null;
       also: Also;
     })[]
   >`
-    select ${problemColumnsSql(sql)}, to_jsonb(r) as revision, ${also ?? sql`null`} as also
+    select ${problemColumnsSql(sql)}, r.id as revision_id,
+      case when r.id = ${guess?.id ?? null}::text then null else to_jsonb(r) end as revision,
+      ${also ?? sql`null`} as also
     from problems p left join campaigns c on c.id = p.campaign_id
     left join problem_revisions r
       on r.problem_id = p.id and r.revision_number = coalesce(${number ?? null}::int, p.current_revision_number)
     where ${byId ? sql`p.id = ${reference}` : sql`p.slug = ${reference}`}`;
   if (!row) return null;
-  const { revision, also: value, ...problem } = row;
-  return {
-    problem,
-    revision: revision === null ? null : { ...revision, created_at: new Date(revision.created_at) },
-    also: value,
-  };
+  const { revision_id, revision, also: value, ...problem } = row;
+  let found: ProblemRevisionRow | null = null;
+  if (revision_id !== null) {
+    found =
+      revision === null && guess?.id === revision_id
+        ? guess
+        : { ...revision!, created_at: new Date(revision!.created_at) };
+    found = rememberRevision(reference, number, found);
+  }
+  return { problem, revision: found, also: value };
 }

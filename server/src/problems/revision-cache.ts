@@ -1,0 +1,47 @@
+import { LruMap } from "../core/cache/lru-map.ts";
+import type { ProblemRevisionRow } from "./problem-revision.ts";
+
+/**
+ * Revision rows by id, for reads of a Problem's revision that need not carry the revision back
+ * from PostgreSQL. A revision never changes (migration 002's triggers refuse every update and
+ * delete) and its id is random, so a row read once holds for the life of the process on every
+ * replica: nothing to invalidate. What may change (the Problem, which revision is current, its
+ * visibility, the effective sealing) is never cached here: every read still selects it.
+ * Rows are frozen, since every reader shares them.
+ */
+const revisions = new LruMap<string, ProblemRevisionRow>(4_000);
+
+/**
+ * The revision id a reference (id or slug, with the revision number asked for, if any) resolved to
+ * last: only a guess, which the read's statement checks against the row it finds (a new revision
+ * published, or a number asked for, simply misses).
+ */
+const lastResolved = new LruMap<string, string>(4_000);
+
+const resolutionKey = (reference: string, number: number | undefined) => `${number ?? ""} ${reference}`;
+
+/** The cached revision `reference` (and `number`) resolved to last, if still cached. */
+export function guessedRevision(reference: string, number: number | undefined): ProblemRevisionRow | undefined {
+  const id = lastResolved.get(resolutionKey(reference, number));
+  return id === undefined ? undefined : revisions.get(id);
+}
+
+/** Records what `reference` (and `number`) resolved to, and returns the row as cached (frozen). */
+export function rememberRevision(
+  reference: string,
+  number: number | undefined,
+  row: ProblemRevisionRow,
+): ProblemRevisionRow {
+  const cached = revisions.get(row.id) ?? deepFreeze(row);
+  revisions.set(row.id, cached);
+  lastResolved.set(resolutionKey(reference, number), row.id);
+  return cached;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !(value instanceof Date) && !Object.isFrozen(value)) {
+    for (const field of Object.values(value)) deepFreeze(field);
+    Object.freeze(value);
+  }
+  return value;
+}
