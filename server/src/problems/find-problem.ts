@@ -53,12 +53,9 @@ export async function findProblemRevision<Also = never>(
   if (!row) return null;
   const { revision_id, revision, also: value, ...problem } = row;
   let found: ProblemRevisionRow | null = null;
-  if (revision_id !== null) {
-    found =
-      revision === null && guess?.id === revision_id
-        ? guess
-        : { ...revision!, created_at: new Date(revision!.created_at) };
-    found = rememberRevision(reference, number, found);
+  if (revision_id !== null && revision === null && guess?.id === revision_id) found = guess;
+  else if (revision !== null) {
+    found = rememberRevision(reference, number, { ...revision, created_at: new Date(revision.created_at) });
   }
   return { problem, revision: found, also: value };
 }

@@ -2,6 +2,20 @@ import { LruMap } from "../core/cache/lru-map.ts";
 import type { ProblemRevisionRow } from "./problem-revision.ts";
 
 /**
+ * How many revision rows a process keeps, and how many characters of text (statement, context,
+ * changelog, plus an allowance for the rest of the row) they may hold together: some 40 MB of heap
+ * at most. A read beyond them costs what it did before the cache: the row comes from PostgreSQL.
+ */
+const REVISIONS_CACHED = 20_000;
+const CHARACTERS_CACHED = 24_000_000;
+
+/** About what a row holds, in characters: its texts and an allowance per binding and skill. */
+function rowWeight(row: ProblemRevisionRow): number {
+  const texts = row.statement_md.length + (row.context_md?.length ?? 0) + (row.changelog_md?.length ?? 0);
+  return 500 + texts + 300 * (row.verifier_input_bindings.length + row.skill_refs.length);
+}
+
+/**
  * Revision rows by id, for reads of a Problem's revision that need not carry the revision back
  * from PostgreSQL. A revision never changes (migration 002's triggers refuse every update and
  * delete) and its id is random, so a row read once holds for the life of the process on every
@@ -9,14 +23,17 @@ import type { ProblemRevisionRow } from "./problem-revision.ts";
  * visibility, the effective sealing) is never cached here: every read still selects it.
  * Rows are frozen, since every reader shares them.
  */
-const revisions = new LruMap<string, ProblemRevisionRow>(4_000);
+const revisions = new LruMap<string, ProblemRevisionRow>(REVISIONS_CACHED, {
+  maxWeight: CHARACTERS_CACHED,
+  weigh: rowWeight,
+});
 
 /**
  * The revision id a reference (id or slug, with the revision number asked for, if any) resolved to
  * last: only a guess, which the read's statement checks against the row it finds (a new revision
  * published, or a number asked for, simply misses).
  */
-const lastResolved = new LruMap<string, string>(4_000);
+const lastResolved = new LruMap<string, string>(REVISIONS_CACHED);
 
 const resolutionKey = (reference: string, number: number | undefined) => `${number ?? ""} ${reference}`;
 
