@@ -1,4 +1,4 @@
-import { sha256 } from "@svc/app";
+import { hash } from "node:crypto";
 import { randomChars } from "../core/ids/random-chars.ts";
 
 /**
@@ -16,9 +16,12 @@ export function newTokenSecret(): string {
   return `svc_${randomChars(BASE62, 40)}`;
 }
 
-/** What is stored in place of the secret. */
+/**
+ * What is stored in place of the secret: `sha256:<hex>`, as @svc/app's sha256 writes it, with
+ * node's one-shot hash (a quarter of createHash's cost; every request hashes its token).
+ */
 export function tokenHash(token: string): string {
-  return sha256(token);
+  return `sha256:${hash("sha256", token)}`;
 }
 
 /** The public prefix of a token. */

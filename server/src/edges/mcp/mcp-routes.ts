@@ -72,10 +72,26 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
     await jsonCalls.close();
   });
 
-  // DNS-rebinding guards from the SDK's fastify adapter; hooks stay inside this plugin.
+  // DNS-rebinding guards from the SDK's fastify adapter; hooks stay inside this plugin. Their
+  // verdict on a Host value depends on nothing else, so a request without Origin whose Host was
+  // accepted before skips them (each parses a URL and costs a promise).
   const hostnames = allowedHostnames(services.baseUrl);
-  app.addHook("onRequest", hostHeaderValidation(hostnames));
-  app.addHook("onRequest", originValidation(hostnames));
+  const hostGuard = hostHeaderValidation(hostnames);
+  const originGuard = originValidation(hostnames);
+  const acceptedHosts = new Set<string>();
+  app.addHook("onRequest", (request, reply, done) => {
+    const { host, origin } = request.headers;
+    if (origin === undefined && host !== undefined && acceptedHosts.has(host)) return done();
+    const guarded = async () => {
+      await hostGuard.call(app, request, reply);
+      if (reply.sent) return;
+      if (host !== undefined && acceptedHosts.size < 16) acceptedHosts.add(host);
+      await originGuard.call(app, request, reply);
+    };
+    guarded().then(() => {
+      if (!reply.sent) done();
+    }, done);
+  });
 
   // Authenticate before the body is read: a caller without a live token costs one lookup.
   const callers = new WeakMap<FastifyRequest, McpCaller>();
