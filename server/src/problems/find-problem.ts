@@ -2,7 +2,7 @@ import { IdPrefix, idPattern } from "@svc/schemas";
 import type postgres from "postgres";
 import type { Sql } from "../core/db/connect-sql.ts";
 import type { ProblemRevisionRow } from "./problem-revision.ts";
-import { type ProblemRow, problemColumnsSql } from "./problem-row.ts";
+import { type ProblemRow, problemColumnsSql, problemRowOf } from "./problem-row.ts";
 import { guessedRevision, rememberRevision } from "./revision-cache.ts";
 
 const PROBLEM_ID = idPattern(IdPrefix.problem);
@@ -51,7 +51,8 @@ export async function findProblemRevision<Also = never>(
       on r.problem_id = p.id and r.revision_number = coalesce(${number ?? null}::int, p.current_revision_number)
     where ${byId ? sql`p.id = ${reference}` : sql`p.slug = ${reference}`}`;
   if (!row) return null;
-  const { revision_id, revision, also: value, ...problem } = row;
+  const { revision_id, revision, also: value } = row;
+  const problem = problemRowOf(row);
   let found: ProblemRevisionRow | null = null;
   if (revision_id !== null && revision === null && guess?.id === revision_id) found = guess;
   else if (revision !== null) {

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Services } from "../core/services/services.ts";
-import { signingKey } from "../core/signing/signing-key.ts";
+import { signingHmacKey } from "../core/signing/signing-key.ts";
 
 /**
  * The CSRF token for a browser: an HMAC, under the service's signing secret, of the secret in the
@@ -10,7 +10,7 @@ import { signingKey } from "../core/signing/signing-key.ts";
  * cookie (HttpOnly) nor compute the HMAC. A new session secret at sign-in gives a new token.
  */
 export function csrfToken(services: Services, browserSecret: string): string {
-  return createHmac("sha256", signingKey(services.signingSecret))
+  return createHmac("sha256", signingHmacKey(services.signingSecret))
     .update(`svc csrf\0${browserSecret}`)
     .digest("base64url");
 }

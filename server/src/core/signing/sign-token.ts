@@ -1,4 +1,4 @@
-import { type SigningSecret, signingKey } from "./signing-key.ts";
+import { type SigningSecret, signingHmacKey } from "./signing-key.ts";
 import { tokenSignature } from "./token-signature.ts";
 
 /**
@@ -12,5 +12,5 @@ export function signToken(
   secret: SigningSecret,
 ): string {
   const payload = Buffer.from(JSON.stringify(claims), "utf8").toString("base64url");
-  return `${payload}.${tokenSignature(purpose, payload, signingKey(secret))}`;
+  return `${payload}.${tokenSignature(purpose, payload, signingHmacKey(secret))}`;
 }

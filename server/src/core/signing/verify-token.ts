@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { SignedUrlFailure } from "./signed-url-failure.ts";
-import { type SigningSecret, signingKey } from "./signing-key.ts";
+import { type SigningSecret, signingHmacKey } from "./signing-key.ts";
 import { tokenSignature } from "./token-signature.ts";
 
 /** A kind of signed token: the purpose its signature is bound to and the exact claim keys it carries. */
@@ -24,7 +24,7 @@ const SIGNATURE = /^[A-Za-z0-9_-]{43}$/;
  * and only then is the payload decoded: nothing unauthenticated is parsed.
  */
 export function verifyToken(token: string, kind: TokenKind, secret: SigningSecret): TokenVerification {
-  const key = signingKey(secret);
+  const key = signingHmacKey(secret);
   const parts = token.split(".");
   if (token.length > MAX_TOKEN_LENGTH || parts.length !== 2) return malformed;
   const [payload, signature] = parts as [string, string];

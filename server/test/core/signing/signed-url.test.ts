@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
@@ -30,6 +31,18 @@ describe("signUrl and verifySignedPath", () => {
     expect(Buffer.from(payload, "base64url").toString("utf8")).toBe(
       `{"t":"artifact:art_1","e":${EXPIRES.getTime() / 1000}}`,
     );
+  });
+
+  it("signs with HMAC-SHA256 of `svc.dl.v1.<payload>` under the secret's bytes, with either form of the secret", () => {
+    for (const secret of [SECRET, OTHER_SECRET, Buffer.from(SECRET, "utf8")]) {
+      const [payload, signature] = signUrl({ target: TARGET, expiresAt: EXPIRES }, secret)
+        .slice("/dl/".length)
+        .split(".");
+      const expected = createHmac("sha256", Buffer.from(secret))
+        .update(`svc.dl.v1.${payload}`)
+        .digest("base64url");
+      expect(signature).toBe(expected);
+    }
   });
 
   it("is valid up to the last millisecond and expired exactly at expiresAt and after", () => {
