@@ -1,4 +1,5 @@
 import type { BlobStore } from "../core/blobs/blob-store.ts";
+import { referencedBlobPresent } from "../downloads/blob-presence.ts";
 import { referenceTarget } from "../downloads/download-target.ts";
 import type { SignedDownloadLink } from "../downloads/signed-download.ts";
 import type { ProblemRevision } from "./problem-revision.ts";
@@ -44,7 +45,7 @@ export async function referenceResourceEntries(
       if (seal.sealed) return { ...base, ...seal };
       const resource_uri = referenceUri(revision.id, binding.key);
       if (binding.url !== undefined) return { ...base, resource_uri, ...seal, url: binding.url };
-      const available = await blobs.has(binding.content_hash);
+      const available = await referencedBlobPresent(blobs, binding.content_hash);
       return {
         ...base,
         resource_uri,

@@ -38,7 +38,10 @@ const lastResolved = new LruMap<string, string>(REVISIONS_CACHED);
 const resolutionKey = (reference: string, number: number | undefined) => `${number ?? ""} ${reference}`;
 
 /** The cached revision `reference` (and `number`) resolved to last, if still cached. */
-export function guessedRevision(reference: string, number: number | undefined): ProblemRevisionRow | undefined {
+export function guessedRevision(
+  reference: string,
+  number: number | undefined,
+): ProblemRevisionRow | undefined {
   const id = lastResolved.get(resolutionKey(reference, number));
   return id === undefined ? undefined : revisions.get(id);
 }

@@ -1,6 +1,7 @@
 import type { SkillRequirement } from "@svc/schemas";
 import type { BlobStore } from "../core/blobs/blob-store.ts";
 import type { Sql } from "../core/db/connect-sql.ts";
+import { referencedBlobPresent } from "../downloads/blob-presence.ts";
 import { blobTarget } from "../downloads/download-target.ts";
 import type { SignedDownloadLink } from "../downloads/signed-download.ts";
 import { skillVersionUri } from "./skill-uris.ts";
@@ -73,7 +74,7 @@ async function fileEntry(
   file: SkillFile,
   sign: (target: string) => SignedDownloadLink,
 ): Promise<SkillFileEntry> {
-  const available = await blobs.has(file.content_hash);
+  const available = await referencedBlobPresent(blobs, file.content_hash);
   return {
     path: file.path,
     resource_uri: skillVersionUri(skillVersionId, file.path),

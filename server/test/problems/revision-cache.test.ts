@@ -93,7 +93,9 @@ describeWithDatabase("get_problem's revision cache", () => {
     expect(after.problem.current_revision_id).toBe(second);
     expect(after.reference_resources.map((entry) => entry.key)).toEqual(["instance"]);
     // The first revision, asked for by number, is still the one it was.
-    expect((await getProblem(solver, { problem: "cached-sat", revision: 1 })).revision).toEqual(before.revision);
+    expect((await getProblem(solver, { problem: "cached-sat", revision: 1 })).revision).toEqual(
+      before.revision,
+    );
 
     await db.sql`update problems set title = 'Renamed while cached' where id = ${problem.problemId}`;
     expect((await getProblem(solver, { problem: "cached-sat" })).problem.title).toBe("Renamed while cached");

@@ -60,8 +60,15 @@ export function installRequestGuards<Logger extends FastifyBaseLogger>(
       refuseUnsafeParameter(request.query, "query");
       const body = request.body;
       // /mcp checks arguments per tool call and per resource read, answering in MCP's own envelope.
-      const ownGuards = request.routeOptions.url !== undefined && ownBodyGuards.includes(request.routeOptions.url);
-      if (!ownGuards && body !== null && typeof body === "object" && !Buffer.isBuffer(body) && !isStream(body)) {
+      const ownGuards =
+        request.routeOptions.url !== undefined && ownBodyGuards.includes(request.routeOptions.url);
+      if (
+        !ownGuards &&
+        body !== null &&
+        typeof body === "object" &&
+        !Buffer.isBuffer(body) &&
+        !isStream(body)
+      ) {
         refuseUnsafeParameter(body, "body");
       }
     } catch (error) {
