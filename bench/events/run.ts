@@ -4,8 +4,8 @@
  * Prints, in one run on one machine:
  * - events delivered per second: BENCH_EVENTS personal events (default 10,000) appended in their
  *   own transactions by 8 concurrent writers, spread over BENCH_SUBSCRIBERS users (default 100)
- *   each subscribed by webhook to a local receiver, delivered by one worker process's
- *   graphile-worker runner (concurrency BENCH_CONCURRENCY, default 4);
+ *   each subscribed by webhook to a local receiver, delivered by one worker process (its webhook
+ *   delivery loop: passes over many subscriptions, server/src/events/webhook-delivery.ts);
  * - latency from the commit of an event's transaction to its arrival at the receiver: p50, p95
  *   and p99;
  * - event-writing transactions per second with 1, 4 and 16 concurrent writers, each holding its
@@ -13,8 +13,8 @@
  *   one writer; and 16 writers taking the former global event-log lock, for comparison;
  * - the drain rate: BENCH_EVENTS more events appended (100 per transaction) while the worker is
  *   stopped, then delivered from a standing start: what delivery alone sustains;
- * - the baseline: the same receiver sent the same number of signed POSTs directly, as many at
- *   once as the worker's concurrency, with the ratio of the service's rate to it;
+ * - the baseline: the same receiver sent the same number of signed POSTs directly, BENCH_CONCURRENCY
+ *   (default 4) at once, each on a connection of its own, with the ratio of the service's rate to it;
  * - stream delivery: BENCH_EVENTS events of one user appended as a backlog, then received as
  *   notifications by one SDK client holding events/stream open over /mcp, against the same
  *   client paging through them with events/list (200 a page), the poll a stream replaces.

@@ -1,7 +1,6 @@
 import type { EventKind } from "@svc/schemas";
 import type postgres from "postgres";
 import type { Sql } from "../core/db/connect-sql.ts";
-import { TaskName } from "../core/jobs/task-name.ts";
 
 /** What a change reports: its kind, who may see it, and the ids and states agents act on. */
 export interface NewEvent {
@@ -40,22 +39,21 @@ export function eventFromJson(
 
 /**
  * Appends an event inside `tx`, the transaction of the change it reports, so it exists exactly
- * when the change committed, and wakes the webhook subscriptions that want its kind (streams
- * poll the log themselves: events/stream). The event goes to `pending_events`, which writers
- * insert into without waiting on each other; it takes its log id (the cursor) after it committed,
- * when a reader settles the log (settleEvents), so ids follow commit order without a lock held by
- * writers (docs/agents.md, "Events").
+ * when the change committed. The event goes to `pending_events`, which writers insert into
+ * without waiting on each other; it takes its log id (the cursor) after it committed, when a
+ * reader settles the log (settleEvents), so ids follow commit order without a lock held by
+ * writers (docs/agents.md, "Events"). Nobody is woken: streams and the workers' webhook delivery
+ * (webhook-delivery.ts) look at the log themselves, so a writer's commit waits on no one's.
  */
 export async function appendEvent(tx: Sql, event: NewEvent): Promise<void> {
-  await tx`with ${appendEventCtes(tx, event)} select (select count(*) from woken) as woken`;
+  await tx`with ${appendEventCtes(tx, event)} select`;
 }
 
 /**
- * appendEvent's common table expressions (`appended`, `woken`), for a statement that makes its
- * change and appends its event in one round trip. With `gate`, the name of an earlier CTE of
- * that statement, the event is appended once per row `gate` returns (none when the change did
- * not happen). The statement must read `woken`: a plain CTE nobody reads is never run, so the
- * subscriptions would not be woken.
+ * appendEvent's common table expression (`appended`), for a statement that makes its change and
+ * appends its event in one round trip. With `gate`, the name of an earlier CTE of that
+ * statement, the event is appended once per row `gate` returns (none when the change did not
+ * happen). An insert in a CTE runs whether or not the statement reads it.
  */
 export function appendEventCtes(
   sql: Sql,
@@ -75,29 +73,16 @@ export function appendEventCtes(
 /**
  * appendEventCtes for many events: `events` is a subquery (or a CTE's name as `sql(name)`) of
  * rows with the `events` columns (kind, occurred_at, audience_user_id, problem_id,
- * review_process_id, node_id, data). Each subscription that wants any of them is woken once. The
- * statement must read `woken`.
+ * review_process_id, node_id, data).
  */
 export function appendEventsCtes(
   sql: Sql,
   events: postgres.PendingQuery<postgres.Row[]> | postgres.Helper<string>,
 ): postgres.PendingQuery<postgres.Row[]> {
-  // One waiting delivery job per subscription: preserve_run_at keeps a backing-off subscription's
-  // retry time, and graphile-worker adds a fresh job when the keyed one is already running.
   return sql`
     appended as (
       insert into pending_events (kind, occurred_at, audience_user_id, problem_id, review_process_id, node_id, data)
       select e.kind, e.occurred_at, e.audience_user_id, e.problem_id, e.review_process_id, e.node_id, e.data
       from ${events} e
-      returning kind, audience_user_id
-    ),
-    woken as (
-      select graphile_worker.add_job(${TaskName.deliverEvents}, json_build_object('subscription_id', s.id),
-        max_attempts => 5, job_key => 'deliver_events:' || s.id, job_key_mode => 'preserve_run_at')
-      from event_subscriptions s
-      where s.ended_at is null and s.delivery = 'webhook'
-        and exists (select from appended a
-                    where (s.kinds is null or a.kind = any(s.kinds))
-                      and (a.audience_user_id is null or s.user_id = a.audience_user_id))
     )`;
 }

@@ -1,24 +1,23 @@
 import { TaskName } from "../core/jobs/task-name.ts";
 import type { Services } from "../core/services/services.ts";
 import { settleEvents } from "./settle-events.ts";
+import { laggingSubscriptions } from "./webhook-delivery.ts";
 
 /**
- * Queues the delivery job of every live webhook subscription with an event after its cursor that
- * it wants (its kinds, its user's or a seat event), for the minute sweep: a writer's wake-up can be
- * lost when a worker takes the subscription's waiting job between graphile-worker's `add_job`
- * clearing the keys of running jobs and inserting its own (the job runs without the writer's
- * uncommitted event and nothing else is queued). Such an event then waits a minute at most, not
- * until the subscription's next event. Returns how many subscriptions it woke.
+ * Queues a deliver_events job for every live webhook subscription with an event after its cursor
+ * that it wants, for the minute sweep: the worker that takes it looks at the subscription
+ * (WebhookDelivery.consider). Every worker process's webhook delivery looks at each newly
+ * settled id, so this only makes good what a process took with it: a subscription it held when
+ * killed (the others had passed over it as held), or its backoff timers. Such an event then
+ * waits a minute at most. Returns how many subscriptions it woke.
  */
 export async function wakeLaggingSubscriptions(services: Services): Promise<number> {
   await settleEvents(services.sql);
+  const lagging = await laggingSubscriptions(services.sql);
+  if (lagging.length === 0) return 0;
   const woken = await services.sql`
-    select graphile_worker.add_job(${TaskName.deliverEvents}, json_build_object('subscription_id', s.id),
-      max_attempts => 5, job_key => 'deliver_events:' || s.id, job_key_mode => 'preserve_run_at')
-    from event_subscriptions s
-    where s.ended_at is null and s.delivery = 'webhook'
-      and exists (select from events e
-                  where e.id > s.cursor and (s.kinds is null or e.kind = any(s.kinds))
-                    and (e.audience_user_id is null or e.audience_user_id = s.user_id))`;
+    select graphile_worker.add_job(${TaskName.deliverEvents}, json_build_object('subscription_id', id),
+      max_attempts => 5, job_key => 'deliver_events:' || id, job_key_mode => 'preserve_run_at')
+    from unnest(${lagging}::text[]) id`;
   return woken.length;
 }

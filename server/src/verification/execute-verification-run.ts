@@ -527,7 +527,7 @@ const finishStagesAndRuns = groupedStatementOn(
         sql,
         sql`(select ev.* from ends e join finished_run f on f.id = e.run_id, ${eventFromJson(sql, sql`e.event`, "ev")})`,
       )}
-      select (select array_agg(verification_run_id) from stage) as finished, (select count(*) from woken) as woken`),
+      select (select array_agg(verification_run_id) from stage) as finished`),
         settings,
       ]);
       return rows;

@@ -1,5 +1,5 @@
-import { request as httpRequest, type IncomingMessage } from "node:http";
-import { request as httpsRequest } from "node:https";
+import { type Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { type Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { isIP } from "node:net";
 import { hostOf, isLoopbackName, pinnedLookup, type Resolve, refusedAddress } from "./outbound-address.ts";
 
@@ -13,6 +13,17 @@ export interface SafePostOptions {
   maxResponseBytes?: number;
   /** Resolves host names; the system resolver unless a test gives its own. */
   resolve?: Resolve;
+  /**
+   * Keep-alive agents to reuse connections with (webhook delivery); without them each POST opens
+   * its own. A reused connection goes to the address checked when it was opened.
+   */
+  agents?: PostAgents;
+}
+
+/** The agents safePost reuses connections through, one per protocol. */
+export interface PostAgents {
+  http: HttpAgent;
+  https: HttpsAgent;
 }
 
 /** The answer to a POST: its status and the first bytes of its body. */
@@ -63,12 +74,29 @@ export async function safePost(
   headers: Record<string, string>,
   options: SafePostOptions = {},
 ): Promise<SafePostAnswer> {
+  try {
+    return await postOnce(target, body, headers, options);
+  } catch (error) {
+    // A kept-alive connection the receiver closed as the request went out: the request never
+    // reached it, so it goes once more on a fresh connection (as Node's docs advise).
+    if (!(error as { reusedSocket?: boolean }).reusedSocket) throw error;
+    return await postOnce(target, body, headers, options);
+  }
+}
+
+async function postOnce(
+  target: string,
+  body: string,
+  headers: Record<string, string>,
+  options: SafePostOptions,
+): Promise<SafePostAnswer> {
   const allowLoopback = options.allowLoopback === true;
   const why = refusedUrl(target, allowLoopback);
   if (why) throw new Error(`the URL ${why}`);
   const url = new URL(target);
   const send = url.protocol === "https:" ? httpsRequest : httpRequest;
   const limit = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  let answered = false;
   return await new Promise<SafePostAnswer>((resolve, reject) => {
     const request = send(
       url,
@@ -77,10 +105,15 @@ export async function safePost(
         headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
         // An IP literal is connected to as it is (refusedUrl checked it); a name goes through the pin.
         lookup: pinnedLookup({ allowLoopback, resolve: options.resolve }),
-        agent: false,
+        agent: options.agents
+          ? url.protocol === "https:"
+            ? options.agents.https
+            : options.agents.http
+          : false,
         timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       },
       (response: IncomingMessage) => {
+        answered = true;
         const chunks: Buffer[] = [];
         let size = 0;
         const finish = () => {
@@ -112,6 +145,9 @@ export async function safePost(
     request.on("timeout", () => request.destroy(new Error("the connection went quiet")));
     request.on("error", (error) => {
       clearTimeout(deadline);
+      const code = (error as NodeJS.ErrnoException).code;
+      if (request.reusedSocket && !answered && (code === "ECONNRESET" || code === "EPIPE"))
+        Object.assign(error, { reusedSocket: true });
       reject(error);
     });
     request.end(body);

@@ -17,9 +17,9 @@ import {
   WORKER_DEAD_MS,
 } from "../../core/jobs/worker-liveness.ts";
 import type { Services } from "../../core/services/services.ts";
-import { deliverEvents } from "../../events/deliver-events.ts";
 import { pruneEvents } from "../../events/prune-events.ts";
 import { wakeLaggingSubscriptions } from "../../events/wake-lagging-subscriptions.ts";
+import { startWebhookDelivery } from "../../events/webhook-delivery.ts";
 import { purgeExpiredOAuthState } from "../../oauth/purge-expired-oauth-state.ts";
 import { advanceReviewProcess } from "../../reviews/advance-review-process.ts";
 import { runAgentSeat } from "../../reviews/run-agent-seat.ts";
@@ -74,6 +74,9 @@ export async function startWorker(services: Services, options: WorkerOptions = {
       .catch((error: unknown) => log.warn({ err: error }, "worker heartbeat failed"));
   const heartbeat = setInterval(beat, heartbeatMs(deadAfterMs));
   heartbeat.unref();
+  // Webhooks are delivered by a loop of this process's own, in passes over many subscriptions,
+  // not a job per subscription: the queued deliver_events jobs (the minute sweep's) only name one.
+  const webhooks = startWebhookDelivery(services, canSeeEvent);
   const runner = await run({
     events,
     ...workerConnection(services.sql, (options.concurrency ?? 1) + 2, { asyncCommit: true }),
@@ -112,7 +115,7 @@ export async function startWorker(services: Services, options: WorkerOptions = {
         await runAgentSeat(services, (payload as { assignment_id: string }).assignment_id);
       },
       [TaskName.deliverEvents]: async (payload) => {
-        await deliverEvents(services, (payload as { subscription_id: string }).subscription_id, canSeeEvent);
+        webhooks.consider([(payload as { subscription_id: string }).subscription_id]);
       },
       [TaskName.releaseSealedInputs]: async () => {
         await recordScheduledReleases(services);
@@ -124,6 +127,9 @@ export async function startWorker(services: Services, options: WorkerOptions = {
       ...options.tasks,
     },
     crontab: `* * * * * ${TaskName.sweepStalledRuns}\n0 * * * * ${TaskName.pruneEvents}`,
+  }).catch(async (error: unknown) => {
+    await webhooks.stop();
+    throw error;
   });
   await beat();
   // Releases whose date passed while no worker ran are recorded now, not at their (past) job.
@@ -138,10 +144,17 @@ export async function startWorker(services: Services, options: WorkerOptions = {
   const stopped = () => {
     clearInterval(heartbeat);
     sequencer.stop().catch(() => {});
+    webhooks.stop().catch(() => {});
     // The pool may be closing with the process: a row left behind only ages out.
     forgetWorkers(services.sql, [...workerIds]).catch(() => {});
   };
   runner.promise.then(stopped, stopped);
+  // Stopping the runner also waits for the webhook passes under way to commit.
+  const stopRunner = runner.stop.bind(runner);
+  runner.stop = async (...args: Parameters<Runner["stop"]>) => {
+    await stopRunner(...args);
+    await webhooks.stop();
+  };
   return runner;
 }
 
