@@ -4,6 +4,7 @@ import { Agent as HttpsAgent } from "node:https";
 import type postgres from "postgres";
 import type { Sql } from "../core/db/connect-sql.ts";
 import { pipelinedTransaction } from "../core/db/pipelined-transaction.ts";
+import { type SessionLock, trySessionLock } from "../core/db/session-lock.ts";
 import { type PostAgents, safePost } from "../core/http/safe-post.ts";
 import { webhookDeliveries } from "../core/metrics/metrics.ts";
 import type { Services } from "../core/services/services.ts";
@@ -159,35 +160,20 @@ export function startWebhookDelivery(services: Services, audience: EventAudience
     }
   };
 
-  /** The connection holding DELIVERY_LOCK while this process delivers; the looks go through it. */
-  let holder: postgres.ReservedSql | null = null;
-  const takeOver = async (): Promise<postgres.ReservedSql | null> => {
-    const connection = await services.sql.reserve();
-    try {
-      const [row] = await connection<
-        { taken: boolean }[]
-      >`select pg_try_advisory_lock(${DELIVERY_LOCK}::bigint) as taken`;
-      if (row?.taken) return connection;
-    } catch {
-      // Tried again at the next look.
-    }
-    connection.release();
-    return null;
-  };
+  /** DELIVERY_LOCK while this process delivers; the looks go through its connection. */
+  let holder: SessionLock | null = null;
   const letGo = async () => {
-    const connection = holder;
+    const held = holder;
     holder = null;
     seenUpTo = null;
-    if (connection === null) return;
-    await connection`select pg_advisory_unlock(${DELIVERY_LOCK}::bigint)`.catch(() => {});
-    connection.release();
+    await held?.release();
   };
 
   const look = async () => {
     let found = false;
     try {
-      holder ??= await takeOver();
-      if (holder !== null) found = await lookAtLog(holder);
+      holder ??= await trySessionLock(services.sql, DELIVERY_LOCK);
+      if (holder !== null) found = await lookAtLog(holder.connection);
     } catch (error) {
       if (!stopped) log.warn({ err: error }, "looking for webhook events failed; looking again");
       await letGo();

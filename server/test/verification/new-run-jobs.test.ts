@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { uploadArtifact } from "../../src/artifacts/upload-artifact.ts";
 import { enqueueRun } from "../../src/core/jobs/enqueue-run.ts";
 import { wakeWorkers } from "../../src/core/jobs/wake-workers.ts";
+import { JOBS_QUEUED } from "../../src/core/jobs/worker-wakeups.ts";
 import type { Services } from "../../src/core/services/services.ts";
 import type { ToolContext } from "../../src/edges/mcp/tools/tool.ts";
 import { startWorker } from "../../src/edges/worker/start-worker.ts";
@@ -90,9 +91,8 @@ describeWithDatabase("a Submission's run job, written without add_job", () => {
           select count(*)::int as jobs from graphile_worker.jobs where task_identifier = 'verify_run'`;
       const [before] = await jobs();
       const heard = Promise.withResolvers<{ count: number; jobs: number }>();
-      await listener.listen("jobs:insert", (payload) => {
-        const notice = JSON.parse(payload) as { count: number; r?: number };
-        if (notice.r !== undefined) return; // add_job's own notices carry a random `r`
+      await listener.listen(JOBS_QUEUED, (payload) => {
+        const notice = JSON.parse(payload) as { count: number };
         // What a worker woken now would find: the committed run's job.
         jobs().then(([row]) => heard.resolve({ count: notice.count, jobs: row!.jobs }), heard.reject);
       });
@@ -126,10 +126,8 @@ describeWithDatabase("a Submission's run job, written without add_job", () => {
     const listener = postgres(db.url, { max: 1, onnotice: () => {} });
     try {
       const all = Promise.withResolvers<void>();
-      await listener.listen("jobs:insert", (payload) => {
-        // add_job's own notices (the worker's scheduled jobs) carry a random `r`; wakeWorkers' do not.
-        const notice = JSON.parse(payload) as { count: number; r?: number };
-        if (notice.r !== undefined) return;
+      await listener.listen(JOBS_QUEUED, (payload) => {
+        const notice = JSON.parse(payload) as { count: number };
         heard.push(notice.count);
         if (heard.reduce((a, b) => a + b, 0) >= 50) all.resolve();
       });

@@ -2,7 +2,7 @@ import type postgres from "postgres";
 import type { Sql } from "../db/connect-sql.ts";
 import { genericPlans } from "../db/generic-plans.ts";
 import { currentTraceparent } from "../tracing/tracing.ts";
-import { TaskName } from "./task-name.ts";
+import { RUN_JOB_FLAG, TaskName } from "./task-name.ts";
 
 /** How many times graphile-worker tries a run's job before verifyRunTask finishes the run `error`. */
 const RUN_JOB_ATTEMPTS = 3;
@@ -25,13 +25,14 @@ export function addRunJob(
   runId: postgres.PendingQuery<postgres.Row[]>,
 ): postgres.PendingQuery<postgres.Row[]> {
   return sql`(select graphile_worker.add_job(${TaskName.verifyRun}, ${runJobPayload(sql, runId)},
-    max_attempts => ${RUN_JOB_ATTEMPTS}, job_key => ${runId}) from (${genericPlans(sql)}) generic_plans)`;
+    max_attempts => ${RUN_JOB_ATTEMPTS}, job_key => ${runId}, flags => array[${RUN_JOB_FLAG}::text])
+    from (${genericPlans(sql)}) generic_plans)`;
 }
 
 /**
  * The jobs of runs the same statement creates (`runs`: the name of its CTE returning the new runs'
- * `id`), written as `add_job` writes a keyed job (task, payload, attempts, key = the run id, run
- * at once, no queue) but in one plain insert: every Submission pays for it, and `add_job` cost
+ * `id`), written as `add_job` writes a keyed job (task, payload, attempts, key = the run id, the
+ * run flag, run at once, no queue) but in one plain insert: every Submission pays for it, and `add_job` cost
  * about 0.25 ms of PostgreSQL per call (upserting the task and queue rows, clearing the key from
  * locked jobs, a PL/pgSQL call), four times this insert. A new run has no job yet, so there is no
  * key to clear or conflict on. It sends no NOTIFY: a NOTIFY takes a database-wide lock from the
@@ -44,8 +45,9 @@ export function addRunJob(
  */
 export function newRunJobs(sql: Sql, runs: string): postgres.PendingQuery<postgres.Row[]> {
   return sql`
-    insert into graphile_worker._private_jobs (task_id, payload, max_attempts, key)
-    select task.id, ${runJobPayload(sql, sql`new_run.id`)}, ${RUN_JOB_ATTEMPTS}, new_run.id
+    insert into graphile_worker._private_jobs (task_id, payload, max_attempts, key, flags)
+    select task.id, ${runJobPayload(sql, sql`new_run.id`)}, ${RUN_JOB_ATTEMPTS}, new_run.id,
+      jsonb_build_object(${RUN_JOB_FLAG}::text, true)
     from ${sql(runs)} new_run
     join graphile_worker._private_tasks task on task.identifier = ${TaskName.verifyRun}
     returning key`;

@@ -18,7 +18,7 @@ export const TaskName = {
   advanceReviewProcess: "advance_review_process",
   /** Invokes the hosted agent of one agent assignment, outside any transaction. */
   reviewAgentSeat: "review_agent_seat",
-  /** Delivers a webhook subscription's events after its cursor, in order (payload `subscription_id`). */
+  /** Looks at one webhook subscription soon (payload `subscription_id`): the minute sweep's hand-over to the deliverer. */
   deliverEvents: "deliver_events",
   /** Writes the criteria changes of sealed inputs released by date (no payload: it scans what is due). */
   releaseSealedInputs: "release_sealed_inputs",
@@ -26,3 +26,10 @@ export const TaskName = {
   pruneEvents: "prune_events",
 } as const;
 export type TaskName = (typeof TaskName)[keyof typeof TaskName];
+
+/**
+ * The flag every verify_run job carries (graphile-worker's job flags): a worker process that is
+ * not the first forbids it while the first keeps up (startWorkerWakeups), so it takes other jobs
+ * but not the runs the first is gathering into a batch.
+ */
+export const RUN_JOB_FLAG = "run";

@@ -1,13 +1,11 @@
 import type postgres from "postgres";
 import { commitWithoutFlush } from "../db/commit-without-flush.ts";
 import type { Pool, Sql } from "../db/connect-sql.ts";
-
-/** The channel graphile-worker's processes listen on; its payload's `count` is how many idle workers to nudge. */
-const JOBS_INSERTED = "jobs:insert";
+import { JOBS_QUEUED } from "./worker-wakeups.ts";
 
 /**
- * The least time between two NOTIFYs of one pool. Each NOTIFY wakes every listening worker
- * process, and each idle worker then asks for a job: one per Submission cost about 0.3 ms of CPU
+ * The least time between two NOTIFYs of one pool. Each NOTIFY wakes a worker process (the first,
+ * or another when jobs wait: startWorkerWakeups), whose idle worker then asks for a job: one per Submission cost about 0.3 ms of CPU
  * per verdict end to end (bench:verify with and without). A Submission that comes within this
  * time of the last wake-up is told at its end: when the workers are busy they take it when they
  * finish anyway, and when one is idle it waits at most this long.
@@ -65,5 +63,5 @@ async function send(sql: Pool, state: WakeState): Promise<void> {
 
 /** The NOTIFY of `count` new jobs as an SQL expression, for a statement that wakes the workers at its own commit. */
 export function notifyJobsInserted(sql: Sql, count: number): postgres.PendingQuery<postgres.Row[]> {
-  return sql`pg_notify(${JOBS_INSERTED}, json_build_object('count', ${count}::int)::text)`;
+  return sql`pg_notify(${JOBS_QUEUED}, json_build_object('count', ${count}::int)::text)`;
 }

@@ -1,6 +1,6 @@
 import { EventEmitter } from "node:events";
 import { PYTHON_RUNTIME } from "@svc/app";
-import { Logger, type Runner, run, type TaskList, type WorkerEvents } from "graphile-worker";
+import { Logger, type Runner, run, type TaskList, type WorkerEvents, type WorkerPool } from "graphile-worker";
 import { canSeeEvent } from "../../agents/can-see-event.ts";
 import { recordScheduledReleases } from "../../agents/record-scheduled-releases.ts";
 import { startAttestationSequencer } from "../../attestations/attestation-sequencer.ts";
@@ -16,6 +16,7 @@ import {
   releaseDeadWorkersJobs,
   WORKER_DEAD_MS,
 } from "../../core/jobs/worker-liveness.ts";
+import { startWorkerWakeups } from "../../core/jobs/worker-wakeups.ts";
 import type { Services } from "../../core/services/services.ts";
 import { pruneEvents } from "../../events/prune-events.ts";
 import { wakeLaggingSubscriptions } from "../../events/wake-lagging-subscriptions.ts";
@@ -29,7 +30,7 @@ import { provisionImage } from "../../sandbox-images/provision-image.ts";
 import { purgeExpiredGitHubStates } from "../../sessions/github-sign-in.ts";
 import { sweepAttestationDeadlines } from "../../verification/sweep-attestation-deadlines.ts";
 import { sweepStalledRuns } from "../../verification/sweep-stalled-runs.ts";
-import { fleetSize, verifyRunTask } from "./verify-run-task.ts";
+import { verifyRunTask } from "./verify-run-task.ts";
 
 export interface WorkerOptions {
   /** Jobs run at once by this process. */
@@ -59,9 +60,11 @@ export async function startWorker(services: Services, options: WorkerOptions = {
   // worker inside the pool that runs it: the pool id is what must beat, or a live process's long
   // job would look abandoned and be released to another worker while it still runs.
   const workerIds = new Set<string>();
+  const pools: WorkerPool[] = [];
   const events: WorkerEvents = new EventEmitter();
   events.on("pool:create", ({ workerPool }) => {
     workerIds.add(workerPool.id);
+    pools.push(workerPool);
   });
   const deadAfterMs = options.deadAfterMs ?? WORKER_DEAD_MS;
   const releaseDead = async () => {
@@ -77,8 +80,17 @@ export async function startWorker(services: Services, options: WorkerOptions = {
   // Webhooks are delivered by a loop of this process's own, in passes over many subscriptions,
   // not a job per subscription: the queued deliver_events jobs (the minute sweep's) only name one.
   const webhooks = startWebhookDelivery(services, canSeeEvent);
+  // Submissions' jobs wake this process's workers through these, not through graphile-worker's NOTIFY.
+  const wakeups = await startWorkerWakeups(
+    services.sql,
+    (count) => {
+      for (const pool of pools) if (!pool._shuttingDown) pool.nudge(count);
+    },
+    log,
+  );
   const runner = await run({
     events,
+    forbiddenFlags: () => wakeups.forbiddenFlags(),
     ...workerConnection(services.sql, (options.concurrency ?? 1) + 2, { asyncCommit: true }),
     concurrency: options.concurrency ?? 1,
     pollInterval: options.pollInterval ?? 2000,
@@ -90,7 +102,7 @@ export async function startWorker(services: Services, options: WorkerOptions = {
       else log.debug(entry, message);
     }),
     taskList: {
-      [TaskName.verifyRun]: verifyRunTask(services, fleetSize(services, deadAfterMs)),
+      [TaskName.verifyRun]: verifyRunTask(services),
       [TaskName.sweepStalledRuns]: async () => {
         await releaseDead();
         await sweepStalledRuns(services);
@@ -128,7 +140,7 @@ export async function startWorker(services: Services, options: WorkerOptions = {
     },
     crontab: `* * * * * ${TaskName.sweepStalledRuns}\n0 * * * * ${TaskName.pruneEvents}`,
   }).catch(async (error: unknown) => {
-    await webhooks.stop();
+    await Promise.all([webhooks.stop(), wakeups.stop()]);
     throw error;
   });
   await beat();
@@ -145,6 +157,7 @@ export async function startWorker(services: Services, options: WorkerOptions = {
     clearInterval(heartbeat);
     sequencer.stop().catch(() => {});
     webhooks.stop().catch(() => {});
+    wakeups.stop().catch(() => {});
     // The pool may be closing with the process: a row left behind only ages out.
     forgetWorkers(services.sql, [...workerIds]).catch(() => {});
   };
@@ -153,7 +166,7 @@ export async function startWorker(services: Services, options: WorkerOptions = {
   const stopRunner = runner.stop.bind(runner);
   runner.stop = async (...args: Parameters<Runner["stop"]>) => {
     await stopRunner(...args);
-    await webhooks.stop();
+    await Promise.all([webhooks.stop(), wakeups.stop()]);
   };
   return runner;
 }

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { JobHelpers, Task } from "graphile-worker";
 import { enqueueRun } from "../../core/jobs/enqueue-run.ts";
-import { TaskName } from "../../core/jobs/task-name.ts";
+import { RUN_JOB_FLAG, TaskName } from "../../core/jobs/task-name.ts";
 import { runsFinished } from "../../core/metrics/metrics.ts";
 import type { Services } from "../../core/services/services.ts";
 import { contextFromTraceparent, withSpan } from "../../core/tracing/tracing.ts";
@@ -29,18 +29,15 @@ export const COMPANION_RUNS = 31;
  * companions, or a lone run whose next job came within the wait). Taking each run as it arrives
  * would execute them in batches of one or two, whose fixed cost (taking the job, planning the
  * start, the verdict's commit) then takes the cores from the work that creates them; waiting a
- * little lets the batch grow, as PostgreSQL's commit_delay does for commits. With more worker
- * processes each takes a share of the arrivals, so each waits as many times longer: the fleet
- * then starts batches as often as one process would, however many there are (issue 38: idle
- * processes had split the queue into batches of one or two, and four were slower than one). No
- * wait for a job after a quiet spell (no load: no latency added) nor after a full batch (a deep
- * queue: the next batch is full at once). docs/operations.md, "Builtin verification", has the
- * measurements.
+ * little lets the batch grow, as PostgreSQL's commit_delay does for commits. The wait is the same
+ * however many worker processes there are: the first process is woken for every Submission and
+ * the others only once jobs wait longer than it takes (startWorkerWakeups), so extra processes do
+ * not split the arrivals (issue 38: they had split the queue into batches of one or two, and the
+ * wait then grew with the fleet to make up for it). No wait for a job after a quiet spell (no
+ * load: no latency added) nor after a full batch (a deep queue: the next batch is full at once).
+ * docs/operations.md, "Builtin verification", has the measurements.
  */
 export const TRICKLE_WAIT_MS = 25;
-
-/** How often a worker process counts the live worker processes (worker_heartbeats). */
-const FLEET_COUNT_MS = 1000;
 
 /**
  * Executes one VerificationRun, with companions when its Contract allows. A stage that must wait
@@ -48,7 +45,7 @@ const FLEET_COUNT_MS = 1000;
  * graphile-worker with its backoff; the last attempt finishes the run `error`, so no run stays
  * unfinished. A companion that fails is enqueued again, to be retried as its own job.
  */
-export function verifyRunTask(services: Services, fleet: () => number = () => 1): Task {
+export function verifyRunTask(services: Services): Task {
   // This process's last batch: how many companions it took, and when it ended.
   let lastCompanions = COMPANION_RUNS;
   let lastEnded = 0;
@@ -57,10 +54,10 @@ export function verifyRunTask(services: Services, fleet: () => number = () => 1)
       verification_run_id: string;
       traceparent?: string;
     };
-    const wait = TRICKLE_WAIT_MS * Math.max(1, fleet());
     const trickling =
-      lastCompanions < COMPANION_RUNS && (lastCompanions > 0 || performance.now() - lastEnded < wait);
-    if (trickling) await sleep(wait);
+      lastCompanions < COMPANION_RUNS &&
+      (lastCompanions > 0 || performance.now() - lastEnded < TRICKLE_WAIT_MS);
+    if (trickling) await sleep(TRICKLE_WAIT_MS);
     try {
       // The run's span joins the trace of the request that enqueued it (enqueue-run.ts).
       const { lead, companions } = await withSpan(
@@ -96,40 +93,12 @@ export function verifyRunTask(services: Services, fleet: () => number = () => 1)
   };
 }
 
-/**
- * The number of live worker processes (those whose heartbeat is within `deadAfterMs`), counted
- * at most every FLEET_COUNT_MS in the background: verifyRunTask's `fleet`. Starts at 1.
- */
-export function fleetSize(services: Services, deadAfterMs: number): () => number {
-  let size = 1;
-  let countedAt = Number.NEGATIVE_INFINITY;
-  let counting = false;
-  return () => {
-    if (!counting && performance.now() - countedAt >= FLEET_COUNT_MS) {
-      counting = true;
-      countedAt = performance.now();
-      const since = new Date(services.clock().getTime() - deadAfterMs);
-      services.sql<
-        { live: number }[]
-      >`select count(*)::int as live from worker_heartbeats where beat_at >= ${since}`
-        .then(([row]) => {
-          size = Math.max(1, row?.live ?? 1);
-        })
-        .catch(() => {})
-        .finally(() => {
-          counting = false;
-        });
-    }
-    return size;
-  };
-}
-
 async function waitIfAsked(helpers: JobHelpers, runId: string, outcome: ExecuteResult): Promise<void> {
   if (outcome.kind !== "waiting") return;
   await helpers.addJob(
     TaskName.verifyRun,
     { verification_run_id: runId },
-    { jobKey: runId, maxAttempts: 3, runAt: new Date(Date.now() + WAIT_RETRY_MS) },
+    { jobKey: runId, maxAttempts: 3, runAt: new Date(Date.now() + WAIT_RETRY_MS), flags: [RUN_JOB_FLAG] },
   );
 }
 
