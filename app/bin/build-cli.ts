@@ -38,6 +38,39 @@ const precompileValidators: Plugin = {
   },
 };
 
+/**
+ * The precompiled validators count string lengths with schemas/src/ucs2length.ts, ajv's count
+ * (a property test compares them) without walking every character of every string in JavaScript.
+ */
+const fastUcs2length: Plugin = {
+  name: "fast-ucs2length",
+  setup(b) {
+    b.onResolve({ filter: /^ajv\/dist\/runtime\/ucs2length(\.js)?$/ }, () => ({
+      path: fileURLToPath(new URL("../../schemas/src/ucs2length.ts", import.meta.url)),
+    }));
+  },
+};
+
+/**
+ * commander requires node:child_process (with net, dgram and their bindings) when it loads, for
+ * executable subcommands, which svc has none of: it gets the module on first use instead.
+ */
+const lazyChildProcess: Plugin = {
+  name: "lazy-child-process",
+  setup(b) {
+    b.onResolve({ filter: /^node:child_process$/ }, (args) =>
+      /[\\/]node_modules[\\/]commander[\\/]/.test(args.importer)
+        ? { path: "child_process", namespace: "svc-lazy" }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: "svc-lazy" }, () => ({
+      loader: "js",
+      contents:
+        'let loaded;\nmodule.exports = new Proxy({}, { get: (_, key) => (loaded ??= require("node:child_process"))[key] });\n',
+    }));
+  },
+};
+
 /** The bundle's file: CommonJS, so app/bin/svc.js can load it as a `vm.Script` with a code cache. */
 export const CLI_BUNDLE = `${CLI_DIST}/svc.cjs`;
 
@@ -77,10 +110,11 @@ export async function buildCli(): Promise<void> {
     },
     define: { "import.meta.url": "__svcBundleUrl" },
     external: ["dockerode"],
-    plugins: [inlineSchemas, precompileValidators],
+    plugins: [inlineSchemas, precompileValidators, fastUcs2length, lazyChildProcess],
   });
   const inputs = Object.keys(result.metafile.inputs)
-    .filter((path) => !path.includes("node_modules/"))
+    // Files of this repository only (not the plugins' virtual modules, named `namespace:path`).
+    .filter((path) => !path.includes("node_modules/") && !path.includes(":"))
     .sort();
   const bundle = readFileSync(new URL(`../../${CLI_BUNDLE}`, import.meta.url));
   writeFileSync(

@@ -88,8 +88,8 @@ function currentBundle() {
  * the next run of the same command compiles almost nothing. One cache per command and bundle, in
  * the compile cache's private directory; it is written when missing or when V8 refused it (another
  * Node, other flags), through a temporary file and a rename, so a concurrent run never reads half
- * of one. The name carries the bundle's build hash, modification time and size: V8 itself checks
- * only the source's length.
+ * of one. The name carries the checkout (a hash of the bundle's path) and the bundle's build hash,
+ * modification time and size: V8 itself checks only the source's length.
  */
 function loadBundle(built, command) {
   const file = fileURLToPath(new URL("../dist/svc.cjs", import.meta.url));
@@ -100,7 +100,7 @@ function loadBundle(built, command) {
   let cachedData;
   if (cacheDir !== undefined && typeof built.bundle_sha256 === "string") {
     const info = statSync(file);
-    bundleKey = `svc-${built.bundle_sha256.slice(0, 16)}-${Math.trunc(info.mtimeMs)}-${info.size}`;
+    bundleKey = `svc-${pathKey(file)}-${built.bundle_sha256.slice(0, 16)}-${Math.trunc(info.mtimeMs)}-${info.size}`;
     const name = /^[a-z][a-z-]{0,30}$/.test(command ?? "") ? command : "other";
     cacheFile = join(cacheDir, `${bundleKey}-${process.version}-${process.arch}-${name}.v8cache`);
     try {
@@ -123,9 +123,11 @@ function loadBundle(built, command) {
       const temporary = `${cacheFile}.${process.pid}.tmp`;
       writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });
       renameSync(temporary, cacheFile);
-      // Caches of earlier builds are never read again.
+      // Caches of this checkout's earlier builds are never read again (another checkout's are
+      // its own).
+      const checkout = `svc-${pathKey(file)}-`;
       for (const old of readdirSync(cacheDir)) {
-        if (old.startsWith("svc-") && old.endsWith(".v8cache") && !old.startsWith(`${bundleKey}-`)) {
+        if (old.startsWith(checkout) && old.endsWith(".v8cache") && !old.startsWith(`${bundleKey}-`)) {
           rmSync(join(cacheDir, old), { force: true });
         }
       }
@@ -134,6 +136,13 @@ function loadBundle(built, command) {
     }
   };
   return { runCli: bundle.exports.runCli, saveCache };
+}
+
+/** 32-bit FNV-1a of the bundle's path, in hex: which checkout a cache belongs to. */
+function pathKey(path) {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < path.length; i++) hash = Math.imul(hash ^ path.charCodeAt(i), 0x01000193);
+  return (hash >>> 0).toString(16).padStart(8, "0");
 }
 
 const built = currentBundle();
