@@ -40170,8 +40170,16 @@ function isIgnoredPath(path) {
 }
 
 // app/src/tree/zip-tree.ts
-import { crc32, deflateRawSync } from "node:zlib";
-async function zipTree(tree) {
+import { crc32 } from "node:zlib";
+
+// app/src/tree/deflate-cache.ts
+import { deflateRawSync, inflateRawSync } from "node:zlib";
+var deflateLevel6 = (data) => deflateRawSync(data, { level: 6 });
+var HEADER = `${JSON.stringify({ svc_deflate_cache: 1, zlib: process.versions.zlib, level: 6 })}
+`;
+
+// app/src/tree/zip-tree.ts
+async function zipTree(tree, deflate = deflateLevel6) {
   const parts = [];
   const central = [];
   let offset = 0;
@@ -40191,7 +40199,7 @@ async function zipTree(tree) {
       offset
     };
     write(localHeader(entry2));
-    const deflated = deflateRawSync(data, { level: 6 });
+    const deflated = deflate(data);
     entry2.compressed = deflated.byteLength;
     write(deflated);
     write(dataDescriptor(entry2));
@@ -40347,8 +40355,8 @@ async function withRetries(step, options = {}) {
 }
 
 // app/src/client/authoring-steps.ts
-async function packArchive(tree, paths) {
-  const bytes = await zipTree(paths ? subsetTree(tree, paths) : tree);
+async function packArchive(tree, paths, deflate) {
+  const bytes = await zipTree(paths ? subsetTree(tree, paths) : tree, deflate);
   return { bytes, content_hash: sha256(bytes), size_bytes: bytes.byteLength };
 }
 async function requestUpload(client, archive) {
@@ -41017,7 +41025,7 @@ async function driveShard(options) {
     try {
       switch (action.kind) {
         case "request": {
-          const request = packed ?? await packArchive(tree, options.paths);
+          const request = packed ?? await packArchive(tree, options.paths, options.deflate);
           packed = null;
           if (s.content_hash && request.content_hash !== s.content_hash) {
             throw new ServiceCallError(
@@ -41033,7 +41041,7 @@ async function driveShard(options) {
           return { kind: "requested", upload_id: upload.upload_id };
         }
         case "put": {
-          const bytes = archive ?? await packArchive(tree, options.paths);
+          const bytes = archive ?? await packArchive(tree, options.paths, options.deflate);
           const upload = {
             upload_id: action.upload_id,
             upload_url: uploadUrl ?? "",

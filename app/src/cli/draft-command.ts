@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import type { ValidationConformance } from "@svc/schemas";
 import { CONFORMANCE_WAIT_MS } from "../client/authoring-steps.ts";
 import { CLI_SHARD_LIMITS, type ShardLimits } from "../client/plan-shards.ts";
@@ -5,6 +6,7 @@ import { publishPackage } from "../client/publish-package.ts";
 import { type PublishState, readPublishState, writePublishState } from "../client/publish-state.ts";
 import { type PublishedFailure, staysCurrent } from "../client/stays-current.ts";
 import { lastValidatedUpload, writeUploadRecord } from "../client/upload-record.ts";
+import { DeflateCache } from "../tree/deflate-cache.ts";
 import type { CliDeps } from "./cli-deps.ts";
 import { type CliIo, CONFORMANCE_FAILED, UsageError } from "./cli-io.ts";
 import { connectService } from "./connect-service.ts";
@@ -48,10 +50,14 @@ export async function draftCommand(
   // Shared checkers travel in every shard: each failed fixture of each implementation once.
   const failed = new Map<string, ValidationConformance>();
   let saved: PublishState | null = null;
+  // Unchanged files are not deflated again (the archives stay byte for byte the same).
+  const deflateCacheFile = join(dir, ".svc", "deflate-cache.bin");
+  const deflateCache = DeflateCache.load(deflateCacheFile);
   try {
     const { summary, failure } = await publishPackage({
       client,
       tree: linted.tree,
+      deflate: deflateCache.deflate,
       plan: linted.lint.plan,
       planHash: linted.lint.plan_hash,
       server,
@@ -111,6 +117,7 @@ export async function draftCommand(
     return failures.length > 0 ? CONFORMANCE_FAILED : 0;
   } finally {
     bar?.end();
+    deflateCache.save(deflateCacheFile);
     await client.close();
   }
 }

@@ -1,5 +1,6 @@
 import type { RequestedUpload } from "@svc/schemas";
 import { type ContentHash, sha256 } from "../hash/sha256.ts";
+import type { Deflate } from "../tree/deflate-cache.ts";
 import type { FileTree } from "../tree/file-tree.ts";
 import { zipTree } from "../tree/zip-tree.ts";
 import { type Publication, readPublication, readValidation, type Validation } from "./authoring-results.ts";
@@ -15,9 +16,16 @@ export interface Archive {
   size_bytes: number;
 }
 
-/** Packs `paths` of `tree` (all of it when omitted) into a deterministic ZIP. */
-export async function packArchive(tree: FileTree, paths?: readonly string[]): Promise<Archive> {
-  const bytes = await zipTree(paths ? subsetTree(tree, paths) : tree);
+/**
+ * Packs `paths` of `tree` (all of it when omitted) into a deterministic ZIP; `deflate` may be a
+ * DeflateCache's (the same bytes).
+ */
+export async function packArchive(
+  tree: FileTree,
+  paths?: readonly string[],
+  deflate?: Deflate,
+): Promise<Archive> {
+  const bytes = await zipTree(paths ? subsetTree(tree, paths) : tree, deflate);
   return { bytes, content_hash: sha256(bytes), size_bytes: bytes.byteLength };
 }
 

@@ -1,4 +1,5 @@
 import type { Plan } from "@svc/schemas";
+import type { Deflate } from "../tree/deflate-cache.ts";
 import type { FileTree } from "../tree/file-tree.ts";
 import { type ActionCounts, emptyCounts } from "./authoring-results.ts";
 import { type Archive, packArchive } from "./authoring-steps.ts";
@@ -46,6 +47,8 @@ export interface PublishPackageOptions {
   conformanceWait?: DriveShardOptions["conformanceWait"];
   now?: () => Date;
   onEvent?: (event: DraftEvent) => void;
+  /** How files are deflated when shards are packed (a DeflateCache's: the same bytes). */
+  deflate?: Deflate;
 }
 
 /** The `--json` summary (spec 4.2), exactly these keys. */
@@ -103,7 +106,7 @@ export async function publishPackage(options: PublishPackageOptions): Promise<Dr
   const skipped = new Set<number>();
   const shards: ShardState[] = [];
   for (const shard of planned.shards) {
-    const archive = await packArchive(options.tree, shard.paths);
+    const archive = await packArchive(options.tree, shard.paths, options.deflate);
     const before = carried.get(archive.content_hash);
     if (before && !options.verify && before.status === "published") {
       skipped.add(shard.index);
@@ -148,6 +151,7 @@ export async function publishPackage(options: PublishPackageOptions): Promise<Dr
       tree: options.tree,
       paths: shard.paths,
       archive: held.get(shard.index),
+      deflate: options.deflate,
       state: state.shards[shard.index]!,
       reviewedPlanHash: await reviewedPlanHash(options.tree, shard, planned.shards.length, options.planHash),
       save,

@@ -1,5 +1,6 @@
-import { crc32, deflateRawSync } from "node:zlib";
+import { crc32 } from "node:zlib";
 import { comparePaths } from "./compare-paths.ts";
+import { type Deflate, deflateLevel6 } from "./deflate-cache.ts";
 import type { FileTree } from "./file-tree.ts";
 
 /**
@@ -13,9 +14,10 @@ import type { FileTree } from "./file-tree.ts";
  * ZIP64 records only past 4 GiB), so archives and their content hashes did not change when the
  * writer did. yazl piped every entry through five streams (a CRC watcher, two byte counters and a
  * zlib stream of its own): 0.3 s for a 900-file campaign, packed twice per `svc draft`. Here each
- * file is deflated in one call, one at a time, so one zlib state lives at a time.
+ * file is deflated in one call, one at a time, so one zlib state lives at a time. `deflate` may
+ * answer from a DeflateCache: the same bytes, without deflating an unchanged file again.
  */
-export async function zipTree(tree: FileTree): Promise<Buffer> {
+export async function zipTree(tree: FileTree, deflate: Deflate = deflateLevel6): Promise<Buffer> {
   const parts: Buffer[] = [];
   const central: Buffer[] = [];
   let offset = 0;
@@ -35,7 +37,7 @@ export async function zipTree(tree: FileTree): Promise<Buffer> {
       offset,
     };
     write(localHeader(entry));
-    const deflated = deflateRawSync(data, { level: 6 });
+    const deflated = deflate(data);
     entry.compressed = deflated.byteLength;
     write(deflated);
     write(dataDescriptor(entry));

@@ -1,6 +1,11 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { deflateRawSync } from "node:zlib";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { sha256 } from "../../src/hash/sha256.ts";
+import { DeflateCache } from "../../src/tree/deflate-cache.ts";
 import { type FileTree, isIgnoredPath, memoryTree, openZipTree, zipTree } from "../../src/tree/index.ts";
 
 async function contents(tree: FileTree): Promise<Record<string, string>> {
@@ -90,5 +95,52 @@ describe("zipTree", () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe("DeflateCache", () => {
+  const cacheFile = () =>
+    join(mkdtempSync(join(tmpdir(), "svc-deflate-cache-")), ".svc", "deflate-cache.bin");
+
+  it("packs byte for byte what zipTree packs without it, from an empty, a partly matching or a damaged cache", async () => {
+    await fc.assert(
+      fc.asyncProperty(safeFiles, async (before) => {
+        const file = cacheFile();
+        const first = DeflateCache.load(file);
+        expect(
+          (await zipTree(memoryTree(before), first.deflate)).equals(await zipTree(memoryTree(before))),
+        ).toBe(true);
+        first.save(file);
+        // A later run where some files changed, some stayed and one is new.
+        const after = Object.entries(before).map(([path, content], i) => [
+          path,
+          i % 2 ? content : `changed ${i}`,
+        ]);
+        const tree = memoryTree({ ...Object.fromEntries(after), "+new.txt": "new" });
+        const plain = await zipTree(tree);
+        expect((await zipTree(tree, DeflateCache.load(file).deflate)).equals(plain)).toBe(true);
+        writeFileSync(file, readFileSync(file).subarray(0, Math.floor(readFileSync(file).byteLength / 2)));
+        expect((await zipTree(tree, DeflateCache.load(file).deflate)).equals(plain)).toBe(true);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("never uses a cached stream that does not inflate to the file's bytes", async () => {
+    const file = cacheFile();
+    const cache = DeflateCache.load(file);
+    await zipTree(memoryTree({ "a.md": "the real statement" }), cache.deflate);
+    cache.save(file);
+    // Swap the stored stream for another file's (same length or not): a forged cache.
+    const stored = readFileSync(file);
+    const forged = deflateRawSync(Buffer.from("a forged statement!"), { level: 6 });
+    const header = stored.subarray(0, stored.indexOf(10) + 1);
+    const record = Buffer.alloc(36);
+    stored.copy(record, 0, header.byteLength, header.byteLength + 32);
+    record.writeUInt32LE(forged.byteLength, 32);
+    writeFileSync(file, Buffer.concat([header, record, forged]));
+    const tree = memoryTree({ "a.md": "the real statement" });
+    const packed = await zipTree(tree, DeflateCache.load(file).deflate);
+    expect(packed.equals(await zipTree(tree))).toBe(true);
   });
 });

@@ -1,4 +1,5 @@
 import type { ValidationConformance, ValidationError } from "@svc/schemas";
+import type { Deflate } from "../../tree/deflate-cache.ts";
 import type { FileTree } from "../../tree/file-tree.ts";
 import { failedConformance, type Publication } from "../authoring-results.ts";
 import {
@@ -58,6 +59,8 @@ export interface DriveShardOptions {
   paths: readonly string[];
   /** The shard's archive, packed from `paths` already: the first request uploads it without packing again. */
   archive?: Archive;
+  /** How files are deflated when the archive is packed (a DeflateCache's: the same bytes). */
+  deflate?: Deflate;
   /** The shard's record, updated in place after every step and handed to `save`. */
   state: ShardState;
   /** The plan_hash the caller reviewed for exactly these files; nothing else is ever published. */
@@ -174,7 +177,7 @@ export async function driveShard(options: DriveShardOptions): Promise<ShardOutco
     try {
       switch (action.kind) {
         case "request": {
-          const request = packed ?? (await packArchive(tree, options.paths));
+          const request = packed ?? (await packArchive(tree, options.paths, options.deflate));
           packed = null;
           if (s.content_hash && request.content_hash !== s.content_hash) {
             throw new ServiceCallError(
@@ -190,7 +193,7 @@ export async function driveShard(options: DriveShardOptions): Promise<ShardOutco
           return { kind: "requested", upload_id: upload.upload_id };
         }
         case "put": {
-          const bytes = archive ?? (await packArchive(tree, options.paths));
+          const bytes = archive ?? (await packArchive(tree, options.paths, options.deflate));
           const upload = {
             upload_id: action.upload_id,
             upload_url: uploadUrl ?? "",
