@@ -117,7 +117,9 @@ try {
       );
     await submit(SUBMISSIONS, SUBMISSIONS + WARMUP);
     await waitForRunsFinished(db.sql);
-    const workersCpu = () => fleet.reduce((sum, member) => sum + (processCpuMs(member.child.pid!) ?? 0), 0);
+    const eachCpu = () => fleet.map((member) => processCpuMs(member.child.pid!) ?? 0);
+    const workersCpu = () => eachCpu().reduce((sum, ms) => sum + ms, 0);
+    const eachBefore = eachCpu();
     const cpuBefore = {
       bench: process.cpuUsage(),
       workers: workersCpu(),
@@ -136,13 +138,17 @@ try {
     const cpu = {
       bench: (bench.user + bench.system) / 1000 / SUBMISSIONS,
       workers: (workersCpu() - cpuBefore.workers) / SUBMISSIONS,
+      // Each process's share, busiest first: whether the extra processes stayed idle.
+      each: eachCpu()
+        .map((ms, i) => (ms - eachBefore[i]!) / SUBMISSIONS)
+        .sort((a, b) => b - a),
       postgres: ((await backendsCpuSince(db.sql, cpuBefore.postgres)) ?? Number.NaN) / SUBMISSIONS,
     };
     await stopAll();
     const total = cpu.bench + cpu.workers + cpu.postgres;
     return {
       runs: SUBMISSIONS / seconds,
-      cpuMs: `${batches} batches  CPU/verdict ${total.toFixed(2)} ms (creating ${cpu.bench.toFixed(2)} + workers ${cpu.workers.toFixed(2)} + PostgreSQL ${cpu.postgres.toFixed(2)})`,
+      cpuMs: `${batches} batches  CPU/verdict ${total.toFixed(2)} ms (creating ${cpu.bench.toFixed(2)} + workers ${cpu.workers.toFixed(2)}${workers > 1 ? ` [${cpu.each.map((ms) => ms.toFixed(2)).join(" ")}]` : ""} + PostgreSQL ${cpu.postgres.toFixed(2)})`,
     };
   };
   const verify1 = await runsPerSecond(1);

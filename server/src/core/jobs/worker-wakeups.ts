@@ -13,8 +13,12 @@ export const JOBS_QUEUED = "svc_jobs_queued";
 const FIRST_WORKER_LOCK = "6005061122302038868";
 /** How often a process that is not first tries to become it (the first may have stopped). */
 const TAKE_OVER_MS = 2000;
-/** A job waiting this long means the first process cannot keep up: the others join in. */
-export const JOIN_AFTER_MS = 100;
+/**
+ * A run's job waiting this long means the first process cannot keep up: the others join in. At
+ * 100 ms they joined in bench:scale on a loaded 2-core machine whenever the first was starved for
+ * a moment, and the batches split again; at 500 ms they did not (docs/operations.md).
+ */
+export const JOIN_AFTER_MS = 500;
 /** How often, at most, a process that is not first looks at how long jobs wait. */
 const JOIN_CHECK_MS = 50;
 
