@@ -37,10 +37,10 @@ export interface WorkerWakeups {
 /**
  * Wakes this process's idle workers (`nudge`) for the jobs wakeWorkers announces, and decides
  * whether they may take runs, so that extra worker processes cost nothing while the first keeps
- * up: one process at a time (the holder of a session lock) is woken for every announcement and
- * takes runs; the others take runs only when one has waited over JOIN_AFTER_MS (looked at most
- * every JOIN_CHECK_MS, when an announcement comes or before they take a job), and only then
- * wake their workers.
+ * up: one process at a time (the holder of a session lock) listens for the announcements and
+ * takes runs; the others neither listen nor take runs until, at their poll (graphile-worker's
+ * pollInterval), a run has waited over JOIN_AFTER_MS (looked at most every JOIN_CHECK_MS), and
+ * then keep taking them while runs wait that long.
  * Woken all at once, idle processes each took a job and its companions, splitting the queue into
  * smaller batches whose fixed costs (taking the job, starting the batch, the verdicts' commit)
  * were paid by every process, and each process's share of the wake-ups, timers and connections
@@ -57,7 +57,31 @@ export async function startWorkerWakeups(
   log: Logger,
 ): Promise<WorkerWakeups> {
   let first: SessionLock | null = null;
+  let listening: { unlisten(): Promise<void> } | null = null;
   let stopped = false;
+  const onQueued = (payload: string) => {
+    if (stopped) return;
+    let count = 1;
+    try {
+      count = Math.max(1, Number((JSON.parse(payload) as { count?: number }).count) || 1);
+    } catch {
+      // A bare wake-up: one job.
+    }
+    nudge(count);
+  };
+  // Only the first listens: a wake-up heard costs each listening process (and its PostgreSQL
+  // backend) a wake of its own, up to a hundred a second under load.
+  const listen = async () => {
+    listening ??= await sql.listen(JOBS_QUEUED, onQueued).catch((error: unknown) => {
+      log.warn({ err: error }, "listening for queued jobs failed; the workers poll");
+      return null;
+    });
+  };
+  const unlisten = async () => {
+    const held = listening;
+    listening = null;
+    await held?.unlisten().catch(() => {});
+  };
   const keepOrTake = async () => {
     if (stopped) return;
     if (first !== null) {
@@ -69,11 +93,15 @@ export async function startWorkerWakeups(
       if (alive) return;
       const lost = first;
       first = null;
-      await lost.release();
+      await Promise.all([lost.release(), unlisten()]);
     }
     const taken = await trySessionLock(sql, FIRST_WORKER_LOCK);
     if (taken !== null && stopped) await taken.release();
-    else first = taken;
+    else if (taken !== null) {
+      // Listening before it says it is first: no wake-up falls between the two.
+      await listen();
+      first = taken;
+    }
   };
   // Failing to reach the database leaves the process as it was until the next try.
   const timer = setInterval(() => void keepOrTake().catch(() => {}), TAKE_OVER_MS);
@@ -102,25 +130,6 @@ export async function startWorkerWakeups(
       });
     return looking;
   };
-  const listening = await sql
-    .listen(JOBS_QUEUED, (payload) => {
-      if (stopped) return;
-      let count = 1;
-      try {
-        count = Math.max(1, Number((JSON.parse(payload) as { count?: number }).count) || 1);
-      } catch {
-        // A bare wake-up: one job.
-      }
-      if (first !== null) nudge(count);
-      else
-        void Promise.resolve(runsWaitLong()).then((wait) => {
-          if (wait) nudge(count);
-        });
-    })
-    .catch((error: unknown) => {
-      log.warn({ err: error }, "listening for queued jobs failed; the workers poll");
-      return null;
-    });
   return {
     get first() {
       return first !== null;
@@ -137,7 +146,7 @@ export async function startWorkerWakeups(
     async stop() {
       stopped = true;
       clearInterval(timer);
-      await listening?.unlisten().catch(() => {});
+      await unlisten();
       const held = first;
       first = null;
       await held?.release();
