@@ -23,8 +23,8 @@
  * under 0.5 s). Run with `npm run bench:publish`.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { homedir, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
 import { buildCli } from "../../app/bin/build-cli.ts";
@@ -41,6 +41,16 @@ const PROBLEMS = Number(process.env.BENCH_PROBLEMS ?? 300);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const CAMPAIGN_PROBLEMS = Number(process.env.BENCH_CAMPAIGN_PROBLEMS ?? 2000);
 const CLI = join(import.meta.dirname, "../../app/bin/svc.js");
+
+// The service's validation threads load their modules through V8's compile cache, as they do
+// under svc-server (server/bin/svc-server.js hands them its directory the same way); the svc
+// processes keep their own cache.
+const serviceCompileCache = process.env.NODE_COMPILE_CACHE === undefined;
+if (serviceCompileCache) {
+  const dir = join(homedir(), ".cache", "svc-server", "compile-cache");
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  process.env.NODE_COMPILE_CACHE = dir;
+}
 const log = pino({ level: "silent" });
 
 /** One command's cost: wall time, its own CPU (null without /proc) and the service's, in ms. */
@@ -58,8 +68,9 @@ function svc(args: string[], env: Record<string, string>): Promise<Run> {
   const children = childrenCpuMs();
   const own = ownCpuMs();
   return new Promise((resolve, reject) => {
+    const { NODE_COMPILE_CACHE, ...inherited } = process.env;
     const child = spawn(process.execPath, [CLI, ...args], {
-      env: { ...process.env, ...env },
+      env: { ...(serviceCompileCache ? inherited : process.env), ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
