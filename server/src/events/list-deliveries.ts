@@ -1,5 +1,6 @@
 import type { Sql } from "../core/db/connect-sql.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
+import type { DeliveryAttempt } from "./delivery-attempt.ts";
 import { cursorPosition } from "./list-events.ts";
 
 /**
@@ -20,17 +21,7 @@ export async function listDeliveries(
     });
   }
   const before = input.cursor === undefined ? null : cursorPosition(input.cursor);
-  const rows = await sql<
-    {
-      id: string;
-      event_id: string;
-      attempted_at: Date;
-      status_code: number | null;
-      delivered: boolean;
-      error: string | null;
-      duration_ms: number;
-    }[]
-  >`
+  const rows = await sql<(Omit<DeliveryAttempt, "subscription_id"> & { id: string })[]>`
     select id::text as id, event_id::text as event_id, attempted_at, status_code, delivered, error, duration_ms
     from event_deliveries
     where subscription_id = ${input.subscription_id} ${before === null ? sql`` : sql`and id < ${before}::bigint`}

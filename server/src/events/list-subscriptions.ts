@@ -1,18 +1,9 @@
 import type { Sql } from "../core/db/connect-sql.ts";
+import type { DeliveryAttempt } from "./delivery-attempt.ts";
 import { type EventSubscriptionRow, SUBSCRIPTION_COLUMNS, subscriptionView } from "./event-subscription.ts";
 
 /** A stream that polled this recently is open (stream-events.ts polls every second). */
 const STREAM_OPEN_MS = 30_000;
-
-/** The last attempt at a webhook delivery, as the delivery log keeps it. */
-interface LastAttemptRow {
-  subscription_id: string;
-  event_id: string;
-  attempted_at: Date;
-  status_code: number | null;
-  delivered: boolean;
-  error: string | null;
-}
 
 /**
  * events/subscriptions: the caller's own subscriptions (live ones; ended ones too with
@@ -29,7 +20,7 @@ export async function listSubscriptions(sql: Sql, userId: string, input: { inclu
   const last =
     ids.length === 0
       ? []
-      : await sql<LastAttemptRow[]>`
+      : await sql<Omit<DeliveryAttempt, "duration_ms">[]>`
           select distinct on (subscription_id) subscription_id, event_id::text as event_id, attempted_at,
             status_code, delivered, error
           from event_deliveries where subscription_id in ${sql(ids)}

@@ -8,6 +8,7 @@ import { type SessionLock, trySessionLock } from "../core/db/session-lock.ts";
 import { type PostAgents, safePost } from "../core/http/safe-post.ts";
 import { webhookDeliveries } from "../core/metrics/metrics.ts";
 import type { Services } from "../core/services/services.ts";
+import type { DeliveryAttempt } from "./delivery-attempt.ts";
 import type { EventAudience } from "./event-audience.ts";
 import type { EventRow } from "./event-record.ts";
 import { eventView } from "./event-record.ts";
@@ -45,24 +46,13 @@ export interface WebhookDelivery {
   stop(): Promise<void>;
 }
 
-/** One attempt, as the delivery log keeps it. */
-interface Attempt {
-  subscription_id: string;
-  event_id: string;
-  attempted_at: Date;
-  status_code: number | null;
-  delivered: boolean;
-  error: string | null;
-  duration_ms: number;
-}
-
 /** A subscription claimed by a pass, with its next events. */
 type Claimed = EventSubscriptionRow & { events: EventRow[] };
 
 /** What a pass did for one subscription, to write and to plan its next look. */
 interface Outcome {
   subscription: Claimed;
-  attempts: Attempt[];
+  attempts: DeliveryAttempt[];
   cursor: string;
   failed: boolean;
   /** It has events after the new cursor, or may have (a full batch, or the budget ran out). */
@@ -358,7 +348,7 @@ async function deliverSubscription(
   passStarted: number,
 ): Promise<Outcome> {
   const secret = webhookSecret(services.signingSecret, subscription.id);
-  const attempts: Attempt[] = [];
+  const attempts: DeliveryAttempt[] = [];
   let cursor = subscription.cursor;
   for (const event of subscription.events) {
     if (performance.now() - passStarted > PASS_BUDGET_MS)
@@ -386,7 +376,7 @@ async function post(
   subscription: EventSubscriptionRow,
   event: EventRow,
   secret: string,
-): Promise<Attempt> {
+): Promise<DeliveryAttempt> {
   const body = JSON.stringify({ ...eventView(event), subscription_id: subscription.id });
   const attemptedAt = new Date();
   const started = performance.now();
