@@ -3,21 +3,12 @@
 // while that is up to date with the sources it was built from, else the TypeScript sources
 // through Node's type stripping, so Node 22.18+ is needed: inside the repository, npm scripts and
 // npx put the project's own Node 24 first on the PATH.
-import {
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import module from "node:module";
-import { homedir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import vm from "node:vm";
+import { privateCompileCacheDirectory } from "./private-cache-directory.js";
 
 const [major, minor] = process.versions.node.split(".").map(Number);
 if (major < 22 || (major === 22 && minor < 18)) {
@@ -42,25 +33,9 @@ function enableCompileCache() {
   if (env.NODE_DISABLE_COMPILE_CACHE) return undefined;
   if (env.NODE_COMPILE_CACHE) return env.NODE_COMPILE_CACHE;
   if (!module.enableCompileCache) return undefined;
-  try {
-    const windows = process.platform === "win32";
-    const base = windows
-      ? env.LOCALAPPDATA || join(homedir(), "AppData", "Local")
-      : env.XDG_CACHE_HOME || join(homedir(), ".cache");
-    const dir = join(base, "svc", "compile-cache");
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const private_ = (path) => {
-      const info = lstatSync(path);
-      return info.isDirectory() && (windows || (info.uid === process.getuid() && (info.mode & 0o022) === 0));
-    };
-    if (private_(join(base, "svc")) && private_(dir)) {
-      module.enableCompileCache(dir);
-      return dir;
-    }
-  } catch {
-    // No cache (a read-only home, say): svc runs all the same, compiling its code at each start.
-  }
-  return undefined;
+  const dir = privateCompileCacheDirectory("svc");
+  if (dir !== undefined) module.enableCompileCache(dir);
+  return dir;
 }
 
 /**

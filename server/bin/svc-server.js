@@ -1,10 +1,8 @@
 #!/usr/bin/env node
 // The `svc-server` command. TypeScript runs through Node's type stripping, so Node 22.18+ is
 // needed: inside the repository, npm scripts and npx put the project's own Node 24 first on the PATH.
-import { lstatSync, mkdirSync } from "node:fs";
 import module from "node:module";
-import { homedir } from "node:os";
-import { join } from "node:path";
+import { privateCompileCacheDirectory } from "@svc/app/private-cache-directory";
 
 const [major, minor] = process.versions.node.split(".").map(Number);
 if (major < 22 || (major === 22 && minor < 18)) {
@@ -46,23 +44,10 @@ enableCompileCache();
 function enableCompileCache() {
   const env = process.env;
   if (!module.enableCompileCache || env.NODE_COMPILE_CACHE || env.NODE_DISABLE_COMPILE_CACHE) return;
-  try {
-    const base = env.XDG_CACHE_HOME || join(homedir(), ".cache");
-    const dir = join(base, "svc-server", "compile-cache");
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const private_ = (path) => {
-      const info = lstatSync(path);
-      return (
-        info.isDirectory() &&
-        (process.platform === "win32" || (info.uid === process.getuid() && (info.mode & 0o022) === 0))
-      );
-    };
-    if (!private_(join(base, "svc-server")) || !private_(dir)) return;
-    const { directory } = module.enableCompileCache(dir);
-    if (directory) env.NODE_COMPILE_CACHE = directory;
-  } catch {
-    // No cache (a read-only home in a container, say): the service runs all the same.
-  }
+  const dir = privateCompileCacheDirectory("svc-server");
+  if (dir === undefined) return;
+  const { directory } = module.enableCompileCache(dir);
+  if (directory) env.NODE_COMPILE_CACHE = directory;
 }
 
 const { runServerCli } = await import("../src/edges/cli/main.ts");
