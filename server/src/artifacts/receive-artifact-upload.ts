@@ -1,10 +1,11 @@
-import { BlobRefusalCode, IdPrefix, idPattern } from "@svc/schemas";
+import { IdPrefix, idPattern } from "@svc/schemas";
 import { findAttempt } from "../attempts/find-attempt.ts";
 import { requireActive } from "../attempts/read-attempt.ts";
-import { BlobRefusedError, type BlobSource } from "../core/blobs/index.ts";
+import type { BlobSource } from "../core/blobs/index.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import type { Services } from "../core/services/services.ts";
 import type { SignedUpload } from "../core/signing/signed-upload-url.ts";
+import { storeSignedUpload } from "../core/signing/store-signed-upload.ts";
 import { type Artifact, toArtifact } from "./artifact.ts";
 import { findArtifact } from "./find-artifact.ts";
 import { insertArtifact } from "./insert-artifact.ts";
@@ -46,22 +47,7 @@ export async function receiveArtifactUpload(
       "this upload URL is invalid or has expired: call request_artifact_upload for a new one",
     );
   }
-  try {
-    await blobs.put(body, {
-      expectedHash: upload.content_hash,
-      expectedSize: Number(upload.size_bytes),
-      maxBytes: verified.maxBytes,
-    });
-  } catch (error) {
-    if (!(error instanceof BlobRefusedError)) throw error;
-    const { code: refusal, ...measured } = error.refusal;
-    const code = refusal === BlobRefusalCode.too_large ? "too_large" : "upload_mismatch";
-    throw new ServiceError(code, `${error.message}; nothing was kept`, {
-      ...measured,
-      refusal,
-      upload_id: upload.id,
-    });
-  }
+  await storeSignedUpload(blobs, body, upload, verified.maxBytes);
   const artifactId = await sql.begin(async (tx) => {
     const [locked] = await tx<{ artifact_id: string | null }[]>`
       select artifact_id from artifact_uploads where id = ${upload.id} for update`;

@@ -1,8 +1,9 @@
-import { BlobRefusalCode, UploadState } from "@svc/schemas";
-import { BlobRefusedError, type BlobSource } from "../core/blobs/index.ts";
+import { UploadState } from "@svc/schemas";
+import type { BlobSource } from "../core/blobs/index.ts";
 import { ServiceError } from "../core/errors/service-error.ts";
 import type { Services } from "../core/services/services.ts";
 import { verifySignedUploadPath } from "../core/signing/signed-upload-url.ts";
+import { storeSignedUpload } from "../core/signing/store-signed-upload.ts";
 
 export interface ReceivedUpload {
   upload_id: string;
@@ -32,22 +33,7 @@ export async function receiveAuthoringUpload(
     select id, size_bytes::integer as size_bytes, content_hash from authoring_uploads where id = ${verified.target}`;
   // Only this service signs these URLs, so a missing row or another hash means a foreign secret.
   if (!upload || upload.content_hash !== verified.contentHash) throw invalidUrl();
-  try {
-    await services.blobs.put(body, {
-      expectedHash: upload.content_hash,
-      expectedSize: upload.size_bytes,
-      maxBytes: verified.maxBytes,
-    });
-  } catch (error) {
-    if (!(error instanceof BlobRefusedError)) throw error;
-    const { code: refusal, ...measured } = error.refusal;
-    const code = refusal === BlobRefusalCode.too_large ? "too_large" : "upload_mismatch";
-    throw new ServiceError(code, `${error.message}; nothing was kept`, {
-      ...measured,
-      refusal,
-      upload_id: upload.id,
-    });
-  }
+  await storeSignedUpload(services.blobs, body, upload, verified.maxBytes);
   const [row] = await services.sql<{ state: UploadState }[]>`
     update authoring_uploads set state = ${UploadState.uploaded}, uploaded_at = ${services.clock()}
     where id = ${upload.id} and state = ${UploadState.requested}
