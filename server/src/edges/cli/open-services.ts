@@ -17,13 +17,13 @@ import {
 import type { SandboxRunner } from "../../core/services/sandbox-runner.ts";
 import type { Services } from "../../core/services/services.ts";
 import { loadSigningSecret } from "../../core/signing/load-signing-secret.ts";
-import type { Clock } from "../../core/time/clock.ts";
+import { type Clock, systemClock } from "../../core/time/clock.ts";
 import { DEFAULT_EVENT_RETENTION_DAYS } from "../../events/prune-events.ts";
 import { hostedReviewersFromEnv } from "../../reviews/agents/hosted-reviewers-from-env.ts";
 import { unavailableHostedReviewers } from "../../reviews/agents/unavailable-hosted-reviewers.ts";
 import { localSandboxRunner } from "../../verification/local-sandbox-runner.ts";
 import { prepareSandboxRunDirectory } from "../../verification/sandbox-run-directory.ts";
-import { blobDirectory } from "./server-config.ts";
+import { blobDirectory, type ServerConfig } from "./server-config.ts";
 
 export interface OpenServicesOptions {
   sql: Pool;
@@ -44,6 +44,20 @@ export interface OpenServicesOptions {
   hostedReviewers?: HostedReviewers | undefined;
   /** Where the hosted reviewers' and the sandbox budget's settings are read; default process.env. */
   env?: Readonly<Record<string, string | undefined>> | undefined;
+}
+
+/** The Services a long-running process (`serve`, `worker`) opens over its configuration and the system clock. */
+export function openConfiguredServices(sql: Pool, config: ServerConfig, log: Logger): Promise<Services> {
+  return openServices({
+    sql,
+    log,
+    clock: systemClock,
+    dataDir: config.dataDir,
+    blobDir: config.blobDir,
+    s3: config.s3,
+    baseUrl: config.baseUrl,
+    signingSecret: config.signingSecret,
+  });
 }
 
 /** Builds the Services over a migrated database: the blob store (a directory or a bucket) and the signing secret. */

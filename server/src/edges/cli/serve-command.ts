@@ -7,7 +7,7 @@ import { startTracing } from "../../core/tracing/start-tracing.ts";
 import { startMetricsServer } from "../http/metrics-server.ts";
 import { startWorker } from "../worker/start-worker.ts";
 import { buildApp } from "./build-app.ts";
-import { openServices } from "./open-services.ts";
+import { openConfiguredServices } from "./open-services.ts";
 import { readySchema } from "./ready-schema.ts";
 import { localBlobDir, type ServerConfig } from "./server-config.ts";
 
@@ -37,16 +37,7 @@ export async function serveCommand(config: ServerConfig, log: Logger): Promise<n
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });
   try {
     await readySchema(db.sql, config, log);
-    const services = await openServices({
-      sql: db.sql,
-      log,
-      clock: systemClock,
-      dataDir: config.dataDir,
-      blobDir: config.blobDir,
-      s3: config.s3,
-      baseUrl: config.baseUrl,
-      signingSecret: config.signingSecret,
-    });
+    const services = await openConfiguredServices(db.sql, config, log);
     let draining = false;
     const app = buildApp(services, { draining: () => draining });
     const worker =

@@ -1,10 +1,9 @@
 import type { Logger } from "pino";
 import { openDatabase } from "../../core/db/open-database.ts";
-import { systemClock } from "../../core/time/clock.ts";
 import { startTracing } from "../../core/tracing/start-tracing.ts";
 import { startMetricsServer } from "../http/metrics-server.ts";
 import { startWorker } from "../worker/start-worker.ts";
-import { openServices } from "./open-services.ts";
+import { openConfiguredServices } from "./open-services.ts";
 import { readySchema } from "./ready-schema.ts";
 import { localBlobDir, type ServerConfig } from "./server-config.ts";
 
@@ -22,16 +21,7 @@ export async function workerCommand(config: ServerConfig, log: Logger): Promise<
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });
   try {
     await readySchema(db.sql, config, log);
-    const services = await openServices({
-      sql: db.sql,
-      log,
-      clock: systemClock,
-      dataDir: config.dataDir,
-      blobDir: config.blobDir,
-      s3: config.s3,
-      baseUrl: config.baseUrl,
-      signingSecret: config.signingSecret,
-    });
+    const services = await openConfiguredServices(db.sql, config, log);
     const concurrency = Math.max(1, config.workers);
     const worker = await startWorker(services, { concurrency, deadAfterMs: config.workerDeadAfterMs });
     const metrics = config.metrics
