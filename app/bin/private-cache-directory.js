@@ -1,8 +1,5 @@
 // A directory for caches of code a process will run (V8's compile and code caches), shared by the
 // `svc` and `svc-server` commands. Plain JavaScript: both load it before any TypeScript runs.
-import { lstatSync, mkdirSync } from "node:fs";
-import { homedir } from "node:os";
-import { join } from "node:path";
 
 /**
  * `<base>/<name>/compile-cache`, where base is `$XDG_CACHE_HOME`, else `~/.cache` (`%LOCALAPPDATA%`
@@ -13,6 +10,10 @@ import { join } from "node:path";
  */
 export function privateCompileCacheDirectory(name) {
   try {
+    // Node's own modules as they are (an ES-module import of node:fs loads its streams): svc.js.
+    const { lstatSync, mkdirSync } = process.getBuiltinModule("node:fs");
+    const { homedir } = process.getBuiltinModule("node:os");
+    const { join } = process.getBuiltinModule("node:path");
     const env = process.env;
     const windows = process.platform === "win32";
     const base = windows
