@@ -37554,12 +37554,56 @@ function sha256(bytes) {
   return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
 }
 function canonicalJson(value) {
-  const text = canonicalize(value);
+  const ordered = inCanonicalOrder(value, 0);
+  const text = ordered === NOT_PLAIN ? canonicalize(value) : JSON.stringify(ordered);
   if (text === void 0) throw new TypeError("value has no canonical JSON form");
   return text;
 }
 function hashJson(value) {
   return sha256(canonicalJson(value));
+}
+var NOT_PLAIN = /* @__PURE__ */ Symbol("not plain data");
+var MAX_PLAIN_DEPTH = 1e3;
+var ARRAY_INDEX_LIKE = /^(?:0|[1-9][0-9]*)$/;
+function inCanonicalOrder(value, depth) {
+  switch (typeof value) {
+    case "string":
+      return value.isWellFormed() ? value : NOT_PLAIN;
+    case "number":
+      return Number.isFinite(value) ? value : NOT_PLAIN;
+    case "boolean":
+      return value;
+    case "object":
+      break;
+    default:
+      return NOT_PLAIN;
+  }
+  if (value === null) return null;
+  if (depth > MAX_PLAIN_DEPTH || typeof value.toJSON === "function")
+    return NOT_PLAIN;
+  if (Array.isArray(value)) {
+    const copy2 = new Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const element = value[i];
+      const ordered = element === void 0 ? null : inCanonicalOrder(element, depth + 1);
+      if (ordered === NOT_PLAIN) return NOT_PLAIN;
+      copy2[i] = ordered;
+    }
+    return copy2;
+  }
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return NOT_PLAIN;
+  const record2 = value;
+  const copy = {};
+  for (const key of Object.keys(record2).sort()) {
+    if (key === "__proto__" || ARRAY_INDEX_LIKE.test(key) || !key.isWellFormed()) return NOT_PLAIN;
+    const member = record2[key];
+    if (member === void 0) continue;
+    const ordered = inCanonicalOrder(member, depth + 1);
+    if (ordered === NOT_PLAIN) return NOT_PLAIN;
+    copy[key] = ordered;
+  }
+  return copy;
 }
 
 // app/src/catalogue/implementation-catalogue.ts
@@ -39542,6 +39586,9 @@ function illFormedStringAt(value, path = "") {
   }
   return void 0;
 }
+function jsonMayHoldIllFormedString(text) {
+  return text.includes("\\u") || !storable(text);
+}
 function storable(text) {
   return text.isWellFormed() && !text.includes("\0");
 }
@@ -39643,6 +39690,10 @@ function codePointRank(unit) {
   if (unit < 55296) return unit;
   return unit >= 57344 ? unit - 2048 : unit + 8192;
 }
+var SURROGATE_OR_ABOVE = /[\ud800-\uffff]/;
+function sortPaths(paths) {
+  return paths.some((path) => SURROGATE_OR_ABOVE.test(path)) ? paths.sort(comparePaths2) : paths.sort();
+}
 
 // app/src/lint/lint-context.ts
 var LintContext = class {
@@ -39660,7 +39711,7 @@ var LintContext = class {
   #seen = /* @__PURE__ */ new Set();
   constructor(tree, now) {
     this.tree = tree;
-    this.paths = [...tree.paths()].sort(comparePaths2);
+    this.paths = sortPaths([...tree.paths()]);
     this.now = now;
   }
   /** The paths that start with `prefix`, in byte order (a contiguous run of the sorted list). */
@@ -39774,7 +39825,7 @@ function parseJson(text) {
   const body = text.charCodeAt(0) === 65279 ? text.slice(1) : text;
   try {
     const value = JSON.parse(body);
-    const bad = illFormedStringAt(value);
+    const bad = jsonMayHoldIllFormedString(body) ? illFormedStringAt(value) : void 0;
     if (bad !== void 0) {
       return {
         ok: false,
@@ -41454,7 +41505,7 @@ async function openDirectoryTree(dir) {
   assertDirectory(root, dir);
   const sizes = /* @__PURE__ */ new Map();
   walk(root, "", sizes);
-  const paths = Object.freeze([...sizes.keys()].sort(comparePaths2));
+  const paths = Object.freeze(sortPaths([...sizes.keys()]));
   const index = new PathIndex("file");
   for (const path of paths) index.add(path);
   return {

@@ -24,6 +24,15 @@ export function illFormedStringAt(value: unknown, path = ""): string | undefined
   return undefined;
 }
 
+/**
+ * Whether JSON.parse of `text` can yield a string illFormedStringAt would find: only through a
+ * `\u` escape, or when the text itself holds a lone surrogate or a NUL. Most files have neither,
+ * and then the walk over every string and key is skipped.
+ */
+export function jsonMayHoldIllFormedString(text: string): boolean {
+  return text.includes("\\u") || !storable(text);
+}
+
 function storable(text: string): boolean {
   return text.isWellFormed() && !text.includes("\u0000");
 }

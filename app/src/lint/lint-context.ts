@@ -7,9 +7,9 @@ import {
   type SchemaName,
 } from "@svc/schemas";
 import { type ContentHash, sha256 } from "../hash/sha256.ts";
-import { comparePaths } from "../tree/compare-paths.ts";
+import { comparePaths, sortPaths } from "../tree/compare-paths.ts";
 import type { FileTree } from "../tree/file-tree.ts";
-import { illFormedStringAt } from "./ill-formed-string.ts";
+import { illFormedStringAt, jsonMayHoldIllFormedString } from "./ill-formed-string.ts";
 
 /**
  * The state one lint run carries through its passes: the tree, the records found so far, and
@@ -32,7 +32,7 @@ export class LintContext {
 
   constructor(tree: FileTree, now: Date) {
     this.tree = tree;
-    this.paths = [...tree.paths()].sort(comparePaths);
+    this.paths = sortPaths([...tree.paths()]);
     this.now = now;
   }
 
@@ -163,7 +163,7 @@ function parseJson(text: string): JsonRead {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   try {
     const value: unknown = JSON.parse(body);
-    const bad = illFormedStringAt(value);
+    const bad = jsonMayHoldIllFormedString(body) ? illFormedStringAt(value) : undefined;
     if (bad !== undefined) {
       return {
         ok: false,

@@ -1,6 +1,6 @@
 import { closeSync, constants, lstatSync, openSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { comparePaths } from "./compare-paths.ts";
+import { comparePaths, sortPaths } from "./compare-paths.ts";
 import { type FileTree, isIgnoredPath, TreeError } from "./file-tree.ts";
 import { PathIndex } from "./path-index.ts";
 import { unsafePathReason } from "./unsafe-path-reason.ts";
@@ -24,7 +24,7 @@ export async function openDirectoryTree(dir: string): Promise<FileTree> {
   assertDirectory(root, dir);
   const sizes = new Map<string, number>();
   walk(root, "", sizes);
-  const paths = Object.freeze([...sizes.keys()].sort(comparePaths));
+  const paths = Object.freeze(sortPaths([...sizes.keys()]));
   // Checked in sorted order so that the same directory always reports the same collision.
   const index = new PathIndex("file");
   for (const path of paths) index.add(path);
