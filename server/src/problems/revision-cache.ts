@@ -21,11 +21,15 @@ function rowWeight(row: ProblemRevisionRow): number {
  * delete) and its id is random, so a row read once holds for the life of the process on every
  * replica: nothing to invalidate. What may change (the Problem, which revision is current, its
  * visibility, the effective sealing) is never cached here: every read still selects it.
+ * A row is kept from its second read on (admitOnRepeat): a crawl through every Problem reads each
+ * once, and keeping those rows evicted the ones in use and churned the heap (bench:mcp, cycling
+ * through 100,000 Problems, cost 0.08 ms more per call than reading 2,000 again).
  * Rows are frozen, since every reader shares them.
  */
 const revisions = new LruMap<string, ProblemRevisionRow>(REVISIONS_CACHED, {
   maxWeight: CHARACTERS_CACHED,
   weigh: rowWeight,
+  admitOnRepeat: true,
 });
 
 /**
@@ -46,15 +50,18 @@ export function guessedRevision(
   return id === undefined ? undefined : revisions.get(id);
 }
 
-/** Records what `reference` (and `number`) resolved to, and returns the row as cached (frozen). */
+/**
+ * Offers the cache a row `reference` (and `number`) resolved to, and returns it frozen: the cached
+ * row when there is one. What it resolved to is remembered only while the row is cached (a guess
+ * is worth a statement's payload only then).
+ */
 export function rememberRevision(
   reference: string,
   number: number | undefined,
   row: ProblemRevisionRow,
 ): ProblemRevisionRow {
   const cached = revisions.get(row.id) ?? deepFreeze(row);
-  revisions.set(row.id, cached);
-  lastResolved.set(resolutionKey(reference, number), row.id);
+  if (revisions.set(row.id, cached)) lastResolved.set(resolutionKey(reference, number), row.id);
   return cached;
 }
 

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LruMap } from "../../../src/core/cache/lru-map.ts";
 
@@ -24,5 +25,44 @@ describe("LruMap", () => {
     map.set("huge", "x".repeat(11));
     expect(map.get("huge")).toBeUndefined();
     expect(map.size).toBe(3);
+  });
+});
+
+describe("LruMap with admitOnRepeat", () => {
+  it("keeps a key's value from its second set on", () => {
+    const map = new LruMap<string, number>(4, { admitOnRepeat: true });
+    expect(map.set("a", 1)).toBe(false);
+    expect(map.get("a")).toBeUndefined();
+    expect(map.set("a", 2)).toBe(true);
+    expect(map.get("a")).toBe(2);
+    expect(map.set("a", 3)).toBe(true); // a kept key is replaced at once
+    expect([map.get("a"), map.size]).toEqual([3, 1]);
+  });
+
+  it("forgets the oldest key set once beyond its limit, so it must be set twice again", () => {
+    const map = new LruMap<string, number>(2, { admitOnRepeat: true });
+    map.set("a", 1);
+    map.set("b", 1);
+    map.set("c", 1); // a is forgotten
+    expect(map.set("a", 2)).toBe(false);
+    expect(map.set("c", 2)).toBe(true);
+  });
+
+  it("is not emptied by a scan of keys set once, whatever the scan", () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 0, max: 40 }), { minLength: 1, maxLength: 8 }),
+        fc.array(fc.integer({ min: 100, max: 10_000 }), { maxLength: 200 }),
+        (used, scan) => {
+          const map = new LruMap<number, number>(8, { admitOnRepeat: true });
+          for (const key of used) map.set(key, key);
+          for (const key of used) expect(map.set(key, key)).toBe(true);
+          // Each scanned key set once: none kept, none of the used ones forgotten.
+          for (const key of new Set(scan)) expect(map.set(key, -key)).toBe(false);
+          expect(used.map((key) => map.get(key))).toEqual(used);
+          expect(map.size).toBe(used.length);
+        },
+      ),
+    );
   });
 });
