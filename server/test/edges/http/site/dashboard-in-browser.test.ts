@@ -4,6 +4,7 @@ import { launchBrowser } from "../../../../../test/support/browser.ts";
 import { sealedContract, sealing } from "../../../sealing/support/sealed-fixture.ts";
 import { describeWithBrowser } from "../../../support/describe-with-browser.ts";
 import {
+  contractDocument,
   type SeededUser,
   seedContract,
   seedFinishedRun,
@@ -37,11 +38,14 @@ describeWithBrowser("the participant's dashboard in a real browser", () => {
     const bob = await seedUser(db.sql, "bob");
     const contractId = await seedContract(db.sql, owner.id, sealedContract());
     await seedImplementation(db.sql, { contractId, stageKey: "check", author: owner.id });
+    // A run's Contract is its revision's (migration 040): each Problem pins the one its runs name.
+    const plainContractId = await seedContract(db.sql, owner.id, contractDocument());
     const plain = await seedProblem(services, {
       owner: owner.id,
       slug: "plain-sat",
       title: "Plain satisfiability",
       visibility: "listed",
+      revision: { verifierContractId: plainContractId },
     });
     const sealed = await seedProblem(services, {
       owner: owner.id,
@@ -63,7 +67,7 @@ describeWithBrowser("the participant's dashboard in a real browser", () => {
       seedFinishedRun(db.sql, {
         problemId: problem.problemId,
         revisionId: problem.revisionId,
-        contractId,
+        contractId: problem === plain ? plainContractId : contractId,
         userId,
         result: "verified",
       });
