@@ -41244,6 +41244,54 @@ function rows(publication, reconciled) {
   return publication.problems.map((p) => ({ ...p, action: actions.get(p.slug) ?? "noop" }));
 }
 
+// app/src/client/node-http-fetch.ts
+var nodeHttpFetch = (url, init) => {
+  const target = typeof url === "string" ? new URL(url) : url;
+  const { request } = target.protocol === "https:" ? process.getBuiltinModule("node:https") : process.getBuiltinModule("node:http");
+  const body = init.body === void 0 ? void 0 : Buffer.from(init.body);
+  const options = {
+    method: init.method,
+    headers: body === void 0 ? init.headers : { ...init.headers, "content-length": String(body.length) },
+    signal: init.signal
+  };
+  return new Promise((resolve3, reject) => {
+    const failed2 = (error2) => reject(init.signal.aborted ? init.signal.reason : fetchFailed(error2));
+    const outgoing = request(target, options, (response) => resolve3(clientResponse(response, init.signal)));
+    outgoing.on("error", failed2);
+    outgoing.end(body);
+  });
+};
+function clientResponse(response, signal) {
+  const status = response.statusCode ?? 0;
+  return {
+    ok: status >= 200 && status < 300,
+    status,
+    headers: {
+      get(name) {
+        const value = response.headers[name.toLowerCase()];
+        return value === void 0 ? null : Array.isArray(value) ? value.join(", ") : value;
+      }
+    },
+    text: () => new Promise((resolve3, reject) => {
+      const chunks = [];
+      response.on("data", (chunk) => chunks.push(chunk));
+      response.on("end", () => resolve3(Buffer.concat(chunks).toString("utf8")));
+      response.on("error", (error2) => reject(signal.aborted ? signal.reason : fetchFailed(error2)));
+    }),
+    body: {
+      // Read to the end and dropped, so the connection can serve the next request.
+      cancel: () => new Promise((resolve3) => {
+        if (response.readableEnded || response.destroyed) return resolve3();
+        response.on("end", resolve3).on("error", () => resolve3());
+        response.resume();
+      })
+    }
+  };
+}
+function fetchFailed(error2) {
+  return new TypeError("fetch failed", { cause: error2 });
+}
+
 // app/src/client/service-client.ts
 var CALL_DEADLINE_MS = 18e4;
 var PUT_DEADLINE_MS = 3e5;
@@ -41251,7 +41299,7 @@ var CLIENT_PROTOCOL_VERSION = "2025-11-25";
 function openServiceClient(options) {
   const server = options.server.replace(/\/+$/, "");
   const endpoint = `${server}/mcp`;
-  const fetchImpl = options.fetch ?? globalThis.fetch;
+  const fetchImpl = options.fetch ?? nodeHttpFetch;
   const callDeadline = options.callDeadlineMs ?? CALL_DEADLINE_MS;
   const putDeadline = options.putDeadlineMs ?? PUT_DEADLINE_MS;
   let connection = null;

@@ -1,4 +1,5 @@
 import { TransportCode } from "@svc/schemas";
+import { type ClientFetch, type ClientResponse, nodeHttpFetch } from "./node-http-fetch.ts";
 import { httpError, ServiceCallError, toolError } from "./service-call-error.ts";
 
 /** Client deadlines (spec section 8, CLI retries): 180 s per call, 300 s for the archive PUT. */
@@ -26,7 +27,8 @@ export interface ServiceClientOptions {
   /** The service's base address, no trailing slash; MCP is at `<server>/mcp`. */
   server: string;
   token: string;
-  fetch?: typeof globalThis.fetch;
+  /** How requests are made; default nodeHttpFetch (`fetch` itself fits too). */
+  fetch?: ClientFetch;
   callDeadlineMs?: number;
   putDeadlineMs?: number;
 }
@@ -62,7 +64,7 @@ interface RpcMessage {
 export function openServiceClient(options: ServiceClientOptions): ServiceClient {
   const server = options.server.replace(/\/+$/, "");
   const endpoint = `${server}/mcp`;
-  const fetchImpl = options.fetch ?? globalThis.fetch;
+  const fetchImpl = options.fetch ?? nodeHttpFetch;
   const callDeadline = options.callDeadlineMs ?? CALL_DEADLINE_MS;
   const putDeadline = options.putDeadlineMs ?? PUT_DEADLINE_MS;
   let connection: Promise<Session> | null = null;
@@ -96,7 +98,7 @@ export function openServiceClient(options: ServiceClientOptions): ServiceClient 
     what: string,
     signal: AbortSignal,
     session: Session | null,
-  ): Promise<{ result: unknown; response: Response }> => {
+  ): Promise<{ result: unknown; response: ClientResponse }> => {
     const id = ++nextId;
     const response = await post({ jsonrpc: "2.0", id, method, params }, what, signal, session);
     const answer = await answerTo(response, id, what);
@@ -178,7 +180,7 @@ export function openServiceClient(options: ServiceClientOptions): ServiceClient 
     async putUpload(url, bytes) {
       const target = new URL(url, `${server}/`);
       const signal = AbortSignal.timeout(putDeadline);
-      let response: Response;
+      let response: ClientResponse;
       try {
         // No bearer: the signed URL is the capability, and it may point at another host.
         response = await fetchImpl(target, {
@@ -211,7 +213,7 @@ export function openServiceClient(options: ServiceClientOptions): ServiceClient 
  * The answer to request `id` in a response: its JSON body, or, on an event stream, the `data` of
  * the event that answers it (a stream may carry notifications first).
  */
-async function answerTo(response: Response, id: number, what: string): Promise<RpcMessage> {
+async function answerTo(response: ClientResponse, id: number, what: string): Promise<RpcMessage> {
   const text = await response.text();
   const eventStream = (response.headers.get("content-type") ?? "").includes("text/event-stream");
   const candidates = eventStream ? eventData(text) : [text];
@@ -273,7 +275,7 @@ export function classify(error: unknown, what: string, signal?: AbortSignal): Se
   }
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   if (error instanceof TypeError && (error.message === "fetch failed" || cause?.code)) {
-    // fetch rejects with a TypeError for refused connections, resets and DNS failures.
+    // fetch (and nodeHttpFetch) rejects with a TypeError for refused connections, resets and DNS failures.
     return new ServiceCallError(
       TransportCode.network,
       `${what} could not be reached: ${cause?.code ?? cause?.message ?? error.message}`,
