@@ -59,9 +59,15 @@ export function rememberRevision(
   number: number | undefined,
   row: ProblemRevisionRow,
 ): ProblemRevisionRow {
-  const cached = revisions.get(row.id) ?? deepFreeze(row);
-  if (revisions.set(row.id, cached)) lastResolved.set(resolutionKey(reference, number), row.id);
-  return cached;
+  const key = resolutionKey(reference, number);
+  const cached = revisions.get(row.id);
+  if (cached !== undefined) {
+    lastResolved.set(key, row.id);
+    return cached;
+  }
+  const frozen = deepFreeze(row);
+  if (revisions.set(row.id, frozen)) lastResolved.set(key, row.id);
+  return frozen;
 }
 
 function deepFreeze<T>(value: T): T {

@@ -15,14 +15,14 @@ describe("LruMap", () => {
 
   it("keeps the total weight under its bound, and never keeps an entry heavier than it", () => {
     const map = new LruMap<string, string>(10, { maxWeight: 10, weigh: (value) => value.length });
-    map.set("a", "xxxx");
-    map.set("b", "yyyy");
-    map.set("c", "zzzz"); // 12 > 10: a goes
-    expect([map.get("a"), map.get("b"), map.get("c")]).toEqual([undefined, "yyyy", "zzzz"]);
-    map.set("b", "y"); // replacing an entry replaces its weight
-    map.set("d", "wwww");
-    expect([map.get("b"), map.get("c"), map.get("d")]).toEqual(["y", "zzzz", "wwww"]);
-    map.set("huge", "x".repeat(11));
+    map.set("a", "aaaa");
+    map.set("b", "bbbb");
+    map.set("c", "cccc"); // 12 > 10: a goes
+    expect([map.get("a"), map.get("b"), map.get("c")]).toEqual([undefined, "bbbb", "cccc"]);
+    map.set("b", "b"); // replacing an entry replaces its weight
+    map.set("d", "dddd");
+    expect([map.get("b"), map.get("c"), map.get("d")]).toEqual(["b", "cccc", "dddd"]);
+    map.set("huge", "h".repeat(11));
     expect(map.get("huge")).toBeUndefined();
     expect(map.size).toBe(3);
   });
