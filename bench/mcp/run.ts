@@ -9,7 +9,8 @@
  *   Every load comes from a process of its own, so the server's process pays only for serving,
  *   and its CPU over the run, divided by the calls, is the server's cost per call. The headline
  *   pair is driven by wrk (wrk-load.ts), the same client for /mcp and the plain route, costing a
- *   few microseconds a call, so the rate is the server's; then the SDK client (2025 protocol and
+ *   few microseconds a call, so the rate is the server's, in alternating rounds (BENCH_ROUNDS,
+ *   default 3, of BENCH_SECONDS a side) summed, so a change in the machine's load falls on both; then the SDK client (2025 protocol and
  *   2026-07-28) and `fetch` posting the same JSON-RPC call (load-client.ts), whose own CPU shares
  *   the machine's cores; and the wrk pair again over the first 2,000 problems only, read over and
  *   over (every revision in the service's cache, as for agents working on a few problems);
@@ -47,6 +48,8 @@ const PROBLEMS = Number(process.env.BENCH_PROBLEMS ?? 100_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
+/** Alternating rounds of each wrk pair (BENCH_ROUNDS, default 3), each BENCH_SECONDS a side. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /**
  * The hot pair reads only the first HOT_PROBLEMS over and over: every revision then comes from the
  * service's revision cache (20,000 rows), as for agents working on a few problems, where the
@@ -71,6 +74,8 @@ const log = pino({ level: "silent" });
 /** `0.123 ms`. */
 const ms3 = (value: number) => `${value.toFixed(3)} ms`;
 const cpus = availableParallelism();
+/** `0.48x 0.52x 0.50x`. */
+const roundRatios = (ratios: number[]) => ratios.map((ratio) => `${ratio.toFixed(2)}x`).join(" ");
 const LOAD_CLIENT = fileURLToPath(new URL("./load-client.ts", import.meta.url));
 
 /** What one load run gave: calls/s, and CPU per call of this (the server's) process, the database's and the client's. */
@@ -98,6 +103,51 @@ async function measured(
     serverCpuMs: (used.user + used.system) / 1000 / calls,
     databaseCpuMs: database === null || databaseAfter === null ? null : (databaseAfter - database) / calls,
     clientCpuMs: clientCpuMs === undefined ? null : clientCpuMs / calls,
+  };
+}
+
+/**
+ * The pair measured in ROUNDS alternating rounds, each side's rounds summed (calls over the time
+ * they took, CPU over the calls); `ratios` are the rounds' own mcp/plain ratios, to show the spread.
+ */
+async function alternated(
+  sql: Parameters<typeof databaseCpuMs>[0],
+  runs: Record<"mcp" | "plain", () => Promise<{ callsPerSecond: number; calls: number }>>,
+): Promise<{ mcp: Load; plain: Load; ratios: number[] }> {
+  const rounds: { mcp: Load & { calls: number }; plain: Load & { calls: number } }[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const pair = {} as (typeof rounds)[number];
+    for (const side of ["mcp", "plain"] as const) {
+      let calls = 0;
+      const load = await measured(sql, async () => {
+        const run = await runs[side]();
+        calls = run.calls;
+        return run;
+      });
+      pair[side] = { ...load, calls };
+    }
+    rounds.push(pair);
+  }
+  const sum = (side: "mcp" | "plain"): Load => {
+    const each = rounds.map((round) => round[side]);
+    const calls = each.reduce((total, load) => total + load.calls, 0);
+    const perCall = (cost: (load: Load) => number | null) => {
+      const costs = each.map(cost);
+      return costs.some((value) => value === null)
+        ? null
+        : each.reduce((total, load, i) => total + costs[i]! * load.calls, 0) / calls;
+    };
+    return {
+      callsPerSecond: calls / each.reduce((total, load) => total + load.calls / load.callsPerSecond, 0),
+      serverCpuMs: perCall((load) => load.serverCpuMs)!,
+      databaseCpuMs: perCall((load) => load.databaseCpuMs),
+      clientCpuMs: null,
+    };
+  };
+  return {
+    mcp: sum("mcp"),
+    plain: sum("plain"),
+    ratios: rounds.map((round) => round.mcp.callsPerSecond / round.plain.callsPerSecond),
   };
 }
 
@@ -217,19 +267,23 @@ try {
   }
   await loadFromAnotherProcess("plain", plainUrl, token, 1);
   const loadBefore = loadavg()[0]!;
-  // The headline pair first and back to back: /mcp and the plain route, the same client, one run.
+  // The headline pair first: /mcp and the plain route, the same client, one run, in ROUNDS
+  // alternating rounds (mcp, plain, mcp, plain, ...) summed, so a change in the machine's other
+  // load during the run falls on both sides instead of on whichever ran second.
   const wrkLoads = withWrk
     ? {
-        mcp: await measured(db.sql, () => loadWithWrk("mcp", serviceUrl, token)),
-        plain: await measured(db.sql, () => loadWithWrk("plain", plainUrl, token)),
+        ...(await alternated(db.sql, {
+          mcp: () => loadWithWrk("mcp", serviceUrl, token),
+          plain: () => loadWithWrk("plain", plainUrl, token),
+        })),
         api: await measured(db.sql, () => loadWithWrk("api", serviceUrl, token)),
       }
     : null;
   const hotLoads = withWrk
-    ? {
-        mcp: await measured(db.sql, () => loadWithWrk("mcp", serviceUrl, token, SECONDS, HOT_PROBLEMS)),
-        plain: await measured(db.sql, () => loadWithWrk("plain", plainUrl, token, SECONDS, HOT_PROBLEMS)),
-      }
+    ? await alternated(db.sql, {
+        mcp: () => loadWithWrk("mcp", serviceUrl, token, SECONDS, HOT_PROBLEMS),
+        plain: () => loadWithWrk("plain", plainUrl, token, SECONDS, HOT_PROBLEMS),
+      })
     : null;
   const fromProcess = (target: LoadTarget, url: string) =>
     measured(db.sql, () => loadFromAnotherProcess(target, url, token));
@@ -282,7 +336,9 @@ try {
     `  get_problem, ${CONCURRENCY} concurrent callers in another process: calls/s, CPU per call of the server, the database and the client (load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after, ${cpus} cores)`,
   );
   if (wrkLoads) {
-    console.log(`  driven by wrk (${WRK}, one thread, ${CONCURRENCY} connections):`);
+    console.log(
+      `  driven by wrk (${WRK}, one thread, ${CONCURRENCY} connections; MCP and plain in ${ROUNDS} alternating rounds of ${SECONDS} s, summed; rounds' ratios ${roundRatios(wrkLoads.ratios)}):`,
+    );
     line("MCP, wrk", wrkLoads.mcp, wrkLoads.plain);
     line("GET /api/problems/{slug}, wrk", wrkLoads.api, wrkLoads.plain);
     line("plain fastify JSON route, wrk", wrkLoads.plain, wrkLoads.plain);
@@ -292,7 +348,9 @@ try {
     );
   }
   if (hotLoads) {
-    console.log(`  driven by wrk over the first ${HOT_PROBLEMS} problems only (their revisions cached):`);
+    console.log(
+      `  driven by wrk over the first ${HOT_PROBLEMS} problems only (their revisions cached; rounds' ratios ${roundRatios(hotLoads.ratios)}):`,
+    );
     line("MCP, wrk, hot", hotLoads.mcp, hotLoads.plain);
     line("plain fastify JSON route, hot", hotLoads.plain, hotLoads.plain);
   }
