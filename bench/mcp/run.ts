@@ -46,7 +46,7 @@ import { WRK, wrkInstalled, wrkLoad } from "./wrk-load.ts";
 
 const PROBLEMS = Number(process.env.BENCH_PROBLEMS ?? 100_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 5);
+const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 20);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 /** Alternating rounds of each wrk pair (BENCH_ROUNDS, default 3), each BENCH_SECONDS a side. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -255,7 +255,8 @@ try {
 
   // Each target first runs unmeasured, so none pays for compiling the server's code paths: the wrk
   // targets for WARM_UP_SECONDS (served by serve-for-profile.ts, /mcp's CPU per call kept falling
-  // through the first 10 s of load: 0.34 -> 0.29 -> 0.27 ms), the others for a second.
+  // through the first 20-25 s of load: 0.30 -> 0.23 -> 0.21 -> 0.19 -> 0.18 ms in 4 s rounds, a
+  // process already warm 0.18 ms beside it), the others for a second.
   const withWrk = wrkInstalled();
   if (withWrk) {
     for (const target of ["mcp", "api"] as const)
