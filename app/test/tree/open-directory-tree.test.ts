@@ -31,6 +31,25 @@ describe("openDirectoryTree", () => {
     expect(new TextDecoder().decode(await tree.read("b.md"))).toBe("changed");
   });
 
+  it("keeps the first size it gives: stat'ed before a read, the length read after one", async () => {
+    await put({ "a.md": "one", "b.md": "two" });
+    const tree = await openDirectoryTree(root);
+    expect(tree.size("a.md")).toBe(3);
+    await writeFile(join(root, "a.md"), "longer");
+    await writeFile(join(root, "b.md"), "longer");
+    expect(tree.size("a.md")).toBe(3);
+    expect((await tree.read("b.md")).byteLength).toBe(6);
+    expect(tree.size("b.md")).toBe(6);
+    expect(tree.size("c.md")).toBeUndefined();
+  });
+
+  it("reports a file removed after the walk as not_found when its size is asked", async () => {
+    await put({ "a.md": "one" });
+    const tree = await openDirectoryTree(root);
+    await rm(join(root, "a.md"));
+    expect(() => tree.size("a.md")).toThrow(expect.objectContaining({ code: "not_found", entry: "a.md" }));
+  });
+
   it("skips .svc/ at the root and .git at any depth, but lists a nested .svc/", async () => {
     await put({
       "problem.json": "{}",
