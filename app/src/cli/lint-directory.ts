@@ -1,17 +1,23 @@
 import { type LintReport, lintPackage } from "../plan/lint-package.ts";
 import { type FileTree, TreeError } from "../tree/file-tree.ts";
 import { openDirectoryTree } from "../tree/open-directory-tree.ts";
+import { readOnceTree } from "../tree/read-once-tree.ts";
 import { type CliIo, UsageError } from "./cli-io.ts";
 import { formatReport } from "./format-report.ts";
 
 /**
  * Opens and lints the package in `dir`, as every command that reads a package does. A missing
  * directory is a usage error; a tree that cannot be a package (a symlink inside it, say) is
- * reported as lint would report it, with no tree.
+ * reported as lint would report it, with no tree. `readOnce`: the tree returned keeps the bytes
+ * lint read (readOnceTree), for a command that packs them next.
  */
-export async function lintDirectory(dir: string): Promise<{ tree: FileTree | null; result: LintReport }> {
+export async function lintDirectory(
+  dir: string,
+  options: { readOnce?: boolean } = {},
+): Promise<{ tree: FileTree | null; result: LintReport }> {
   try {
-    const tree = await openDirectoryTree(dir);
+    const opened = await openDirectoryTree(dir);
+    const tree = options.readOnce ? readOnceTree(opened) : opened;
     return { tree, result: await lintPackage(tree) };
   } catch (error) {
     if (!(error instanceof TreeError)) throw error;

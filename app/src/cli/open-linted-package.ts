@@ -16,7 +16,8 @@ export async function openLintedPackage(
   tree: FileTree;
   lint: LintReport & { plan: NonNullable<LintReport["plan"]>; plan_hash: string };
 } | null> {
-  const { tree, result } = await lintDirectory(dir);
+  // The archive is packed from the bytes lint read, not read again.
+  const { tree, result } = await lintDirectory(dir, { readOnce: true });
   if (tree === null || !result.ok || result.plan === null || result.plan_hash === null) {
     printLintResult(result, io, options);
     io.stderr("svc: lint found errors; nothing was uploaded\n");
