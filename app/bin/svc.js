@@ -55,11 +55,10 @@ function enableCompileCache() {
 function currentBundle() {
   try {
     const built = JSON.parse(readFileSync(new URL("../dist/inputs.json", import.meta.url), "utf8"));
-    const root = new URL("../../", import.meta.url);
     if (typeof built.bundle_sha256 !== "string") return null;
-    return built.inputs.every((path) => statSync(new URL(path, root)).mtimeMs < built.built_at)
-      ? built
-      : null;
+    // A path string per input, not a URL: 165 URLs parsed and converted back cost about 1 ms.
+    const root = fileURLToPath(new URL("../../", import.meta.url));
+    return built.inputs.every((path) => statSync(`${root}${path}`).mtimeMs < built.built_at) ? built : null;
   } catch {
     return null;
   }
