@@ -42,13 +42,10 @@ export function openLocalBlobStore(root: string): BlobStore {
   const tempDir = join(base, "tmp");
 
   async function statBlob(hash: string): Promise<BlobStat | null> {
-    const path = blobPath(base, hash);
-    try {
-      return { size_bytes: statSync(path).size };
-    } catch (error) {
-      if (isNotFound(error)) return null;
-      throw error;
-    }
+    // No error for a missing blob: a first publication asks about hundreds, and building each
+    // error (its stack) cost more than the stat.
+    const stat = statSync(blobPath(base, hash), { throwIfNoEntry: false });
+    return stat === undefined ? null : { size_bytes: stat.size };
   }
 
   /**
@@ -62,10 +59,8 @@ export function openLocalBlobStore(root: string): BlobStore {
     const blob = meter.finish();
     const finalPath = blobPath(base, blob.content_hash);
     if ((await statBlob(blob.content_hash))?.size_bytes === blob.size_bytes) return blob;
-    mkdirSync(tempDir, { recursive: true });
     const tempPath = join(tempDir, `${randomUUID()}.part`);
-    // "wx": a fresh name per put, never an existing file. 0o444: blobs are immutable once written.
-    const fd = openSync(tempPath, "wx", 0o444);
+    const fd = openTemp(tempPath);
     try {
       try {
         let offset = 0;
@@ -74,13 +69,27 @@ export function openLocalBlobStore(root: string): BlobStore {
       } finally {
         closeSync(fd);
       }
-      mkdirSync(dirname(finalPath), { recursive: true });
-      renameSync(tempPath, finalPath);
+      renameInto(tempPath, finalPath);
     } catch (error) {
       rmSync(tempPath, { force: true });
       throw error;
     }
     return blob;
+  }
+
+  /**
+   * Creates a put's temporary file, and `<root>/tmp` only when it is missing: a publication puts
+   * hundreds of blobs, and a recursive mkdir of an existing directory is two system calls each.
+   */
+  function openTemp(tempPath: string): number {
+    // "wx": a fresh name per put, never an existing file. 0o444: blobs are immutable once written.
+    try {
+      return openSync(tempPath, "wx", 0o444);
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+    mkdirSync(tempDir, { recursive: true });
+    return openSync(tempPath, "wx", 0o444);
   }
 
   return {
@@ -153,6 +162,21 @@ export function openLocalBlobStore(root: string): BlobStore {
 }
 
 const flush = promisify(fsync);
+
+/**
+ * Moves a written blob into place, making its `<aa>/<bb>` directories only when the rename finds
+ * them missing (a store that has run a while has most of them).
+ */
+function renameInto(tempPath: string, finalPath: string): void {
+  try {
+    renameSync(tempPath, finalPath);
+    return;
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+  }
+  mkdirSync(dirname(finalPath), { recursive: true });
+  renameSync(tempPath, finalPath);
+}
 
 /** Blobs up to this size are read and written at once (see openLocalBlobStore). */
 const SMALL_BLOB_BYTES = 256 * 1024;

@@ -331,3 +331,21 @@ describe("openS3BlobStore", () => {
     );
   });
 });
+
+describe("openLocalBlobStore", () => {
+  it("makes its temporary and blob folders again when they were removed between puts", async () => {
+    const root = await mkdtemp(join(tmpdir(), "svc-blobs-gone-"));
+    try {
+      const store = openLocalBlobStore(root);
+      const first = await store.put(new TextEncoder().encode("first"));
+      await rm(join(root, "tmp"), { recursive: true });
+      await rm(join(root, "sha256"), { recursive: true });
+      const second = await store.put(new TextEncoder().encode("second"));
+      expect(await store.has(first.content_hash)).toBe(false);
+      expect((await readFile(blobPath(root, second.content_hash))).toString()).toBe("second");
+      expect(await readdir(join(root, "tmp"))).toEqual([]);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
