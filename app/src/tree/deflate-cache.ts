@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
@@ -54,7 +54,7 @@ export class DeflateCache {
 
   /** Deflates `data` at level 6, or returns the bytes deflating it gave before. */
   readonly deflate: Deflate = (data) => {
-    const key = createHash("sha256").update(data).digest("base64");
+    const key = hash("sha256", data, "base64");
     let deflated = this.#used.get(key);
     if (deflated === undefined) {
       const known = this.#known.get(key);
