@@ -34,6 +34,10 @@ COPY package.json ./
 COPY schemas/package.json schemas/package.json
 COPY schemas/json schemas/json
 COPY schemas/src schemas/src
+COPY schemas/bin schemas/bin
+# The schemas' validators compiled ahead of time (schemas/dist/): a validation thread's first
+# validation loads them instead of compiling every schema (issue 38).
+RUN node schemas/bin/build-validators.ts
 COPY app/package.json app/package.json
 COPY app/bin app/bin
 COPY app/src app/src

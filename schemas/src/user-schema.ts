@@ -44,16 +44,16 @@ export const USER_META_SCHEMA_ID = "https://json-schema.org/draft/2020-12/schema
  */
 class UserSchemaAjv extends Ajv2020 {
   /** Set after Ajv's constructor, which validates nothing: until then Ajv's own path is used. */
-  metaSchema: ValidateFunction | undefined;
+  metaSchema: ValidateFunction | null | undefined;
 
-  constructor(options: Options, metaSchema: ValidateFunction | undefined) {
+  constructor(options: Options, metaSchema: ValidateFunction | null) {
     super(options);
     this.metaSchema = metaSchema;
   }
 
   override validateSchema(schema: AnySchema, throwOrLogError?: boolean): boolean | Promise<unknown> {
     const meta = this.metaSchema;
-    if (meta === undefined || typeof schema !== "object" || !namesDefaultMeta(schema.$schema)) {
+    if (meta == null || typeof schema !== "object" || !namesDefaultMeta(schema.$schema)) {
       return super.validateSchema(schema, throwOrLogError);
     }
     const valid = meta(schema) === true;
@@ -67,11 +67,11 @@ class UserSchemaAjv extends Ajv2020 {
  * The Ajv instance author schemas compile on: apart from the service's own schemas, with
  * `strict: false` so unknown keywords (authors annotate freely) are tolerated. `code` is for the
  * build that precompiles its meta-schema (standalone-validators.ts); `metaSchema` checks schemas
- * instead of Ajv compiling the meta-schema (default: the bundle's precompiled one, if any).
+ * instead of Ajv compiling the meta-schema (default: the precompiled one, if any; null: Ajv's own).
  */
 export function createUserSchemaAjv(
   code: CodeOptions = {},
-  metaSchema: ValidateFunction | undefined = precompiledMetaSchema,
+  metaSchema: ValidateFunction | null = precompiledMetaSchema ?? null,
 ): Ajv2020 {
   const ajv = new UserSchemaAjv({ strict: false, allErrors: true, logger: false, code }, metaSchema);
   addFormats(ajv);
