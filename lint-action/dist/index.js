@@ -4092,7 +4092,7 @@ var require_util2 = __commonJS({
     try {
       crypto2 = __require("node:crypto");
       const possibleRelevantHashes = ["sha256", "sha384", "sha512"];
-      supportedHashes = crypto2.getHashes().filter((hash) => possibleRelevantHashes.includes(hash));
+      supportedHashes = crypto2.getHashes().filter((hash2) => possibleRelevantHashes.includes(hash2));
     } catch {
     }
     function responseURL(response) {
@@ -20178,10 +20178,10 @@ var require_util9 = __commonJS({
     var codegen_1 = require_codegen();
     var code_1 = require_code();
     function toHash(arr) {
-      const hash = {};
+      const hash2 = {};
       for (const item of arr)
-        hash[item] = true;
-      return hash;
+        hash2[item] = true;
+      return hash2;
     }
     exports.toHash = toHash;
     function alwaysValidSchema(it, schema) {
@@ -31159,10 +31159,10 @@ var require_resolve_block_map = __commonJS({
       let offset = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
-        const { start, key, sep, value } = collItem;
+        const { start, key, sep: sep2, value } = collItem;
         const keyProps = resolveProps.resolveProps(start, {
           indicator: "explicit-key-ind",
-          next: key ?? sep?.[0],
+          next: key ?? sep2?.[0],
           offset,
           onError,
           parentIndent: bm.indent,
@@ -31176,7 +31176,7 @@ var require_resolve_block_map = __commonJS({
             else if ("indent" in key && key.indent !== bm.indent)
               onError(offset, "BAD_INDENT", startColMsg);
           }
-          if (!keyProps.anchor && !keyProps.tag && !sep) {
+          if (!keyProps.anchor && !keyProps.tag && !sep2) {
             commentEnd = keyProps.end;
             if (keyProps.comment) {
               if (map.comment)
@@ -31200,7 +31200,7 @@ var require_resolve_block_map = __commonJS({
         ctx.atKey = false;
         if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
           onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
-        const valueProps = resolveProps.resolveProps(sep ?? [], {
+        const valueProps = resolveProps.resolveProps(sep2 ?? [], {
           indicator: "map-value-ind",
           next: value,
           offset: keyNode.range[2],
@@ -31216,7 +31216,7 @@ var require_resolve_block_map = __commonJS({
             if (ctx.options.strict && keyProps.start < valueProps.found.offset - 1024)
               onError(keyNode.range, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit block mapping key");
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep, null, valueProps, onError);
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep2, null, valueProps, onError);
           if (ctx.schema.compat)
             utilFlowIndentCheck.flowIndentCheck(bm.indent, value, onError);
           offset = valueNode.range[2];
@@ -31307,7 +31307,7 @@ var require_resolve_end = __commonJS({
       let comment = "";
       if (end) {
         let hasSpace = false;
-        let sep = "";
+        let sep2 = "";
         for (const token of end) {
           const { source, type } = token;
           switch (type) {
@@ -31321,13 +31321,13 @@ var require_resolve_end = __commonJS({
               if (!comment)
                 comment = cb;
               else
-                comment += sep + cb;
-              sep = "";
+                comment += sep2 + cb;
+              sep2 = "";
               break;
             }
             case "newline":
               if (comment)
-                sep += source;
+                sep2 += source;
               hasSpace = true;
               break;
             default:
@@ -31370,18 +31370,18 @@ var require_resolve_flow_collection = __commonJS({
       let offset = fc.offset + fc.start.source.length;
       for (let i = 0; i < fc.items.length; ++i) {
         const collItem = fc.items[i];
-        const { start, key, sep, value } = collItem;
+        const { start, key, sep: sep2, value } = collItem;
         const props = resolveProps.resolveProps(start, {
           flow: fcName,
           indicator: "explicit-key-ind",
-          next: key ?? sep?.[0],
+          next: key ?? sep2?.[0],
           offset,
           onError,
           parentIndent: fc.indent,
           startOnNewline: false
         });
         if (!props.found) {
-          if (!props.anchor && !props.tag && !sep && !value) {
+          if (!props.anchor && !props.tag && !sep2 && !value) {
             if (i === 0 && props.comma)
               onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
             else if (i < fc.items.length - 1)
@@ -31435,8 +31435,8 @@ var require_resolve_flow_collection = __commonJS({
             }
           }
         }
-        if (!isMap && !sep && !props.found) {
-          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep, null, props, onError);
+        if (!isMap && !sep2 && !props.found) {
+          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep2, null, props, onError);
           coll.items.push(valueNode);
           offset = valueNode.range[2];
           if (isBlock(value))
@@ -31448,7 +31448,7 @@ var require_resolve_flow_collection = __commonJS({
           if (isBlock(key))
             onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
           ctx.atKey = false;
-          const valueProps = resolveProps.resolveProps(sep ?? [], {
+          const valueProps = resolveProps.resolveProps(sep2 ?? [], {
             flow: fcName,
             indicator: "map-value-ind",
             next: value,
@@ -31459,8 +31459,8 @@ var require_resolve_flow_collection = __commonJS({
           });
           if (valueProps.found) {
             if (!isMap && !props.found && ctx.options.strict) {
-              if (sep)
-                for (const st of sep) {
+              if (sep2)
+                for (const st of sep2) {
                   if (st === valueProps.found)
                     break;
                   if (st.type === "newline") {
@@ -31477,7 +31477,7 @@ var require_resolve_flow_collection = __commonJS({
             else
               onError(valueProps.start, "MISSING_CHAR", `Missing , or : between ${fcName} items`);
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep, null, valueProps, onError) : null;
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep2, null, valueProps, onError) : null;
           if (valueNode) {
             if (isBlock(value))
               onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
@@ -31657,7 +31657,7 @@ var require_resolve_block_scalar = __commonJS({
           chompStart = i + 1;
       }
       let value = "";
-      let sep = "";
+      let sep2 = "";
       let prevMoreIndented = false;
       for (let i = 0; i < contentStart; ++i)
         value += lines[i][0].slice(trimIndent) + "\n";
@@ -31674,24 +31674,24 @@ var require_resolve_block_scalar = __commonJS({
           indent = "";
         }
         if (type === Scalar.Scalar.BLOCK_LITERAL) {
-          value += sep + indent.slice(trimIndent) + content;
-          sep = "\n";
+          value += sep2 + indent.slice(trimIndent) + content;
+          sep2 = "\n";
         } else if (indent.length > trimIndent || content[0] === "	") {
-          if (sep === " ")
-            sep = "\n";
-          else if (!prevMoreIndented && sep === "\n")
-            sep = "\n\n";
-          value += sep + indent.slice(trimIndent) + content;
-          sep = "\n";
+          if (sep2 === " ")
+            sep2 = "\n";
+          else if (!prevMoreIndented && sep2 === "\n")
+            sep2 = "\n\n";
+          value += sep2 + indent.slice(trimIndent) + content;
+          sep2 = "\n";
           prevMoreIndented = true;
         } else if (content === "") {
-          if (sep === "\n")
+          if (sep2 === "\n")
             value += "\n";
           else
-            sep = "\n";
+            sep2 = "\n";
         } else {
-          value += sep + content;
-          sep = " ";
+          value += sep2 + content;
+          sep2 = " ";
           prevMoreIndented = false;
         }
       }
@@ -31874,25 +31874,25 @@ var require_resolve_flow_scalar = __commonJS({
         trimBoth = /^[ \t]+|[ \t]+$/g;
       }
       let res = match[1].replace(trimEnd, "");
-      let sep = " ";
+      let sep2 = " ";
       let pos = line.lastIndex;
       while (match = line.exec(source)) {
         const lm = match[1].replace(trimBoth, "");
         if (lm === "") {
-          if (sep === "\n")
-            res += sep;
+          if (sep2 === "\n")
+            res += sep2;
           else
-            sep = "\n";
+            sep2 = "\n";
         } else {
-          res += sep + lm;
-          sep = " ";
+          res += sep2 + lm;
+          sep2 = " ";
         }
         pos = line.lastIndex;
       }
       const last = /[ \t]*(.*)/sy;
       last.lastIndex = pos;
       match = last.exec(source);
-      return res + sep + (match?.[1] ?? "");
+      return res + sep2 + (match?.[1] ?? "");
     }
     function doubleQuotedValue(source, onError) {
       let res = "";
@@ -32702,14 +32702,14 @@ var require_cst_stringify = __commonJS({
         }
       }
     }
-    function stringifyItem({ start, key, sep, value }) {
+    function stringifyItem({ start, key, sep: sep2, value }) {
       let res = "";
       for (const st of start)
         res += st.source;
       if (key)
         res += stringifyToken(key);
-      if (sep)
-        for (const st of sep)
+      if (sep2)
+        for (const st of sep2)
           res += st.source;
       if (value)
         res += stringifyToken(value);
@@ -33876,18 +33876,18 @@ var require_parser = __commonJS({
         if (this.type === "map-value-ind") {
           const prev = getPrevProps(this.peek(2));
           const start = getFirstKeyStartProps(prev);
-          let sep;
+          let sep2;
           if (scalar.end) {
-            sep = scalar.end;
-            sep.push(this.sourceToken);
+            sep2 = scalar.end;
+            sep2.push(this.sourceToken);
             delete scalar.end;
           } else
-            sep = [this.sourceToken];
+            sep2 = [this.sourceToken];
           const map = {
             type: "block-map",
             offset: scalar.offset,
             indent: scalar.indent,
-            items: [{ start, key: scalar, sep }]
+            items: [{ start, key: scalar, sep: sep2 }]
           };
           this.onKeyLine = true;
           this.stack[this.stack.length - 1] = map;
@@ -34040,15 +34040,15 @@ var require_parser = __commonJS({
                 } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
                   const start2 = getFirstKeyStartProps(it.start);
                   const key = it.key;
-                  const sep = it.sep;
-                  sep.push(this.sourceToken);
+                  const sep2 = it.sep;
+                  sep2.push(this.sourceToken);
                   delete it.key;
                   delete it.sep;
                   this.stack.push({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
-                    items: [{ start: start2, key, sep }]
+                    items: [{ start: start2, key, sep: sep2 }]
                   });
                 } else if (start.length > 0) {
                   it.sep = it.sep.concat(start, this.sourceToken);
@@ -34242,13 +34242,13 @@ var require_parser = __commonJS({
             const prev = getPrevProps(parent);
             const start = getFirstKeyStartProps(prev);
             fixFlowSeqItems(fc);
-            const sep = fc.end.splice(1, fc.end.length);
-            sep.push(this.sourceToken);
+            const sep2 = fc.end.splice(1, fc.end.length);
+            sep2.push(this.sourceToken);
             const map = {
               type: "block-map",
               offset: fc.offset,
               indent: fc.indent,
-              items: [{ start, key: fc, sep }]
+              items: [{ start, key: fc, sep: sep2 }]
             };
             this.onKeyLine = true;
             this.stack[this.stack.length - 1] = map;
@@ -35027,7 +35027,7 @@ function info(message) {
 
 // lint-action/src/run-action.ts
 import { readFile } from "node:fs/promises";
-import { join as join3, posix, resolve as resolve2 } from "node:path";
+import { join as join2, posix, resolve as resolve2 } from "node:path";
 
 // schemas/src/ceilings.ts
 var Ceilings = {
@@ -35315,8 +35315,33 @@ function compareText(a, b) {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+// schemas/src/built-validators.ts
+import { readFileSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+var BUILT_VALIDATORS_DIRECTORY = new URL("../dist/", import.meta.url);
+var fresh = /* @__PURE__ */ new Map();
+function builtValidators(file, name, directory = BUILT_VALIDATORS_DIRECTORY, root = fileURLToPath(new URL("../../", import.meta.url))) {
+  try {
+    let upToDate = fresh.get(directory.href);
+    if (upToDate === void 0) {
+      const record2 = JSON.parse(readFileSync(new URL("validators.json", directory), "utf8"));
+      upToDate = record2.inputs.every((path) => statSync(`${root}${path}`).mtimeMs < record2.built_at);
+      fresh.set(directory.href, upToDate);
+    }
+    if (!upToDate) return void 0;
+    const exports = createRequire(import.meta.url)(fileURLToPath(new URL(file, directory)));
+    return exports[name];
+  } catch {
+    return void 0;
+  }
+}
+
 // schemas/src/precompiled-validators.ts
-var precompiledValidators = void 0;
+var precompiledValidators = builtValidators(
+  "validators.cjs",
+  "precompiledValidators"
+);
 
 // schemas/json/campaign.schema.json
 var campaign_schema_default = {
@@ -37338,7 +37363,10 @@ var import__2 = __toESM(require__(), 1);
 var import_ajv_formats2 = __toESM(require_dist(), 1);
 
 // schemas/src/precompiled-meta-schema.ts
-var precompiledMetaSchema = void 0;
+var precompiledMetaSchema = builtValidators(
+  "meta-schema.cjs",
+  "precompiledMetaSchema"
+);
 
 // schemas/src/user-schema.ts
 var addFormats2 = import_ajv_formats2.default;
@@ -37352,7 +37380,7 @@ var UserSchemaAjv = class extends import__2.Ajv2020 {
   }
   validateSchema(schema, throwOrLogError) {
     const meta = this.metaSchema;
-    if (meta === void 0 || typeof schema !== "object" || !namesDefaultMeta(schema.$schema)) {
+    if (meta == null || typeof schema !== "object" || !namesDefaultMeta(schema.$schema)) {
       return super.validateSchema(schema, throwOrLogError);
     }
     const valid = meta(schema) === true;
@@ -37361,7 +37389,7 @@ var UserSchemaAjv = class extends import__2.Ajv2020 {
     return valid;
   }
 };
-function createUserSchemaAjv(code = {}, metaSchema = precompiledMetaSchema) {
+function createUserSchemaAjv(code = {}, metaSchema = precompiledMetaSchema ?? null) {
   const ajv2 = new UserSchemaAjv({ strict: false, allErrors: true, logger: false, code }, metaSchema);
   addFormats2(ajv2);
   return ajv2;
@@ -37401,7 +37429,7 @@ function compileUserSchema(schema) {
 }
 
 // app/src/hash/sha256.ts
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 
 // node_modules/canonicalize/lib/canonicalize.js
 function serializeString(value) {
@@ -37551,7 +37579,7 @@ function canonicalize(object) {
 
 // app/src/hash/sha256.ts
 function sha256(bytes) {
-  return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+  return `sha256:${hash("sha256", bytes, "hex")}`;
 }
 function canonicalJson(value) {
   const ordered = inCanonicalOrder(value, 0);
@@ -39550,8 +39578,8 @@ async function checkSealedBytesStaySealed(ctx, sealed) {
     if (sealedFiles.has(path)) continue;
     const candidates = bySize.get(ctx.tree.size(path) ?? -1);
     if (!candidates) continue;
-    const hash = await ctx.hash(path);
-    const twin = candidates.find((b) => b.content_hash === hash);
+    const hash2 = await ctx.hash(path);
+    const twin = candidates.find((b) => b.content_hash === hash2);
     if (twin) {
       ctx.error(
         path,
@@ -39783,12 +39811,12 @@ var LintContext = class {
     return text;
   }
   hash(path) {
-    let hash = this.#hashes.get(path);
-    if (!hash) {
-      hash = this.bytes(path).then(sha256);
-      this.#hashes.set(path, hash);
+    let hash2 = this.#hashes.get(path);
+    if (!hash2) {
+      hash2 = this.bytes(path).then(sha256);
+      this.#hashes.set(path, hash2);
     }
-    return hash;
+    return hash2;
   }
   /** Parses a JSON file once; reports `invalid_json` (once) when it does not parse. */
   json(path) {
@@ -41546,25 +41574,33 @@ var PathIndex = class {
 };
 
 // app/src/tree/open-directory-tree.ts
-import { closeSync, constants as constants3, lstatSync, openSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { closeSync, constants as constants3, lstatSync, openSync, readdirSync, readFileSync as readFileSync2, statSync as statSync2 } from "node:fs";
+import { resolve, sep } from "node:path";
 async function openDirectoryTree(dir) {
   const root = resolve(dir);
   assertDirectory(root, dir);
-  const sizes = /* @__PURE__ */ new Map();
-  walk(root, "", sizes);
-  const paths = Object.freeze(sortPaths([...sizes.keys()]));
+  const base = root.endsWith(sep) ? root : `${root}${sep}`;
+  const listed = [];
+  walk(base, "", listed);
+  const paths = Object.freeze(sortPaths(listed));
   const index = new PathIndex("file");
   for (const path of paths) index.add(path);
+  const files = new Set(paths);
+  const sizes = /* @__PURE__ */ new Map();
   return {
     paths: () => paths,
-    size: (path) => sizes.get(path),
-    read: async (path) => readListed(root, path, sizes)
+    size: (path) => sizes.get(path) ?? (files.has(path) ? statListed(base, path, sizes) : void 0),
+    read: async (path) => {
+      if (!files.has(path)) throw new TreeError("not_found", `"${path}" is not in the package`, path);
+      const bytes = readListed(base, path);
+      if (!sizes.has(path)) sizes.set(path, bytes.byteLength);
+      return bytes;
+    }
   };
 }
 function assertDirectory(root, dir) {
   try {
-    if (statSync(root).isDirectory()) return;
+    if (statSync2(root).isDirectory()) return;
   } catch (error2) {
     if (hasCode(error2, "ENOENT") || hasCode(error2, "ENOTDIR")) {
       throw new TreeError("not_found", `package directory "${dir}" does not exist`);
@@ -41576,8 +41612,8 @@ function assertDirectory(root, dir) {
     `"${dir}" is a file, not a directory; pass the package directory (archives open with openZipTree)`
   );
 }
-function walk(root, folder, sizes) {
-  const entries = readdirSync(join(root, folder), { withFileTypes: true });
+function walk(base, folder, listed) {
+  const entries = readdirSync(`${base}${folder}`, { withFileTypes: true });
   entries.sort((a, b) => comparePaths2(a.name, b.name));
   for (const info2 of entries) {
     const name = info2.name;
@@ -41591,21 +41627,28 @@ function walk(root, folder, sizes) {
       );
     }
     if (info2.isDirectory()) {
-      walk(root, path, sizes);
+      walk(base, path, listed);
     } else if (info2.isFile()) {
       const reason = unsafePathReason(path);
       if (reason !== void 0)
         throw new TreeError("unsafe_path", `file "${path}" ${reason}; rename it`, path);
-      sizes.set(path, lstatSync(join(root, path)).size);
+      listed.push(path);
     }
   }
 }
-function readListed(root, path, sizes) {
-  if (!sizes.has(path)) throw new TreeError("not_found", `"${path}" is not in the package`, path);
+function statListed(base, path, sizes) {
+  const info2 = lstatSync(`${base}${path}`, { throwIfNoEntry: false });
+  if (info2 === void 0) {
+    throw new TreeError("not_found", `"${path}" was removed after the package was opened`, path);
+  }
+  sizes.set(path, info2.size);
+  return info2.size;
+}
+function readListed(base, path) {
   try {
-    const fd = openSync(join(root, path), constants3.O_RDONLY | constants3.O_NOFOLLOW);
+    const fd = openSync(`${base}${path}`, constants3.O_RDONLY | constants3.O_NOFOLLOW);
     try {
-      return readFileSync(fd);
+      return readFileSync2(fd);
     } finally {
       closeSync(fd);
     }
@@ -41625,12 +41668,12 @@ function hasCode(error2, code) {
 
 // lint-action/src/list-repository-files.ts
 import { readdirSync as readdirSync2 } from "node:fs";
-import { join as join2 } from "node:path";
+import { join } from "node:path";
 var SKIPPED = /* @__PURE__ */ new Set([".git", "node_modules"]);
 function listRepositoryFiles(root) {
   const files = [];
   const walk2 = (folder) => {
-    for (const entry2 of readdirSync2(join2(root, folder), { withFileTypes: true })) {
+    for (const entry2 of readdirSync2(join(root, folder), { withFileTypes: true })) {
       const path = folder === "" ? entry2.name : `${folder}/${entry2.name}`;
       if (entry2.isDirectory() && !SKIPPED.has(entry2.name)) walk2(path);
       else if (entry2.isFile()) files.push(path);
@@ -41690,8 +41733,8 @@ async function runAction(io) {
 }
 async function check(io, inputs, root, client) {
   const listed = listRepositoryFiles(root);
-  const repository = { paths: () => listed, read: (path) => readFile(join3(root, path)) };
-  const repo = await checkRepository(repository, (dir) => openDirectoryTree(join3(root, dir)), {
+  const repository = { paths: () => listed, read: (path) => readFile(join2(root, path)) };
+  const repo = await checkRepository(repository, (dir) => openDirectoryTree(join2(root, dir)), {
     client: client ?? void 0,
     retry: io.retry,
     // At once, then every 30 s: the log says why the step is still running.
