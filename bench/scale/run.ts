@@ -6,7 +6,8 @@
  *
  * Prints, in one run on one machine:
  * - builtin verification runs per second end to end (create_submission -> finished, as
- *   bench/verify) with 1, 2 and 4 worker processes of one job each; the baseline is 1 process;
+ *   bench/verify) with 1, 2 and 4 worker processes of one job each, in BENCH_ROUNDS rounds (default
+ *   2; 1 2 4, then 4 2 1) summed per fleet size; the baseline is 1 process;
  *   beside each, the CPU per verdict of every process involved (this one creating, the workers,
  *   and the bench database's PostgreSQL backends, from /proc): on a shared machine it moves less
  *   than runs/s, and it says whether more processes cost more work or only wait;
@@ -48,6 +49,8 @@ const SUBMISSIONS = Number(process.env.BENCH_SUBMISSIONS ?? 1000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const PROBLEMS = 1_000;
+/** Rounds of the 1, 2 and 4 process fleets (BENCH_ROUNDS, default 2), summed per fleet size. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 /** Submissions each fleet runs before it is measured (BENCH_WARMUP, default 300): its processes' JIT and their PostgreSQL sessions' caches warm, as a long-running fleet's are. */
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 300);
 const log = pino({ level: "silent" });
@@ -90,7 +93,7 @@ try {
   await db.sql`update problems set visibility = 'unlisted' where id = ${problem.problem_id}`;
   const context: ToolContext = { services, principal: solver, baseUrl: "http://bench" };
 
-  const runsPerSecond = async (workers: number): Promise<{ runs: number; cpuMs: string }> => {
+  const runsPerSecond = async (workers: number): Promise<{ seconds: number; cpuMs: string }> => {
     const attempts: { attempt_id: string; artifact_id: string }[] = [];
     for (let i = 0; i < SUBMISSIONS + WARMUP; i++) {
       const { attempt } = await startAttempt(services, context, { problem: problem.problem_id });
@@ -147,13 +150,28 @@ try {
     await stopAll();
     const total = cpu.bench + cpu.workers + cpu.postgres;
     return {
-      runs: SUBMISSIONS / seconds,
-      cpuMs: `${batches} batches  CPU/verdict ${total.toFixed(2)} ms (creating ${cpu.bench.toFixed(2)} + workers ${cpu.workers.toFixed(2)}${workers > 1 ? ` [${cpu.each.map((ms) => ms.toFixed(2)).join(" ")}]` : ""} + PostgreSQL ${cpu.postgres.toFixed(2)})`,
+      seconds,
+      cpuMs: `${(SUBMISSIONS / seconds).toFixed(0)} runs/s, ${batches} batches  CPU/verdict ${total.toFixed(2)} ms (creating ${cpu.bench.toFixed(2)} + workers ${cpu.workers.toFixed(2)}${workers > 1 ? ` [${cpu.each.map((ms) => ms.toFixed(2)).join(" ")}]` : ""} + PostgreSQL ${cpu.postgres.toFixed(2)})`,
     };
   };
-  const verify1 = await runsPerSecond(1);
-  const verify2 = await runsPerSecond(2);
-  const verify4 = await runsPerSecond(4);
+  // ROUNDS rounds, the fleet sizes in turn and each round in the other order (1 2 4, 4 2 1, ...),
+  // each size's rounds summed: a change in the machine's other load during the run falls on every
+  // size instead of on whichever ran last (one round's ratios swung 0.84-1.14x between runs).
+  const rounds = new Map<number, { seconds: number; cpuMs: string }[]>([1, 2, 4].map((n) => [n, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    const sizes = round % 2 === 0 ? [1, 2, 4] : [4, 2, 1];
+    for (const workers of sizes) rounds.get(workers)!.push(await runsPerSecond(workers));
+  }
+  const summed = (workers: number) => {
+    const each = rounds.get(workers)!;
+    return {
+      runs: (SUBMISSIONS * each.length) / each.reduce((total, round) => total + round.seconds, 0),
+      cpuMs: each.map((round) => round.cpuMs).join("; "),
+    };
+  };
+  const verify1 = summed(1);
+  const verify2 = summed(2);
+  const verify4 = summed(4);
 
   // 2. get_problem calls per second with 1 and 2 web replicas.
   await seedProblems(db.sql, PROBLEMS);
@@ -201,7 +219,7 @@ try {
       `${name.padEnd(44)} ${figure.toFixed(1).padStart(8)} ${unit}   baseline ${baseline.toFixed(1).padStart(8)}   ratio ${(figure / baseline).toFixed(2)}x${note ? `   ${note}` : ""}`,
     );
   console.log(
-    `bench/scale on ${db.description}, node ${process.version}: ${SUBMISSIONS} submissions per measurement, get_problem for ${SECONDS} s with ${CONCURRENCY} callers`,
+    `bench/scale on ${db.description}, node ${process.version}: ${SUBMISSIONS} submissions per measurement, ${ROUNDS} rounds per fleet size (1 2 4, then 4 2 1, ...) summed, get_problem for ${SECONDS} s with ${CONCURRENCY} callers`,
   );
   line("scale: verification, 1 worker process", verify1.runs, "runs/s ", verify1.runs, verify1.cpuMs);
   line("scale: verification, 2 worker processes", verify2.runs, "runs/s ", verify1.runs, verify2.cpuMs);
