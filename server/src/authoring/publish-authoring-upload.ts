@@ -21,6 +21,7 @@ import { type LiveRead, readLiveState, staleDifferences } from "./read-live-stat
 import { readUploadTree } from "./read-upload-tree.ts";
 import { requireUnreviewed } from "./require-unreviewed.ts";
 import { storePackageBytes } from "./store-package-bytes.ts";
+import { sharedValidatedTrees } from "./validated-trees.ts";
 
 /**
  * publish_authoring_upload (spec 4.1): executes the reconciliation validation stored, in one
@@ -81,13 +82,14 @@ async function publishUploadNow(
   const recorded = publishable(upload, input.plan_hash);
   if (recorded) return recorded;
   // The package bytes the records will point at are stored while the transaction reads and writes
-  // (unpacking runs on the validation pool, the puts wait on the disk), and the transaction waits
-  // for them before it commits: no record is ever committed without its bytes. They are
-  // content-addressed, so storing them twice is harmless. A first publication of 300 problems
-  // spent 0.2-0.4 s here before its transaction began.
+  // (from the tree this process validated, else unpacked on the validation pool; the puts wait on
+  // the disk), and the transaction waits for them before it commits: no record is ever committed
+  // without its bytes. They are content-addressed, so storing them twice is harmless. A first
+  // publication of 300 problems spent 0.2-0.4 s here before its transaction began.
+  const validated = sharedValidatedTrees().take(upload.content_hash);
   const stored = storePackageBytes(
     services.blobs,
-    () => readUploadTree(services.blobs, upload.content_hash),
+    async () => validated ?? (await readUploadTree(services.blobs, upload.content_hash)),
     upload.validation!.plan!,
   );
   // Met where the transaction awaits it, or below; never an unhandled rejection meanwhile.

@@ -25,6 +25,7 @@ import { contractFile } from "./package-files.ts";
 import { readLiveState } from "./read-live-state.ts";
 import { uploadArchive } from "./read-upload-tree.ts";
 import { reconcile } from "./reconcile.ts";
+import { sharedValidatedTrees } from "./validated-trees.ts";
 import { queueValidationConformance } from "./validation-conformance-job.ts";
 import { validationPool } from "./validation-pool.ts";
 import { yankedProtocolNotes } from "./yanked-protocol-notes.ts";
@@ -182,9 +183,12 @@ async function validate(
     caller,
   );
   const conflict = hasConflicts(reconciliation);
+  const valid = errors.length === 0 && !conflict;
+  // The publication that follows stores the package's bytes from this tree, not a second unpack.
+  if (valid) sharedValidatedTrees().remember(upload.content_hash, tree);
   return {
     validation: {
-      valid: errors.length === 0 && !conflict,
+      valid,
       errors,
       notes: [...lint.notes, ...(await yankedProtocolNotes(services.sql, plan, has))],
       plan,
