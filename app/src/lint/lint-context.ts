@@ -7,7 +7,7 @@ import {
   type SchemaName,
 } from "@svc/schemas";
 import { type ContentHash, sha256 } from "../hash/sha256.ts";
-import { comparePaths, sortPaths } from "../tree/compare-paths.ts";
+import { comparePaths, comparesByCodeUnit, sortPaths } from "../tree/compare-paths.ts";
 import type { FileTree } from "../tree/file-tree.ts";
 import { illFormedStringAt, jsonMayHoldIllFormedString } from "./ill-formed-string.ts";
 
@@ -30,20 +30,26 @@ export class LintContext {
   readonly #hashes = new Map<string, Promise<ContentHash>>();
   readonly #seen = new Set<string>();
 
+  /** Every path compares by code unit (comparesByCodeUnit): `under` can search with `<`. */
+  readonly #byCodeUnit: boolean;
+
   constructor(tree: FileTree, now: Date) {
     this.tree = tree;
     this.paths = sortPaths([...tree.paths()]);
+    this.#byCodeUnit = this.paths.every(comparesByCodeUnit);
     this.now = now;
   }
 
   /** The paths that start with `prefix`, in byte order (a contiguous run of the sorted list). */
   under(prefix: string): readonly string[] {
     const paths = this.paths;
+    // Lint asks this for each problem's folders; comparePaths' loop was most of it.
+    const byCodeUnit = this.#byCodeUnit && comparesByCodeUnit(prefix);
     let lo = 0;
     let hi = paths.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (comparePaths(paths[mid]!, prefix) < 0) lo = mid + 1;
+      if (byCodeUnit ? paths[mid]! < prefix : comparePaths(paths[mid]!, prefix) < 0) lo = mid + 1;
       else hi = mid;
     }
     let end = lo;

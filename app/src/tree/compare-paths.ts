@@ -23,10 +23,14 @@ function codePointRank(unit: number): number {
 const SURROGATE_OR_ABOVE = /[\ud800-\uffff]/;
 
 /**
- * Sorts `paths` in place in comparePaths order. Paths without a code unit from U+D800 up (nearly
- * every package's) sort natively, by code unit, which is then the same order and several times
- * faster than calling comparePaths for each pair (issue 38).
+ * True when `path` has no code unit from U+D800 up (nearly every package's paths): between such
+ * strings JavaScript's `<` is comparePaths order, several times faster (issue 38).
  */
+export function comparesByCodeUnit(path: string): boolean {
+  return !SURROGATE_OR_ABOVE.test(path);
+}
+
+/** Sorts `paths` in place in comparePaths order, natively when every path compares by code unit. */
 export function sortPaths<T extends string>(paths: T[]): T[] {
-  return paths.some((path) => SURROGATE_OR_ABOVE.test(path)) ? paths.sort(comparePaths) : paths.sort();
+  return paths.every(comparesByCodeUnit) ? paths.sort() : paths.sort(comparePaths);
 }
