@@ -16,15 +16,24 @@ export async function checkFixtures(
   const { file, contract: doc } = contract;
   const ownFixtures = ctx.under(`${problemPrefix}fixtures/`).length > 0;
   const fixturesPrefix = ownFixtures || campaignPrefix === null ? problemPrefix : campaignPrefix;
+  // A campaign's contract is checked for each of its problems. When every fixture file was found
+  // under the shared fixtures/ (or is refused whatever the problem), what another problem would
+  // report is what was reported: the same records, which the context keeps once.
+  const shared = `${file}\0${fixturesPrefix}`;
+  if (ctx.sharedFixtureChecks.has(shared)) return;
+  let problemSpecific = false;
   const sandboxStages = new Set(doc.stages.filter((s) => s.kind === "sandbox").map((s) => s.key));
   const slots = new Set(doc.reference_inputs.map((s) => s.key));
   const roles = new Set(doc.submission_requirements.required_artifacts.map((a) => a.role));
   const seenKeys = new Set<string>();
 
-  const locate = (filename: string): string | undefined =>
-    [`${fixturesPrefix}fixtures/${filename}`, `${problemPrefix}reference/${filename}`].find((p) =>
-      ctx.has(p),
+  const locate = (filename: string): string | undefined => {
+    const found = [`${fixturesPrefix}fixtures/${filename}`, `${problemPrefix}reference/${filename}`].find(
+      (p) => ctx.has(p),
     );
+    if (found === undefined || found.startsWith(`${problemPrefix}reference/`)) problemSpecific = true;
+    return found;
+  };
 
   const checkInput = async (
     at: string,
@@ -41,6 +50,7 @@ export async function checkFixtures(
     }
     const path = safeRelative(input.filename) ? locate(input.filename) : undefined;
     if (path === undefined) {
+      problemSpecific = true; // the message names the problem's reference/
       ctx.error(
         file,
         `${at}/filename`,
@@ -139,6 +149,7 @@ export async function checkFixtures(
       );
     }
   }
+  if (!problemSpecific) ctx.sharedFixtureChecks.add(shared);
 }
 
 function safeRelative(name: string): boolean {

@@ -25,6 +25,11 @@ export class LintContext {
   readonly notes: LintNote[] = [];
   /** Fixture hashes `svc lint --fix` may write: never a link binding's. */
   readonly fixes: FixtureFix[] = [];
+  /**
+   * Contracts (file and fixtures folder) whose fixtures checkFixtures found all in a shared
+   * fixtures/ folder: checking them again for another problem would report nothing new.
+   */
+  readonly sharedFixtureChecks = new Set<string>();
   readonly #bytes = new Map<string, Promise<Uint8Array>>();
   readonly #json = new Map<string, Promise<JsonRead>>();
   readonly #hashes = new Map<string, Promise<ContentHash>>();
