@@ -38593,13 +38593,20 @@ async function checkFixtures(ctx, contract, problemPrefix, campaignPrefix) {
   const { file, contract: doc } = contract;
   const ownFixtures = ctx.under(`${problemPrefix}fixtures/`).length > 0;
   const fixturesPrefix = ownFixtures || campaignPrefix === null ? problemPrefix : campaignPrefix;
+  const shared2 = `${file}\0${fixturesPrefix}`;
+  if (ctx.sharedFixtureChecks.has(shared2)) return;
+  let problemSpecific = false;
   const sandboxStages = new Set(doc.stages.filter((s) => s.kind === "sandbox").map((s) => s.key));
   const slots = new Set(doc.reference_inputs.map((s) => s.key));
   const roles = new Set(doc.submission_requirements.required_artifacts.map((a) => a.role));
   const seenKeys = /* @__PURE__ */ new Set();
-  const locate2 = (filename) => [`${fixturesPrefix}fixtures/${filename}`, `${problemPrefix}reference/${filename}`].find(
-    (p) => ctx.has(p)
-  );
+  const locate2 = (filename) => {
+    const found = [`${fixturesPrefix}fixtures/${filename}`, `${problemPrefix}reference/${filename}`].find(
+      (p) => ctx.has(p)
+    );
+    if (found === void 0 || found.startsWith(`${problemPrefix}reference/`)) problemSpecific = true;
+    return found;
+  };
   const checkInput = async (at, input) => {
     if (input.filename.endsWith(".link.json")) {
       ctx.error(
@@ -38612,6 +38619,7 @@ async function checkFixtures(ctx, contract, problemPrefix, campaignPrefix) {
     }
     const path = safeRelative(input.filename) ? locate2(input.filename) : void 0;
     if (path === void 0) {
+      problemSpecific = true;
       ctx.error(
         file,
         `${at}/filename`,
@@ -38708,6 +38716,7 @@ async function checkFixtures(ctx, contract, problemPrefix, campaignPrefix) {
       );
     }
   }
+  if (!problemSpecific) ctx.sharedFixtureChecks.add(shared2);
 }
 function safeRelative(name) {
   return name.length > 0 && !name.startsWith("/") && !name.split("/").some((s) => s === ".." || s === "." || s === "");
@@ -39719,8 +39728,11 @@ function codePointRank(unit) {
   return unit >= 57344 ? unit - 2048 : unit + 8192;
 }
 var SURROGATE_OR_ABOVE = /[\ud800-\uffff]/;
+function comparesByCodeUnit(path) {
+  return !SURROGATE_OR_ABOVE.test(path);
+}
 function sortPaths(paths) {
-  return paths.some((path) => SURROGATE_OR_ABOVE.test(path)) ? paths.sort(comparePaths2) : paths.sort();
+  return paths.every(comparesByCodeUnit) ? paths.sort() : paths.sort(comparePaths2);
 }
 
 // app/src/lint/lint-context.ts
@@ -39733,23 +39745,32 @@ var LintContext = class {
   notes = [];
   /** Fixture hashes `svc lint --fix` may write: never a link binding's. */
   fixes = [];
+  /**
+   * Contracts (file and fixtures folder) whose fixtures checkFixtures found all in a shared
+   * fixtures/ folder: checking them again for another problem would report nothing new.
+   */
+  sharedFixtureChecks = /* @__PURE__ */ new Set();
   #bytes = /* @__PURE__ */ new Map();
   #json = /* @__PURE__ */ new Map();
   #hashes = /* @__PURE__ */ new Map();
   #seen = /* @__PURE__ */ new Set();
+  /** Every path compares by code unit (comparesByCodeUnit): `under` can search with `<`. */
+  #byCodeUnit;
   constructor(tree, now) {
     this.tree = tree;
     this.paths = sortPaths([...tree.paths()]);
+    this.#byCodeUnit = this.paths.every(comparesByCodeUnit);
     this.now = now;
   }
   /** The paths that start with `prefix`, in byte order (a contiguous run of the sorted list). */
   under(prefix) {
     const paths = this.paths;
+    const byCodeUnit = this.#byCodeUnit && comparesByCodeUnit(prefix);
     let lo = 0;
     let hi = paths.length;
     while (lo < hi) {
       const mid = lo + hi >>> 1;
-      if (comparePaths2(paths[mid], prefix) < 0) lo = mid + 1;
+      if (byCodeUnit ? paths[mid] < prefix : comparePaths2(paths[mid], prefix) < 0) lo = mid + 1;
       else hi = mid;
     }
     let end = lo;
