@@ -92,18 +92,9 @@ function svc(args: string[], env: Record<string, string>): Promise<Run> {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-/**
- * Where the service keeps its data (blobs), as `npm start` does: `.svc-data` in the repository
- * (SVC_DATA_DIR's default), not the OS temp directory. A first publication writes ~300 blobs
- * and ~500 folders into its fresh store, and on the 2-core VMs this bench runs on /tmp made each
- * file or folder 15-20x slower than elsewhere on the same disk (0.45 against 0.02-0.03 ms of
- * kernel time; docs/operations.md, stop 44). BENCH_DATA_DIR names another place.
- */
-const DATA_PARENT = process.env.BENCH_DATA_DIR ?? join(import.meta.dirname, "../../.svc-data");
-
 /** A fresh database with an author and a running service; `fn` gets the CLI's environment. */
 async function withService(fn: (env: Record<string, string>) => Promise<void>): Promise<string> {
-  const db = await benchDatabase({ parent: DATA_PARENT });
+  const db = await benchDatabase();
   try {
     const author = await addUser(db.sql, { handle: "bench-author" });
     await grantCapability(db.sql, { userId: author.id, capability: "author" });

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
@@ -23,12 +23,10 @@ const log = pino({ level: "silent" });
 /**
  * A fresh, migrated database for one benchmark run: a new database on the `DATABASE_URL` server
  * (dropped afterwards), else the embedded PostgreSQL in a temporary data directory — the same
- * two ways the service itself runs. The data directory (blobs, the embedded database) is made in
- * the OS temp directory, or in `parent`.
+ * two ways the service itself runs.
  */
-export async function benchDatabase(options: { parent?: string } = {}): Promise<BenchDatabase> {
-  if (options.parent !== undefined) mkdirSync(options.parent, { recursive: true });
-  const dataDir = mkdtempSync(join(options.parent ?? tmpdir(), "svc-bench-"));
+export async function benchDatabase(): Promise<BenchDatabase> {
+  const dataDir = mkdtempSync(join(tmpdir(), "svc-bench-"));
   const serverUrl = process.env.DATABASE_URL;
   if (serverUrl) {
     const name = `svc_bench_${Date.now().toString(36)}`;
