@@ -91,7 +91,10 @@ export async function startWorker(services: Services, options: WorkerOptions = {
   const runner = await run({
     events,
     forbiddenFlags: () => wakeups.forbiddenFlags(),
-    ...workerConnection(services.sql, (options.concurrency ?? 1) + 2, { asyncCommit: true }),
+    ...workerConnection(services.sql, (options.concurrency ?? 1) + 2, {
+      asyncCommit: true,
+      genericPlans: true,
+    }),
     concurrency: options.concurrency ?? 1,
     pollInterval: options.pollInterval ?? 2000,
     noHandleSignals: true,
