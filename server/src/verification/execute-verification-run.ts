@@ -10,7 +10,13 @@ import { runsFinished, runWait } from "../core/metrics/metrics.ts";
 import type { Services } from "../core/services/services.ts";
 import { appendEventsCtes, eventFromJson, eventRecord } from "../events/append-event.ts";
 import { recordRunFinished, runFinishedEvent } from "./record-run-finished.ts";
-import { type RunContext, type RunContextRow, runContext, selectRunContext } from "./run-context.ts";
+import {
+  type RunContext,
+  type RunContextRow,
+  runContext,
+  selectRunContext,
+  shareContexts,
+} from "./run-context.ts";
 import { type AwaitingAttestationOutcome, runExternalStage } from "./run-external-stage.ts";
 import { type AwaitingReviewOutcome, runReviewStage } from "./run-review-stage.ts";
 import { type FinishedStageOutcome, runSandboxStage, type StageOutcome } from "./run-sandbox-stage.ts";
@@ -178,6 +184,7 @@ async function startRuns(services: Services, runId: string, companions: number):
     ${selectRunContext(sql, sql`started`)}`),
       settings,
     ]);
+    shareContexts(started);
     return started;
   });
 }
