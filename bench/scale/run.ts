@@ -15,7 +15,7 @@
  *   behind a round-robin load balancer (server/test/support/load-balancer.ts); the baseline is
  *   1 replica through the same balancer, so the proxy's own cost is in both.
  * Every figure line reads `name  figure  baseline  ratio`. BENCH_SUBMISSIONS submissions per
- * measurement (default 1000), BENCH_SECONDS per get_problem measurement (default 5),
+ * measurement (default 3000), BENCH_SECONDS per get_problem measurement (default 5),
  * BENCH_CONCURRENCY callers (default 8). Run with `npm run bench:scale` (DATABASE_URL, else the
  * embedded PostgreSQL). On a 2-core machine the processes share two cores with PostgreSQL and
  * the bench itself: the ratios say how much of that a fleet turns into throughput.
@@ -44,8 +44,9 @@ import { printSummary, throughput } from "../support/measure.ts";
 import { backendsCpu, backendsCpuSince, processCpuMs } from "../support/postgres-cpu.ts";
 import { waitForRunsFinished } from "../support/wait-for-runs.ts";
 
-// 300 took well under a second with one worker: too short a measurement on a shared machine.
-const SUBMISSIONS = Number(process.env.BENCH_SUBMISSIONS ?? 1000);
+// A measurement's length: 300 and then 1,000 took about a second with one worker, and one fleet size
+// measured twice in one run still differed by up to 30% (930 and 1,216 runs/s).
+const SUBMISSIONS = Number(process.env.BENCH_SUBMISSIONS ?? 3000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const PROBLEMS = 1_000;
