@@ -4,14 +4,12 @@ import { publishedKeys } from "../../src/attestations/attestation-keys.ts";
 import type { Services } from "../../src/core/services/services.ts";
 import type { Principal } from "../../src/users/principal.ts";
 import { executeVerificationRun } from "../../src/verification/execute-verification-run.ts";
-import { newAuthor, newUser } from "../authoring/support/authoring-harness.ts";
 import { type FleetProcess, startFleetProcess } from "../support/fleet.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
 import { testServices } from "../support/test-services.ts";
 import {
   type PublishedProblem,
-  passConformance,
-  publishProblem,
+  publishedSat,
   seedSubmission,
 } from "../verification/support/verification-harness.ts";
 
@@ -30,10 +28,7 @@ describeWithDatabase("the transparency log survives kill -9 of its sequencer", (
 
   beforeAll(async () => {
     services = testServices(db.sql);
-    const author = await newAuthor(db.sql);
-    solver = await newUser(db.sql);
-    sat = await publishProblem(services, author, "valid-builtin-sat");
-    await passConformance(db.sql, sat.verifier_contract_id);
+    ({ solver, sat } = await publishedSat(services));
   });
   afterAll(async () => {
     for (const worker of workers) await worker.stop("SIGKILL");

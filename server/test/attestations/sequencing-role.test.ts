@@ -7,13 +7,11 @@ import {
 import type { Services } from "../../src/core/services/services.ts";
 import type { Principal } from "../../src/users/principal.ts";
 import { executeVerificationRun } from "../../src/verification/execute-verification-run.ts";
-import { newAuthor, newUser } from "../authoring/support/authoring-harness.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
 import { testServices } from "../support/test-services.ts";
 import {
   type PublishedProblem,
-  passConformance,
-  publishProblem,
+  publishedSat,
   seedSubmission,
 } from "../verification/support/verification-harness.ts";
 
@@ -32,10 +30,7 @@ describeWithDatabase("one sequencing process at a time", () => {
 
   beforeAll(async () => {
     services = testServices(db.sql);
-    const author = await newAuthor(db.sql);
-    solver = await newUser(db.sql);
-    sat = await publishProblem(services, author, "valid-builtin-sat");
-    await passConformance(db.sql, sat.verifier_contract_id);
+    ({ solver, sat } = await publishedSat(services));
   });
   afterAll(async () => {
     for (const sequencer of sequencers) await sequencer.stop();

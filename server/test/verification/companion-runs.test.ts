@@ -6,12 +6,13 @@ import { COMPANION_RUNS } from "../../src/edges/worker/verify-run-task.ts";
 import { settleEvents } from "../../src/events/settle-events.ts";
 import type { Principal } from "../../src/users/principal.ts";
 import { executeVerificationRuns, finishWithError } from "../../src/verification/execute-verification-run.ts";
-import { newAuthor, newUser } from "../authoring/support/authoring-harness.ts";
+import { newAuthor } from "../authoring/support/authoring-harness.ts";
 import { describeWithDatabase, useTestDatabase } from "../support/test-database.ts";
 import { testServices } from "../support/test-services.ts";
 import {
   type PublishedProblem,
   passConformance,
+  publishedSat,
   publishProblem,
   seedSubmission,
 } from "./support/verification-harness.ts";
@@ -33,10 +34,7 @@ describeWithDatabase("runs executed together (companions)", () => {
 
   beforeAll(async () => {
     services = testServices(db.sql);
-    const author = await newAuthor(db.sql);
-    solver = await newUser(db.sql);
-    sat = await publishProblem(services, author, "valid-builtin-sat");
-    await passConformance(db.sql, sat.verifier_contract_id);
+    ({ solver, sat } = await publishedSat(services));
   });
 
   const submit = async (problem: PublishedProblem, answer: string) =>

@@ -4,7 +4,13 @@ import { randomId } from "../../../src/core/ids/random-id.ts";
 import type { Services } from "../../../src/core/services/services.ts";
 import type { Principal } from "../../../src/users/principal.ts";
 import { queueVerificationRun } from "../../../src/verification/queue-verification-run.ts";
-import { type Files, fixturePackage, publishFiles } from "../../authoring/support/authoring-harness.ts";
+import {
+  type Files,
+  fixturePackage,
+  newAuthor,
+  newUser,
+  publishFiles,
+} from "../../authoring/support/authoring-harness.ts";
 
 /** A published Problem whose revision pins a Contract. */
 export interface PublishedProblem {
@@ -46,6 +52,20 @@ export async function passConformance(sql: Pool, contractId: string): Promise<vo
       differential_against_implementation_id: null,
     })}
     where verifier_contract_id = ${contractId}`;
+}
+
+/**
+ * The usual stage of a test about runs: the builtin SAT fixture published by a new author, its
+ * Contract's implementations marked conformance-passed, and a new user to solve it.
+ */
+export async function publishedSat(
+  services: Services,
+): Promise<{ solver: Principal; sat: PublishedProblem }> {
+  const author = await newAuthor(services.sql);
+  const solver = await newUser(services.sql);
+  const sat = await publishProblem(services, author, "valid-builtin-sat");
+  await passConformance(services.sql, sat.verifier_contract_id);
+  return { solver, sat };
 }
 
 export interface SeedArtifact {
