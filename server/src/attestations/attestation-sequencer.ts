@@ -1,4 +1,4 @@
-import { type SessionLock, trySessionLock } from "../core/db/session-lock.ts";
+import { type SessionLock, stillHeld, trySessionLock } from "../core/db/session-lock.ts";
 import type { Services } from "../core/services/services.ts";
 import { SEQUENCER_BATCH, sequenceAttestations } from "./sequence-attestations.ts";
 
@@ -47,14 +47,7 @@ export function startAttestationSequencer(
   /** Whether this process holds the lock now: taken if free, given up if its connection broke. */
   const holding = async (): Promise<boolean> => {
     if (holder === null) holder = await trySessionLock(services.sql, SEQUENCING_LOCK);
-    else {
-      // A connection that broke took the lock with it: another process may sequence now.
-      const alive = await holder.connection`select 1`.then(
-        () => true,
-        () => false,
-      );
-      if (!alive) await letGo();
-    }
+    else if (!(await stillHeld(holder))) await letGo();
     return holder !== null;
   };
   const tick = async () => {

@@ -37,3 +37,14 @@ export async function trySessionLock(pool: Pool, key: string): Promise<SessionLo
   connection.release();
   return null;
 }
+
+/**
+ * Whether `lock` is still held: a connection that broke took the lock with its session, and
+ * another process may hold it now. A role's holder asks before acting on it again.
+ */
+export async function stillHeld(lock: SessionLock): Promise<boolean> {
+  return lock.connection`select 1`.then(
+    () => true,
+    () => false,
+  );
+}

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { Pool } from "../db/connect-sql.ts";
-import { type SessionLock, trySessionLock } from "../db/session-lock.ts";
+import { type SessionLock, stillHeld, trySessionLock } from "../db/session-lock.ts";
 import { RUN_JOB_FLAG } from "./task-name.ts";
 
 /**
@@ -86,11 +86,7 @@ export async function startWorkerWakeups(
     if (stopped) return;
     if (first !== null) {
       // A connection that broke took the lock with it: let another process be first.
-      const alive = await first.connection`select 1`.then(
-        () => true,
-        () => false,
-      );
-      if (alive) return;
+      if (await stillHeld(first)) return;
       const lost = first;
       first = null;
       await Promise.all([lost.release(), unlisten()]);
